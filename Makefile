@@ -1,0 +1,45 @@
+# reconcile-shadow: the targets a person runs. `make run` and `make test` work on a fresh clone.
+SHELL := /bin/bash
+NODE_BIN := node_modules/.bin
+
+.PHONY: install build run test typecheck lint unit verify bench fuzz soak clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+install: node_modules/.installed
+
+build: install
+	$(NODE_BIN)/tsc -p tsconfig.build.json
+
+# The main job on its embedded default: a simulated HyperShift fleet, metrics on 127.0.0.1:9464.
+run: build
+	node dist/cli/main.js run
+
+typecheck: install
+	$(NODE_BIN)/tsc --noEmit -p tsconfig.json
+
+lint: install
+	$(NODE_BIN)/eslint .
+
+unit: install
+	$(NODE_BIN)/mocha
+
+# Type-check, lint, then every test; the last line is "N passed, N failed".
+test: typecheck lint unit
+
+verify: install
+	node --import tsx cli/generate.ts --check
+
+bench: build
+	node --import tsx bench/run.ts
+
+fuzz: install
+	FUZZ_RUNS=100000 $(NODE_BIN)/mocha 'test/fuzz/**/*.fuzz.ts'
+
+soak: install
+	node --import tsx test/soak/run.ts
+
+clean:
+	rm -rf dist coverage test-output

@@ -1,0 +1,115 @@
+/**
+ * The shadow engine: for each observed attempt, replays it through both loops in dry-run and compares them.
+ * An op's outcome is the observed one when this attempt observed it; otherwise it is predicted as the last
+ * observed outcome of the same op on the same object earlier in the input, or `ok` when there is none.
+ * Predictions are marked as such and never reported as confirmed.
+ * Pure: no I/O, no clock; the only state is the per-object outcome history, kept in compact typed arrays.
+ */
+import type { AttemptRecord } from '../collector/records.js';
+import { OK, OUTCOME_CODE, UNKNOWN, type CompiledModel } from './compiled-model.js';
+import { runPhased, runSequential, type LoopRun } from './loops.js';
+
+export interface AttemptAnalysis {
+  readonly record: AttemptRecord;
+  /** Per op: the outcome used in both loops (observed or predicted). */
+  readonly outcomes: Uint8Array;
+  /** Per op: 1 when the outcome was observed in this attempt, 0 when predicted. */
+  readonly observed: Uint8Array;
+  readonly sequential: LoopRun;
+  readonly phased: LoopRun;
+  /** Ops the phased loop runs and the sequential loop does not; sorted by name. */
+  readonly unblocked: readonly number[];
+  /** Ops the sequential loop runs and the phased loop does not; sorted by name. */
+  readonly newlyBlocked: readonly number[];
+  readonly diverged: boolean;
+  /** Indices into `CompiledModel.invertedPairs` of pairs both loops ran, in a different relative order. */
+  readonly reordered: readonly number[];
+  /** Observed ops the observed loop should not have reached given the model (the model or the record is off). */
+  readonly inconsistent: readonly number[];
+}
+
+/** Last observed outcome per (object, op). One byte per op per object. */
+export class OutcomeHistory {
+  private readonly byObject = new Map<string, Uint8Array>();
+  constructor(private readonly opCount: number) {}
+
+  get objects(): number {
+    return this.byObject.size;
+  }
+
+  lookup(key: string): Uint8Array | undefined {
+    return this.byObject.get(key);
+  }
+
+  record(key: string, outcomes: Uint8Array, observed: Uint8Array): void {
+    let last = this.byObject.get(key);
+    if (!last) {
+      last = new Uint8Array(this.opCount).fill(UNKNOWN);
+      this.byObject.set(key, last);
+    }
+    for (let i = 0; i < this.opCount; i++) if (observed[i] === 1) last[i] = outcomes[i]!;
+  }
+
+  forget(key: string): void {
+    this.byObject.delete(key);
+  }
+}
+
+export const objectKey = (record: Pick<AttemptRecord, 'controller' | 'object'>): string => `${record.controller}\u0000${record.object}`;
+
+export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history: OutcomeHistory): AttemptAnalysis {
+  const n = cm.ops.length;
+  const key = objectKey(record);
+  const outcomes = new Uint8Array(n);
+  const observed = new Uint8Array(n);
+  const past = history.lookup(key);
+  if (past) for (let i = 0; i < n; i++) outcomes[i] = past[i] === UNKNOWN ? OK : past[i]!;
+  for (const op of record.operations) {
+    const i = cm.opIndex.get(op.name);
+    if (i === undefined) continue; // sources reject unknown ops before the engine; nothing to replay here
+    outcomes[i] = OUTCOME_CODE[op.outcome];
+    observed[i] = 1;
+  }
+
+  const sequential = runSequential(cm, outcomes);
+  const phased = runPhased(cm, outcomes);
+  const unblocked: number[] = [];
+  const newlyBlocked: number[] = [];
+  for (const op of cm.byName) {
+    if (phased.ran[op] === 1 && sequential.ran[op] === 0) unblocked.push(op);
+    else if (sequential.ran[op] === 1 && phased.ran[op] === 0) newlyBlocked.push(op);
+  }
+  const reordered: number[] = [];
+  cm.invertedPairs.forEach(([a, b], i) => {
+    if (sequential.ran[a] === 1 && sequential.ran[b] === 1 && phased.ran[a] === 1 && phased.ran[b] === 1) reordered.push(i);
+  });
+  const observedRun = record.model === 'sequential' ? sequential : phased;
+  const inconsistent: number[] = [];
+  for (let i = 0; i < n; i++) if (observed[i] === 1 && observedRun.ran[i] === 0) inconsistent.push(i);
+
+  history.record(key, outcomes, observed);
+  return {
+    record,
+    outcomes,
+    observed,
+    sequential,
+    phased,
+    unblocked,
+    newlyBlocked,
+    diverged: unblocked.length > 0 || newlyBlocked.length > 0,
+    reordered,
+    inconsistent,
+  };
+}
+
+/** The public per-attempt `jsonl` row (a contract: key order, sorted names, time and object echoed). */
+export function attemptRow(cm: CompiledModel, a: AttemptAnalysis): string {
+  return JSON.stringify({
+    time: a.record.time,
+    object: a.record.object,
+    observedModel: a.record.model,
+    diverged: a.diverged,
+    unblocked: a.unblocked.map((op) => cm.ops[op]),
+    newlyBlocked: a.newlyBlocked.map((op) => cm.ops[op]),
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * The attempt journal: JSON Lines, one reconcile attempt per line, in execution order (a public contract).
+ *   {"time","controller","object","generation","model":"sequential|phased","operations":[{"name","outcome","error?","durationSeconds?"}]}
+ * A bad line becomes a Rejection naming `file:line` and the field; it never stops the reading.
+ */
+import { LOOP_KINDS, OUTCOMES, type LoopKind, type Outcome } from '../model/types.js';
+import type { AttemptRecord, OperationRecord, Rejection, RejectReason, SourceKind } from './records.js';
+
+export const MAX_OPERATIONS_PER_ATTEMPT = 1000;
+
+export interface JournalContext {
+  /** Names reported in rejections, e.g. the file path or `-` for stdin. */
+  readonly file: string;
+  /** When given, an operation outside this set rejects the line. */
+  readonly knownOperations?: ReadonlySet<string>;
+  readonly source?: SourceKind;
+}
+
+export type ParsedLine = { ok: true; record: AttemptRecord } | { ok: false; rejection: Rejection };
+
+class LineProblem extends Error {
+  constructor(
+    readonly reason: RejectReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function problem(reason: RejectReason, message: string): never {
+  throw new LineProblem(reason, message);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function parseAttemptLine(text: string, lineNo: number, ctx: JournalContext): ParsedLine {
+  const source = ctx.source ?? 'journal';
+  const where = `${ctx.file}:${lineNo}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, rejection: { source, reason: 'invalid_json', where, message: `not JSON: ${(e as Error).message}` } };
+  }
+  try {
+    return { ok: true, record: toAttempt(value, ctx, source) };
+  } catch (e) {
+    if (e instanceof LineProblem) return { ok: false, rejection: { source, reason: e.reason, where, message: e.message } };
+    throw e;
+  }
+}
+
+/** Validates one decoded journal value; shared with every source that accepts journal-shaped JSON. */
+export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKind = 'journal'): AttemptRecord {
+  if (!isRecord(value)) problem('invalid_record', 'an attempt is a JSON object');
+  const { time, controller, object, generation, model, operations } = value;
+  if (typeof time !== 'string' || time === '') problem('invalid_record', 'time: required RFC 3339 string');
+  const timeMs = Date.parse(time);
+  if (Number.isNaN(timeMs)) problem('invalid_record', `time: ${JSON.stringify(time)} is not an RFC 3339 time`);
+  if (typeof controller !== 'string' || controller === '') problem('invalid_record', 'controller: required string');
+  if (typeof object !== 'string' || object === '') problem('invalid_record', 'object: required "namespace/name" string');
+  if (generation !== undefined && (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 0)) {
+    problem('invalid_record', `generation: must be a non-negative integer, got ${JSON.stringify(generation)}`);
+  }
+  if (typeof model !== 'string' || !(LOOP_KINDS as readonly string[]).includes(model)) {
+    problem('invalid_record', `model: must be sequential or phased, got ${JSON.stringify(model)}`);
+  }
+  if (!Array.isArray(operations)) problem('invalid_record', 'operations: required list');
+  if (operations.length > MAX_OPERATIONS_PER_ATTEMPT) {
+    problem('too_many_operations', `operations: ${operations.length} exceeds the limit of ${MAX_OPERATIONS_PER_ATTEMPT}`);
+  }
+  const ops: OperationRecord[] = [];
+  for (let i = 0; i < operations.length; i++) ops.push(toOperation(operations[i], i, ctx));
+  const record: AttemptRecord = {
+    time,
+    timeMs,
+    controller,
+    object,
+    model: model as LoopKind,
+    operations: ops,
+    origin: { source },
+    ...(generation === undefined ? {} : { generation }),
+  };
+  return record;
+}
+
+function toOperation(value: unknown, i: number, ctx: JournalContext): OperationRecord {
+  const at = `operations[${i}]`;
+  if (!isRecord(value)) problem('invalid_record', `${at}: must be an object with name and outcome`);
+  const { name, outcome, error, durationSeconds } = value;
+  if (typeof name !== 'string' || name === '') problem('invalid_record', `${at}.name: required string`);
+  if (ctx.knownOperations && !ctx.knownOperations.has(name)) problem('unknown_operation', `${at}.name: unknown operation ${JSON.stringify(name)}`);
+  if (typeof outcome !== 'string' || !(OUTCOMES as readonly string[]).includes(outcome)) {
+    problem('invalid_record', `${at}.outcome: must be one of ${OUTCOMES.join('|')}, got ${JSON.stringify(outcome)}`);
+  }
+  if (error !== undefined && typeof error !== 'string') problem('invalid_record', `${at}.error: must be a string`);
+  if (durationSeconds !== undefined && (typeof durationSeconds !== 'number' || !(durationSeconds >= 0))) {
+    problem('invalid_record', `${at}.durationSeconds: must be a non-negative number`);
+  }
+  return {
+    name,
+    outcome: outcome as Outcome,
+    ...(error === undefined ? {} : { error }),
+    ...(durationSeconds === undefined ? {} : { durationSeconds }),
+  };
+}
+
+/** The journal line for a record (what `simulate` writes and sources can tee). */
+export function formatAttemptLine(a: AttemptRecord): string {
+  return JSON.stringify({
+    time: a.time,
+    controller: a.controller,
+    object: a.object,
+    ...(a.generation === undefined ? {} : { generation: a.generation }),
+    model: a.model,
+    operations: a.operations,
+  });
+}

@@ -1,0 +1,234 @@
+/**
+ * Loads and validates a ReconcileModel from YAML (or JSON, which is YAML). Every problem is reported with
+ * `file:line field: message`; a model with any problem is refused whole, so nothing starts half-configured.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { LineCounter, parseDocument, isMap, isSeq, type Document } from 'yaml';
+import { packageRoot } from './package-root.js';
+import type { GroupCategory, GroupMode, LoopKind, ModelOperation, PhasedStep, ReconcileModel } from './types.js';
+
+export class ModelError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ModelError';
+  }
+}
+
+const BUILTIN_DIR = join(packageRoot(), 'model', 'builtin');
+export const BUILTIN_MODELS = ['hypershift-hostedcluster'] as const;
+
+/** A model by built-in name or by file path. */
+export function resolveModel(nameOrFile: string): ReconcileModel {
+  if ((BUILTIN_MODELS as readonly string[]).includes(nameOrFile)) {
+    return loadModelFile(join(BUILTIN_DIR, `${nameOrFile}.yaml`));
+  }
+  if (!existsSync(nameOrFile)) {
+    throw new ModelError([`${nameOrFile}: no such model file, and not a built-in model (${BUILTIN_MODELS.join(', ')})`]);
+  }
+  return loadModelFile(nameOrFile);
+}
+
+export function loadModelFile(path: string): ReconcileModel {
+  return parseModel(readFileSync(path, 'utf8'), path);
+}
+
+type Path = readonly (string | number)[];
+
+/** Validates while it walks the parsed document; `at(path)` turns a field path into `file:line field`. */
+class Checker {
+  readonly problems: string[] = [];
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    private readonly file: string,
+  ) {}
+
+  fail(path: Path, message: string): void {
+    this.problems.push(`${this.file}:${this.lineOf(path)} ${fieldName(path)}: ${message}`);
+  }
+
+  private lineOf(path: Path): number {
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | undefined)?.range;
+      if (range) return this.lines.linePos(range[0]).line;
+    }
+    return 1;
+  }
+}
+
+function fieldName(path: Path): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
+  return out === '' ? '(document)' : out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkKeys(c: Checker, path: Path, value: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) c.fail([...path, key], `unknown field (allowed: ${allowed.join(', ')})`);
+  }
+}
+
+function requireString(c: Checker, path: Path, value: unknown): string | undefined {
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  c.fail(path, value === undefined ? 'required' : `must be a non-empty string, got ${JSON.stringify(value)}`);
+  return undefined;
+}
+
+function oneOf<T extends string>(c: Checker, path: Path, value: unknown, allowed: readonly T[], fallback?: T): T | undefined {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  c.fail(path, `must be one of ${allowed.join(' | ')}, got ${JSON.stringify(value)}`);
+  return undefined;
+}
+
+const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ModelError(doc.errors.map((e) => `${file}:${lines.linePos(e.pos[0]).line} (document): ${e.message.split('\n')[0]}`));
+  }
+  if (!isMap(doc.contents)) throw new ModelError([`${file}:1 (document): a model is a YAML mapping`]);
+  const raw: unknown = doc.toJS();
+  const c = new Checker(doc, lines, file);
+  if (!isRecord(raw)) throw new ModelError([`${file}:1 (document): a model is a YAML mapping`]);
+
+  checkKeys(c, [], raw, ['apiVersion', 'kind', 'metadata', 'spec']);
+  if (raw.apiVersion !== 'reconcile-shadow/v1') c.fail(['apiVersion'], `must be "reconcile-shadow/v1", got ${JSON.stringify(raw.apiVersion)}`);
+  if (raw.kind !== 'ReconcileModel') c.fail(['kind'], `must be "ReconcileModel", got ${JSON.stringify(raw.kind)}`);
+
+  let name: string | undefined;
+  if (isRecord(raw.metadata)) {
+    checkKeys(c, ['metadata'], raw.metadata, ['name', 'labels', 'annotations']);
+    name = requireString(c, ['metadata', 'name'], raw.metadata.name);
+  } else c.fail(['metadata'], 'required mapping with a name');
+
+  const spec = raw.spec;
+  if (!isRecord(spec)) {
+    c.fail(['spec'], 'required mapping with controller, operations and phased');
+    throw new ModelError(c.problems);
+  }
+  checkKeys(c, ['spec'], spec, ['controller', 'operations', 'phased']);
+  const controller = requireString(c, ['spec', 'controller'], spec.controller);
+  const operations = parseOperations(c, spec.operations);
+  const phased = parsePhased(c, spec.phased, operations);
+
+  if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ModelError(c.problems);
+  return { name, controller, operations, phased };
+}
+
+function parseOperations(c: Checker, value: unknown): ModelOperation[] {
+  const path = ['spec', 'operations'];
+  if (!Array.isArray(value) || value.length === 0) {
+    c.fail(path, 'required non-empty list of operations');
+    return [];
+  }
+  const seen = new Set<string>();
+  const out: ModelOperation[] = [];
+  value.forEach((item: unknown, i) => {
+    const at = [...path, i];
+    if (!isRecord(item)) return c.fail(at, 'must be a mapping with a name');
+    checkKeys(c, at, item, ['name', 'errors', 'only', 'description']);
+    const name = requireString(c, [...at, 'name'], item.name);
+    if (name === undefined) return;
+    if (!NAME_PATTERN.test(name)) return c.fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
+    if (seen.has(name)) return c.fail([...at, 'name'], `duplicate operation "${name}"`);
+    seen.add(name);
+    const errors: string[] = [];
+    if (item.errors !== undefined) {
+      if (!Array.isArray(item.errors)) c.fail([...at, 'errors'], 'must be a list of Go format strings');
+      else
+        item.errors.forEach((e: unknown, j) => {
+          if (typeof e === 'string' && e !== '') errors.push(e);
+          else c.fail([...at, 'errors', j], 'must be a non-empty string');
+        });
+    }
+    const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
+    out.push(only === undefined ? { name, errors } : { name, errors, only });
+  });
+  return out;
+}
+
+function parsePhased(c: Checker, value: unknown, operations: readonly ModelOperation[]): PhasedStep[] {
+  const path = ['spec', 'phased'];
+  if (!Array.isArray(value) || value.length === 0) {
+    c.fail(path, 'required non-empty list of steps');
+    return [];
+  }
+  const byName = new Map(operations.map((o) => [o.name, o]));
+  const placed = new Map<string, string>();
+  const groups = new Set<string>();
+  const steps: PhasedStep[] = [];
+
+  const place = (op: unknown, at: Path): string | undefined => {
+    if (typeof op !== 'string' || op === '') {
+      c.fail(at, 'must be an operation name');
+      return undefined;
+    }
+    const known = byName.get(op);
+    if (!known) {
+      c.fail(at, `unknown operation "${op}"`);
+      return undefined;
+    }
+    if (known.only === 'sequential') {
+      c.fail(at, `operation "${op}" is marked only: sequential and cannot be placed in phased`);
+      return undefined;
+    }
+    const earlier = placed.get(op);
+    if (earlier !== undefined) {
+      c.fail(at, `operation "${op}" appears more than once (first at ${earlier})`);
+      return undefined;
+    }
+    placed.set(op, fieldName(at));
+    return op;
+  };
+
+  value.forEach((item: unknown, i) => {
+    const at = [...path, i];
+    if (!isRecord(item)) return c.fail(at, 'must be a mapping with "op" or "group"');
+    if ('op' in item && 'group' in item) return c.fail(at, 'a step has either "op" or "group", not both');
+    if ('op' in item) {
+      checkKeys(c, at, item, ['op']);
+      const op = place(item.op, [...at, 'op']);
+      if (op !== undefined) steps.push({ kind: 'op', op });
+      return;
+    }
+    if (!('group' in item)) return c.fail(at, 'a step needs "op" (fail-fast) or "group"');
+    checkKeys(c, at, item, ['group', 'category', 'blockable', 'mode', 'ops', 'description']);
+    const group = requireString(c, [...at, 'group'], item.group);
+    if (group !== undefined && groups.has(group)) c.fail([...at, 'group'], `duplicate group "${group}"`);
+    if (group !== undefined) groups.add(group);
+    const category = oneOf<GroupCategory>(c, [...at, 'category'], item.category, ['critical', 'nonCritical']);
+    const mode = oneOf<GroupMode>(c, [...at, 'mode'], item.mode, ['chain', 'collect'], 'chain');
+    let blockable = false;
+    if (item.blockable !== undefined) {
+      if (typeof item.blockable === 'boolean') blockable = item.blockable;
+      else c.fail([...at, 'blockable'], `must be true or false, got ${JSON.stringify(item.blockable)}`);
+    }
+    const ops: string[] = [];
+    if (!Array.isArray(item.ops) || item.ops.length === 0) c.fail([...at, 'ops'], 'required non-empty list of operation names');
+    else
+      item.ops.forEach((op: unknown, j) => {
+        const placedOp = place(op, [...at, 'ops', j]);
+        if (placedOp !== undefined) ops.push(placedOp);
+      });
+    if (group !== undefined && category !== undefined && mode !== undefined) {
+      steps.push({ kind: 'group', group, category, blockable, mode, ops });
+    }
+  });
+
+  for (const op of operations) {
+    if (op.only !== 'sequential' && !placed.has(op.name)) {
+      const index = operations.indexOf(op);
+      c.fail(['spec', 'operations', index, 'name'], `operation "${op.name}" is not placed in spec.phased (mark it only: sequential if the phased loop dropped it)`);
+    }
+  }
+  return steps;
+}
