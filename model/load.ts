@@ -4,7 +4,7 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineCounter, parseDocument, isMap, isSeq, type Document } from 'yaml';
+import { LineCounter, parseDocument, isMap, type Document } from 'yaml';
 import { packageRoot } from './package-root.js';
 import type { GroupCategory, GroupMode, LoopKind, ModelOperation, PhasedStep, ReconcileModel } from './types.js';
 

@@ -1,0 +1,75 @@
+/**
+ * The analyzer every source feeds: it routes each attempt to its controller's shadow, refuses what no model
+ * describes, and tells the outputs (summary, metrics, traces, jsonl) about each result. It is the RecordSink the
+ * sources write to, so a source never knows what happens downstream.
+ */
+import type { AttemptRecord, RecordSink, Rejection, SourceKind } from '../collector/records.js';
+import type { ReconcileModel } from '../model/types.js';
+import type { AttemptAnalysis } from './engine.js';
+import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
+import { ControllerShadow } from './shadow.js';
+
+export interface AnalysisListener {
+  attempt?(shadow: ControllerShadow, analysis: AttemptAnalysis): void;
+  reject?(rejection: Rejection): void;
+  received?(source: SourceKind, count: number): void;
+}
+
+interface Controller {
+  readonly shadow: ControllerShadow;
+  readonly summary: ControllerSummaryBuilder;
+  readonly known: ReadonlySet<string>;
+}
+
+export class ShadowAnalyzer implements RecordSink {
+  private readonly controllers = new Map<string, Controller>();
+  private readonly listeners: AnalysisListener[] = [];
+  readonly ledger = new InputLedger();
+
+  constructor(models: readonly ReconcileModel[]) {
+    for (const model of models) {
+      if (this.controllers.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
+      const shadow = new ControllerShadow(model);
+      const summary = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
+      this.controllers.set(model.controller, { shadow, summary, known: shadow.knownOperations });
+    }
+  }
+
+  listen(listener: AnalysisListener): void {
+    this.listeners.push(listener);
+  }
+
+  get shadows(): ControllerShadow[] {
+    return [...this.controllers.values()].map((c) => c.shadow);
+  }
+
+  attempt(record: AttemptRecord): void {
+    const c = this.controllers.get(record.controller);
+    if (!c) {
+      this.reject({ source: record.origin.source, reason: 'unknown_controller', where: record.object, message: `no model describes controller "${record.controller}"` });
+      return;
+    }
+    const unknown = record.operations.find((op) => !c.known.has(op.name));
+    if (unknown) {
+      this.reject({ source: record.origin.source, reason: 'unknown_operation', where: record.object, message: `operation "${unknown.name}" is not in model ${c.shadow.model.name}` });
+      return;
+    }
+    const analysis = c.shadow.analyze(record);
+    c.summary.add(analysis);
+    for (const l of this.listeners) l.attempt?.(c.shadow, analysis);
+  }
+
+  reject(rejection: Rejection): void {
+    this.ledger.reject(rejection);
+    for (const l of this.listeners) l.reject?.(rejection);
+  }
+
+  received(source: SourceKind, count: number): void {
+    this.ledger.receive(source, count);
+    for (const l of this.listeners) l.received?.(source, count);
+  }
+
+  report(): ShadowReport {
+    return { schema: SUMMARY_SCHEMA, controllers: [...this.controllers.values()].map((c) => c.summary.build()), input: this.ledger.build() };
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Renders the shared report for people: `table` for a terminal, `markdown` to paste into a pull-request review.
+ * Both show the same sections in the same order; only the table syntax differs.
+ */
+import type { ControllerSummary, OperationSummary, ShadowReport } from './summary.js';
+
+export type TextFormat = 'table' | 'markdown';
+const MAX_REORDERED_ROWS = 15;
+
+interface Table {
+  readonly head: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+  /** Columns right-aligned (numbers). */
+  readonly numeric: readonly number[];
+}
+
+function renderTable(t: Table, format: TextFormat): string {
+  if (t.rows.length === 0) return format === 'markdown' ? '_none_\n' : '  (none)\n';
+  if (format === 'markdown') {
+    const line = (cells: readonly string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+    const rule = t.head.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
+    return [line(t.head), `|${rule.join('|')}|`, ...t.rows.map(line)].join('\n') + '\n';
+  }
+  const widths = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    '  ' +
+    cells
+      .map((c, i) => (t.numeric.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(t.head), line(widths.map((w) => '-'.repeat(w))), ...t.rows.map(line)].join('\n') + '\n';
+}
+
+const percent = (rate: number | null): string => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
+
+export function formatDuration(seconds: number): string {
+  if (seconds <= 0) return '-';
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)}s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  return `${h}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+function heading(text: string, format: TextFormat, level: 2 | 3): string {
+  return format === 'markdown' ? `${'#'.repeat(level)} ${text}\n\n` : `${level === 2 ? '==' : '--'} ${text}\n`;
+}
+
+function operationsTable(ops: readonly OperationSummary[]): Table {
+  const active = ops.filter((o) => o.observed > 0 || o.unblocked > 0 || o.newlyBlocked > 0);
+  return {
+    head: ['operation', 'group', 'observed', 'failures', 'failure rate', 'unblocked', 'newly blocked', 'predicted', 'top blockers', 'longest starvation'],
+    numeric: [2, 3, 4, 5, 6, 7, 9],
+    rows: active.map((o) => [
+      o.name,
+      o.group ?? (o.category === 'sequentialOnly' ? '(sequential only)' : '(fail-fast)'),
+      String(o.observed),
+      String(o.outcomes.error),
+      percent(o.failureRate),
+      String(o.unblocked),
+      String(o.newlyBlocked),
+      String(o.predicted),
+      o.topBlockers.map((b) => `${b.blocker} (${b.count})`).join(', ') || '-',
+      formatDuration(o.longestStarvationSeconds),
+    ]),
+  };
+}
+
+function controllerSection(s: ControllerSummary, format: TextFormat): string {
+  const a = s.attempts;
+  const out: string[] = [];
+  out.push(heading(`${s.controller} (model ${s.model})`, format, 2));
+  const partial = a.partial > 0 ? `; ${a.partial} seen only in part, so counts from them are lower bounds` : '';
+  const facts = [
+    `attempts: ${a.total} (sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased})${partial}`,
+    `diverged: ${a.diverged} (${percent(a.divergenceRate)} of attempts)` +
+      (a.structuralOnly > 0 ? `; ${a.structuralOnly} of them only through operations that exist in one loop alone` : ''),
+    `objects: ${s.objects}`,
+    `window: ${s.window.first ?? '-'} .. ${s.window.last ?? '-'} (${formatDuration(s.window.seconds)})`,
+  ];
+  out.push(facts.map((f) => (format === 'markdown' ? `- ${f}` : `  ${f}`)).join('\n') + '\n\n');
+  out.push(heading('Operations', format, 3));
+  out.push(renderTable(operationsTable(s.operations), format));
+  out.push(format === 'markdown' ? '\n_predicted_: attempts where the op’s own outcome was predicted from history, not observed.\n\n' : '\n');
+  out.push(heading('Blocked by (phased loop: failed critical group -> skipped blockable group)', format, 3));
+  out.push(renderTable({ head: ['blocker', 'blocked', 'attempts'], numeric: [2], rows: s.blockedBy.map((b) => [b.blocker, b.blocked, String(b.count)]) }, format));
+  out.push('\n');
+  out.push(heading('Reordered pairs (both loops ran both ops, in a different order)', format, 3));
+  const pairs = s.reorderedPairs.slice(0, MAX_REORDERED_ROWS);
+  out.push(renderTable({ head: ['sequential first', 'then', 'attempts'], numeric: [2], rows: pairs.map((p) => [p.first, p.second, String(p.count)]) }, format));
+  if (s.reorderedPairs.length > pairs.length) out.push(`  ... and ${s.reorderedPairs.length - pairs.length} more pairs (see --format json)\n`);
+  return out.join('');
+}
+
+export function renderReport(report: ShadowReport, format: TextFormat): string {
+  const out = report.controllers.map((s) => controllerSection(s, format));
+  const input = report.input;
+  if (input.rejected > 0) {
+    out.push('\n' + heading(`Rejected input: ${input.rejected}`, format, 3));
+    out.push(renderTable({ head: ['reason', 'count'], numeric: [1], rows: Object.entries(input.rejectedByReason).map(([r, n]) => [r, String(n)]) }, format));
+    out.push(renderTable({ head: ['where', 'reason', 'message'], numeric: [], rows: input.rejectionSample.map((r) => [r.where, r.reason, r.message]) }, format));
+  }
+  return out.join('\n');
+}

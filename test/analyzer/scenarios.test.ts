@@ -1,0 +1,135 @@
+/**
+ * The PR #7908 scenarios on the built-in HyperShift model, with exact expected sets. Observed records are written
+ * out operation by operation from the model's own order lists (data), never produced by the engine under test.
+ */
+import { strict as assert } from 'node:assert';
+import type { AttemptRecord, OperationRecord } from '../../collector/records.js';
+import { resolveModel } from '../../model/load.js';
+import type { Outcome } from '../../model/types.js';
+import { ControllerShadow } from '../../analyzer/shadow.js';
+import type { AttemptAnalysis } from '../../analyzer/engine.js';
+import { BUILTIN_MODEL } from '../support/paths.js';
+
+const model = resolveModel(BUILTIN_MODEL);
+const sequentialOps = model.operations.filter((o) => o.only !== 'phased').map((o) => o.name);
+const phasedOps = model.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : s.ops));
+const groupOps = (group: string): string[] => model.phased.flatMap((s) => (s.kind === 'group' && s.group === group ? s.ops : []));
+const BLOCKABLE = ['KubeconfigAndPasswordSync', 'MonitoringAndCLISecrets', 'OperatorDeployments', 'PlatformOIDCAndCSI', 'PublicEndpointExposed', 'RBACAndPolicies'];
+
+/** Ops in `order` up to and including `until`, all ok except the given outcomes, minus the skipped names. */
+function ops(order: string[], outcomes: Record<string, Outcome>, options: { until?: string; without?: string[] } = {}): OperationRecord[] {
+  const end = options.until ? order.indexOf(options.until) + 1 : order.length;
+  return order
+    .slice(0, end)
+    .filter((name) => !options.without?.includes(name))
+    .map((name) => {
+      const outcome = outcomes[name] ?? 'ok';
+      return outcome === 'error' ? { name, outcome, error: `failed in ${name}: boom` } : { name, outcome };
+    });
+}
+
+function attempt(model: 'sequential' | 'phased', operations: OperationRecord[], time = '2026-11-29T10:00:00Z', object = 'clusters/alpha'): AttemptRecord {
+  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, model, operations, origin: { source: 'journal' } };
+}
+
+function names(shadow: ControllerShadow, list: readonly number[]): string[] {
+  return list.map((op) => shadow.cm.ops[op]!);
+}
+function ranIn(shadow: ControllerShadow, run: { ran: Uint8Array }): Set<string> {
+  return new Set(shadow.cm.ops.filter((_, i) => run.ran[i] === 1));
+}
+function blockedPairs(shadow: ControllerShadow, a: AttemptAnalysis): string[] {
+  return a.phased.blockedBy.map(([b, g]) => `${shadow.cm.groups[b]!.name}->${shadow.cm.groups[g]!.name}`).sort();
+}
+
+const AFTER_SSH_KEY = [
+  'AdditionalTrustBundle', 'AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CAPIManager', 'CAPIProvider', 'ClusterPrometheusRBAC',
+  'ControlPlaneOperator', 'CustomKubeconfigSync', 'DefaultIngressDomain', 'ETCDMemberRecovery', 'GlobalConfigSync', 'HostedControlPlane',
+  'KarpenterOperator', 'KubeadminPasswordSync', 'KubeconfigSync', 'ManagedHSMVersionCheck', 'MonitoringDashboard', 'NetworkPolicies',
+  'OpenShiftTrustedCAs', 'PKIOperatorRBAC', 'PlatformSpecific', 'PublicEndpointExposed', 'ReleaseImageVersion', 'SREMetricsConfig',
+  'SecurityContextUID', 'ServiceAccountSigningKey', 'UnmanagedEtcdMTLS',
+];
+
+describe('PR #7908 scenarios on the built-in model', () => {
+  it('missing SSH key secret: sequential starves everything after SSHKeySync; phased only fails SSHKeySync', () => {
+    const shadow = new ControllerShadow(model);
+    const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { SSHKeySync: 'error' }, { until: 'SSHKeySync' })));
+    assert.deepEqual(names(shadow, a.unblocked), AFTER_SSH_KEY);
+    assert.deepEqual(names(shadow, a.newlyBlocked), []);
+    assert.equal(a.diverged, true);
+    const phased = ranIn(shadow, a.phased);
+    for (const op of ['SSHKeySync', 'HostedControlPlane', 'ControlPlaneOperator', 'PublicEndpointExposed']) assert.ok(phased.has(op), op);
+    assert.deepEqual(a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name), ['SSHKeySync']);
+    assert.deepEqual(blockedPairs(shadow, a), []);
+    assert.equal(shadow.cm.ops[a.sequential.endedBy], 'SSHKeySync');
+
+    shadow.analyze(attempt('sequential', ops(sequentialOps, { SSHKeySync: 'error' }, { until: 'SSHKeySync' }), '2026-11-29T10:01:30Z'));
+    const starved = shadow.starvation.currentLongestSeconds(Date.parse('2026-11-29T10:02:00Z'));
+    assert.equal(starved[shadow.cm.opIndex.get('HostedControlPlane')!], 120);
+    assert.equal(starved[shadow.cm.opIndex.get('SSHKeySync')!], 0);
+    assert.equal(shadow.starvation.longestMs[shadow.cm.opIndex.get('ControlPlaneOperator')!], 90_000);
+  });
+
+  it('missing pull secret, observed sequential: the critical group fails and all six blockable groups are blocked', () => {
+    const shadow = new ControllerShadow(model);
+    const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { GetPullSecretBytes: 'error' }, { until: 'GetPullSecretBytes' })));
+    assert.deepEqual(blockedPairs(shadow, a), BLOCKABLE.map((g) => `CPOImageAndNamespace->${g}`));
+    assert.deepEqual(names(shadow, a.newlyBlocked), []);
+    const phased = ranIn(shadow, a.phased);
+    for (const g of BLOCKABLE) for (const op of groupOps(g)) assert.equal(phased.has(op), false, op);
+    for (const op of ['HostedControlPlane', 'CAPICluster', 'ReleaseImageVersion', 'ManagedHSMVersionCheck', 'SSHKeySync']) assert.ok(phased.has(op), op);
+  });
+
+  it('missing pull secret, observed phased: both failed critical groups block each blockable group', () => {
+    const shadow = new ControllerShadow(model);
+    const observed = ops(phasedOps, { GetPullSecretBytes: 'error', PullSecretSync: 'error' }, { without: [...BLOCKABLE.flatMap(groupOps), 'GetCPOImage', 'ControlPlaneNamespace'] });
+    const a = shadow.analyze(attempt('phased', observed));
+    assert.deepEqual(blockedPairs(shadow, a), [...BLOCKABLE.map((g) => `CPOImageAndNamespace->${g}`), ...BLOCKABLE.map((g) => `PullSecretSync->${g}`)].sort());
+    assert.deepEqual(names(shadow, a.inconsistent), []);
+    // Projected onto the sequential loop: it stops at the observed GetPullSecretBytes error; nothing it runs is lost.
+    assert.equal(shadow.cm.ops[a.sequential.endedBy], 'GetPullSecretBytes');
+    assert.deepEqual(names(shadow, a.newlyBlocked), []);
+  });
+
+  it('ReleaseImageVersion failure blocks only the later blockable groups', () => {
+    const shadow = new ControllerShadow(model);
+    const later = ['OperatorDeployments', 'PublicEndpointExposed', 'RBACAndPolicies'];
+    const observed = ops(phasedOps, { ReleaseImageVersion: 'error' }, { without: later.flatMap(groupOps) });
+    const a = shadow.analyze(attempt('phased', observed));
+    assert.deepEqual(blockedPairs(shadow, a), later.map((g) => `ReleaseImageVersion->${g}`));
+    const phased = ranIn(shadow, a.phased);
+    for (const op of [...groupOps('KubeconfigAndPasswordSync'), ...groupOps('PlatformOIDCAndCSI'), ...groupOps('MonitoringAndCLISecrets'), 'ManagedHSMVersionCheck']) assert.ok(phased.has(op), op);
+    assert.deepEqual(names(shadow, a.unblocked), ['AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CustomKubeconfigSync', 'HostedControlPlane', 'KubeadminPasswordSync', 'KubeconfigSync', 'ManagedHSMVersionCheck', 'MonitoringDashboard', 'OpenShiftTrustedCAs', 'PlatformSpecific', 'SREMetricsConfig']);
+    assert.deepEqual(names(shadow, a.newlyBlocked), []);
+  });
+
+  it('a silent validation stop newly blocks the operations that moved behind the gate', () => {
+    const shadow = new ControllerShadow(model);
+    const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { ValidationGates: 'stop' }, { until: 'ValidationGates' })));
+    assert.deepEqual(names(shadow, a.newlyBlocked), ['CLISecrets', 'GetCPOImage', 'GetPullSecretBytes']);
+    assert.deepEqual(names(shadow, a.unblocked), []);
+    assert.equal(shadow.cm.ops[a.phased.endedBy], 'ValidationGates');
+  });
+
+  it('reverse projection from a phased observation marks every unobserved outcome as predicted', () => {
+    const shadow = new ControllerShadow(model);
+    const observed = ops(phasedOps, { SSHKeySync: 'error', ControlPlaneOperator: 'error' });
+    const a = shadow.analyze(attempt('phased', observed));
+    assert.deepEqual(names(shadow, a.unblocked), AFTER_SSH_KEY);
+    assert.deepEqual(names(shadow, a.newlyBlocked), []);
+    // AWSSubnets exists only in the sequential loop: never observed under phased, so its outcome is a prediction.
+    const aws = shadow.cm.opIndex.get('AWSSubnets')!;
+    assert.equal(a.observed[aws], 0);
+    assert.equal(a.observed.reduce((n, v) => n + v, 0), phasedOps.length);
+  });
+
+  it('predicts an unobserved op from the same object’s last observed outcome, and ok without history', () => {
+    const shadow = new ControllerShadow(model);
+    shadow.analyze(attempt('phased', ops(phasedOps, { PullSecretSync: 'error' }, { without: BLOCKABLE.flatMap(groupOps) })));
+    const seen = shadow.analyze(attempt('sequential', ops(sequentialOps, { CLISecrets: 'error' }, { until: 'CLISecrets' }), '2026-11-29T10:00:03Z'));
+    assert.deepEqual(names(shadow, seen.newlyBlocked), ['CLISecrets'], 'PullSecretSync predicted error from history blocks phase 8');
+    const fresh = shadow.analyze(attempt('sequential', ops(sequentialOps, { CLISecrets: 'error' }, { until: 'CLISecrets' }), '2026-11-29T10:00:06Z', 'clusters/beta'));
+    assert.deepEqual(names(shadow, fresh.newlyBlocked), []);
+    assert.equal(fresh.phased.blockedBy.length, 0);
+  });
+});
