@@ -26,7 +26,16 @@ export class ShadowAnalyzer implements RecordSink {
   private readonly listeners: AnalysisListener[] = [];
   readonly ledger = new InputLedger();
 
-  constructor(models: readonly ReconcileModel[]) {
+  /**
+   * @param onListenerError a failing output (metrics, traces, a writer) is reported here and never changes another
+   * record's result or another output's view.
+   */
+  constructor(
+    models: readonly ReconcileModel[],
+    private readonly onListenerError: (error: unknown) => void = (e) => {
+      throw e;
+    },
+  ) {
     for (const model of models) {
       if (this.controllers.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
       const shadow = new ControllerShadow(model);
@@ -56,17 +65,25 @@ export class ShadowAnalyzer implements RecordSink {
     }
     const analysis = c.shadow.analyze(record);
     c.summary.add(analysis);
-    for (const l of this.listeners) l.attempt?.(c.shadow, analysis);
+    for (const l of this.listeners) this.guard(() => l.attempt?.(c.shadow, analysis));
   }
 
   reject(rejection: Rejection): void {
     this.ledger.reject(rejection);
-    for (const l of this.listeners) l.reject?.(rejection);
+    for (const l of this.listeners) this.guard(() => l.reject?.(rejection));
   }
 
   received(source: SourceKind, count: number): void {
     this.ledger.receive(source, count);
-    for (const l of this.listeners) l.received?.(source, count);
+    for (const l of this.listeners) this.guard(() => l.received?.(source, count));
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.onListenerError(e);
+    }
   }
 
   report(): ShadowReport {

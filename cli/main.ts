@@ -2,11 +2,13 @@
 /** The `reconcile-shadow` command: one entry, one subcommand per job. */
 import { analyzeCommand } from './analyze.js';
 import { EXIT, type CommandIO } from './io.js';
+import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 
 const USAGE = `reconcile-shadow <command> [options]
 
 commands:
+  run          the sidecar: sources in, metrics/traces/report out (no --config: the embedded demo)
   analyze      replay a journal of reconcile attempts through both loops and report
   simulate     write a journal from a seeded simulated world
   help         this text
@@ -16,6 +18,7 @@ Run a command with --help for its options.`;
 type Command = (argv: string[], io: CommandIO) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   analyze: analyzeCommand,
+  run: runCommand,
   simulate: simulateCommand,
 };
 
@@ -35,5 +38,6 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli/main.js') || process.argv[1]?.endsWith('/cli/main.ts')) {
   const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
-  process.exitCode = code;
+  // Exit explicitly: the sidecar's clients (informers, keep-alive agents) may hold handles after a clean stop.
+  process.exit(code);
 }

@@ -75,6 +75,8 @@ export interface Rejection {
   /** Where: `file:line`, a request id, or an object key. */
   readonly where: string;
   readonly message: string;
+  /** The controller the input was for, when known (unmapped errors are counted per controller). */
+  readonly controller?: string;
 }
 
 /** What a source hands on. The analyzer never knows which source a record came from beyond `origin`. */

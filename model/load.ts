@@ -4,8 +4,8 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineCounter, parseDocument, isMap, type Document } from 'yaml';
 import { packageRoot } from './package-root.js';
+import { fieldName, YamlSource, type FieldPath } from './yaml-source.js';
 import type { GroupCategory, GroupMode, LoopKind, ModelOperation, PhasedStep, ReconcileModel } from './types.js';
 
 export class ModelError extends Error {
@@ -33,36 +33,8 @@ export function loadModelFile(path: string): ReconcileModel {
   return parseModel(readFileSync(path, 'utf8'), path);
 }
 
-type Path = readonly (string | number)[];
-
-/** Validates while it walks the parsed document; `at(path)` turns a field path into `file:line field`. */
-class Checker {
-  readonly problems: string[] = [];
-  constructor(
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
-    private readonly file: string,
-  ) {}
-
-  fail(path: Path, message: string): void {
-    this.problems.push(`${this.file}:${this.lineOf(path)} ${fieldName(path)}: ${message}`);
-  }
-
-  private lineOf(path: Path): number {
-    for (let n = path.length; n >= 0; n--) {
-      const node = n === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, n), true);
-      const range = (node as { range?: [number, number, number] } | undefined)?.range;
-      if (range) return this.lines.linePos(range[0]).line;
-    }
-    return 1;
-  }
-}
-
-function fieldName(path: Path): string {
-  let out = '';
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
-  return out === '' ? '(document)' : out;
-}
+type Path = FieldPath;
+type Checker = YamlSource;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -90,14 +62,9 @@ function oneOf<T extends string>(c: Checker, path: Path, value: unknown, allowed
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
 export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ModelError(doc.errors.map((e) => `${file}:${lines.linePos(e.pos[0]).line} (document): ${e.message.split('\n')[0]}`));
-  }
-  if (!isMap(doc.contents)) throw new ModelError([`${file}:1 (document): a model is a YAML mapping`]);
-  const raw: unknown = doc.toJS();
-  const c = new Checker(doc, lines, file);
+  const c = new YamlSource(text, file);
+  const raw = c.value;
+  if (c.problems.length > 0) throw new ModelError(c.problems);
   if (!isRecord(raw)) throw new ModelError([`${file}:1 (document): a model is a YAML mapping`]);
 
   checkKeys(c, [], raw, ['apiVersion', 'kind', 'metadata', 'spec']);

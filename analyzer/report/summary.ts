@@ -19,6 +19,8 @@ export interface OperationSummary {
   /** The phased-loop group, or null for a fail-fast step or a sequential-only op. */
   readonly group: string | null;
   readonly category: GroupCategory | 'failFast' | 'sequentialOnly';
+  /** Set when the op exists in one loop alone: it shows as unblocked or newly blocked whenever that loop reaches it. */
+  readonly onlyIn: LoopKind | null;
   readonly observed: number;
   readonly outcomes: { readonly ok: number; readonly error: number; readonly stop: number; readonly skip: number };
   /** error / observed, or null when never observed. */
@@ -153,6 +155,7 @@ export class ControllerSummaryBuilder {
         name,
         group: group?.name ?? null,
         category: group ? group.category : only === 'sequential' ? 'sequentialOnly' : 'failFast',
+        onlyIn: only ?? null,
         observed: c.observed,
         outcomes: { ok: c.outcomes[0], error: c.outcomes[ERROR], stop: c.outcomes[STOP], skip: c.outcomes[SKIP] },
         failureRate: c.observed === 0 ? null : c.outcomes[ERROR] / c.observed,

@@ -1,0 +1,424 @@
+/**
+ * Reads a HyperFleet adapter task config (`params`, `preconditions`, `resources[]`, `post`) as the adapter does,
+ * keeping what the shadow needs: how params are sourced, the precondition gates, and per resource its kind,
+ * discovery, generation annotation, `recreate_on_change` and `lifecycle.create/delete/recreate.when` rules.
+ * It is someone else's file: parts the shadow does not use are ignored with a notice naming file:line, and only what
+ * the adapter itself would refuse (no name, no discovery, a lifecycle gate without an expression) fails the load.
+ * Pure: manifest refs are read through the `readRef` callback.
+ */
+import { LineCounter, isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { GoTemplate, TemplateError } from './go-template.js';
+
+/** Where a CEL expression sits, so a compile error can point at the file line and column of the caret. */
+export interface ExpressionSpec {
+  readonly source: string;
+  /** e.g. `resource "job" lifecycle.recreate.when.expression`. */
+  readonly owner: string;
+  readonly file: string;
+  /** File line and column of the expression's first character. */
+  readonly line: number;
+  readonly column: number;
+  /** Block scalars (`|`) keep the expression's own line breaks, so its lines map one to one onto file lines. */
+  readonly block: boolean;
+}
+
+export type ParamSource =
+  | { readonly kind: 'event'; readonly field: string }
+  | { readonly kind: 'env'; readonly name: string }
+  | { readonly kind: 'path'; readonly path: readonly string[] }
+  | { readonly kind: 'expression'; readonly expression: ExpressionSpec }
+  | { readonly kind: 'api_call'; readonly url?: string }
+  | { readonly kind: 'unsupported'; readonly what: string };
+
+export type ParamType = 'string' | 'int' | 'float' | 'bool';
+
+export interface ParamSpec {
+  readonly name: string;
+  readonly source: ParamSource;
+  readonly type?: ParamType;
+  readonly default?: unknown;
+}
+
+export const CONDITION_OPERATORS = ['equals', 'notEquals', 'in', 'notIn', 'contains', 'greaterThan', 'lessThan', 'exists'] as const;
+export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
+
+export interface StructuredCondition {
+  readonly field: string;
+  readonly operator: ConditionOperator;
+  readonly value?: unknown;
+}
+
+export interface CaptureSpec {
+  readonly name: string;
+  readonly field?: string;
+  readonly expression?: ExpressionSpec;
+}
+
+export interface PreconditionSpec {
+  readonly name: string;
+  /** The URL of its `api_call`, when it has one (the shadow answers cluster and nodepool GETs from the API state). */
+  readonly apiCallUrl?: string;
+  readonly captures: readonly CaptureSpec[];
+  readonly conditions: readonly StructuredCondition[];
+  readonly expression?: ExpressionSpec;
+}
+
+export interface DiscoverySpec {
+  readonly namespace?: GoTemplate;
+  readonly byName?: GoTemplate;
+  readonly labelSelector?: Readonly<Record<string, GoTemplate>>;
+}
+
+export interface ResourceSpec {
+  readonly name: string;
+  /** `file:line` of the resource, for messages. */
+  readonly where: string;
+  readonly transport: string;
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  /** The manifest's `hyperfleet.io/generation` annotation template: the generation the adapter applies. */
+  readonly generationAnnotation?: GoTemplate;
+  readonly discovery: DiscoverySpec;
+  readonly recreateOnChange: boolean;
+  readonly createWhen?: ExpressionSpec;
+  readonly deleteWhen?: ExpressionSpec;
+  readonly recreateWhen?: ExpressionSpec;
+}
+
+export interface TaskConfig {
+  readonly file: string;
+  readonly params: readonly ParamSpec[];
+  readonly preconditions: readonly PreconditionSpec[];
+  readonly resources: readonly ResourceSpec[];
+  /** Parts ignored or only partly understood, each naming file:line. */
+  readonly notices: readonly string[];
+}
+
+export class TaskConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'TaskConfigError';
+  }
+}
+
+type Path = readonly (string | number)[];
+
+/** Reads the parsed document and records problems and notices with `file:line field`. */
+class Reader {
+  readonly problems: string[] = [];
+  readonly notices: string[] = [];
+
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    private readonly text: string,
+    readonly file: string,
+  ) {}
+
+  where(path: Path): string {
+    return `${this.file}:${this.lineOf(path)}`;
+  }
+
+  fail(path: Path, message: string): void {
+    this.problems.push(`${this.where(path)} ${fieldName(path)}: ${message}`);
+  }
+
+  notice(path: Path, message: string): void {
+    this.notices.push(`${this.where(path)} ${fieldName(path)}: ${message}`);
+  }
+
+  /** Notices every key of `value` that is not in `known`. */
+  unknownKeys(path: Path, value: Record<string, unknown>, known: readonly string[]): void {
+    for (const key of Object.keys(value)) if (!known.includes(key)) this.notice([...path, key], 'not used by the shadow; ignored');
+  }
+
+  expression(path: Path, value: unknown, owner: string): ExpressionSpec | undefined {
+    if (typeof value !== 'string' || value.trim() === '') {
+      this.fail(path, 'required non-empty CEL expression');
+      return undefined;
+    }
+    const node = this.doc.getIn(path, true);
+    let line = this.lineOf(path);
+    let column = 1;
+    let block = false;
+    if (isScalar(node) && node.range) {
+      const pos = this.lines.linePos(node.range[0]);
+      block = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
+      if (block) {
+        // The content starts on the line after the `|` indicator, at its indentation.
+        line = pos.line + 1;
+        const start = this.lines.lineStarts[line - 1] ?? 0;
+        column = (/^ */.exec(this.text.slice(start))?.[0].length ?? 0) + 1;
+      } else {
+        line = pos.line;
+        column = pos.col + (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0);
+      }
+    }
+    return { source: value, owner, file: this.file, line, column, block };
+  }
+
+  template(path: Path, value: unknown): GoTemplate | undefined {
+    if (typeof value !== 'string') {
+      this.fail(path, `must be a string, got ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    try {
+      return GoTemplate.parse(value);
+    } catch (e) {
+      if (!(e instanceof TemplateError)) throw e;
+      this.fail(path, e.message);
+      return undefined;
+    }
+  }
+
+  private lineOf(path: Path): number {
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | undefined)?.range;
+      if (range) return this.lines.linePos(range[0]).line;
+    }
+    return 1;
+  }
+}
+
+function fieldName(path: Path): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
+  return out === '' ? '(document)' : out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads a manifest `ref` file; undefined when it cannot be read. */
+export type RefReader = (ref: string) => string | undefined;
+
+export function parseTaskConfig(text: string, file: string, readRef: RefReader = () => undefined): TaskConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  if (doc.errors.length > 0) {
+    throw new TaskConfigError(doc.errors.map((e) => `${file}:${lines.linePos(e.pos[0]).line} (document): ${e.message.split('\n')[0]}`));
+  }
+  if (!isMap(doc.contents)) throw new TaskConfigError([`${file}:1 (document): a task config is a YAML mapping`]);
+  const raw = doc.toJS() as Record<string, unknown>;
+  const r = new Reader(doc, lines, text, file);
+
+  // The older format wraps the task in `spec:` under an AdapterTaskConfig header.
+  let root: Path = [];
+  let body = raw;
+  if (isRecord(raw.spec) && raw.resources === undefined) {
+    r.notice(['spec'], 'older AdapterTaskConfig layout: reading params, preconditions and resources under spec');
+    r.unknownKeys([], raw, ['apiVersion', 'kind', 'metadata', 'spec']);
+    root = ['spec'];
+    body = raw.spec;
+  }
+  r.unknownKeys(root, body, ['params', 'preconditions', 'resources', 'post']);
+
+  const params = readParams(r, [...root, 'params'], body.params);
+  const preconditions = readPreconditions(r, [...root, 'preconditions'], body.preconditions);
+  const resources = readResources(r, [...root, 'resources'], body.resources, readRef);
+  if (r.problems.length > 0) throw new TaskConfigError(r.problems);
+  return { file, params, preconditions, resources, notices: r.notices };
+}
+
+function list(r: Reader, path: Path, value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value;
+  r.fail(path, 'must be a list');
+  return [];
+}
+
+function readParams(r: Reader, path: Path, value: unknown): ParamSpec[] {
+  const out: ParamSpec[] = [];
+  list(r, path, value).forEach((item, i) => {
+    const at = [...path, i];
+    if (!isRecord(item) || typeof item.name !== 'string' || item.name === '') return r.fail(at, 'a param needs a name');
+    r.unknownKeys(at, item, ['name', 'source', 'type', 'default', 'required', 'description']);
+    const source = readParamSource(r, [...at, 'source'], item.source, item.name);
+    let type: ParamType | undefined;
+    if (item.type !== undefined) {
+      const t = typeof item.type === 'string' ? item.type : '';
+      type = t === 'int' || t === 'int64' ? 'int' : t === 'float' || t === 'float64' ? 'float' : t === 'bool' ? 'bool' : t === 'string' ? 'string' : undefined;
+      if (type === undefined) r.notice([...at, 'type'], `unknown type ${JSON.stringify(item.type)}; the value is used as it comes`);
+    }
+    out.push({ name: item.name, source, ...(type ? { type } : {}), ...(item.default === undefined ? {} : { default: item.default }) });
+  });
+  return out;
+}
+
+function readParamSource(r: Reader, at: Path, source: unknown, name: string): ParamSource {
+  if (typeof source === 'string') {
+    const [head, ...rest] = source.split('.');
+    if (head === 'event' && rest.length > 0) return { kind: 'event', field: rest.join('.') };
+    if (head === 'env' && rest.length === 1 && rest[0]) return { kind: 'env', name: rest[0] };
+    if (head !== undefined && head !== '' && head !== 'config' && rest.length > 0) return { kind: 'path', path: [head, ...rest] };
+    r.notice(at, `param source ${JSON.stringify(source)} is not available to the shadow; "${name}" stays unset unless it has a default`);
+    return { kind: 'unsupported', what: source };
+  }
+  if (isRecord(source)) {
+    if (source.expression !== undefined) {
+      const expression = r.expression([...at, 'expression'], source.expression, `param "${name}" source.expression`);
+      return expression ? { kind: 'expression', expression } : { kind: 'unsupported', what: 'expression' };
+    }
+    if (isRecord(source.api_call)) {
+      const url = typeof source.api_call.url === 'string' ? source.api_call.url : undefined;
+      return { kind: 'api_call', ...(url ? { url } : {}) };
+    }
+    r.notice(at, `param source ${Object.keys(source).join(', ') || '{}'} is not available to the shadow; "${name}" stays unset unless it has a default`);
+    return { kind: 'unsupported', what: Object.keys(source).join(',') };
+  }
+  r.fail(at, 'a param needs a source (event.*, env.*, expression, api_call)');
+  return { kind: 'unsupported', what: 'none' };
+}
+
+function readPreconditions(r: Reader, path: Path, value: unknown): PreconditionSpec[] {
+  const out: PreconditionSpec[] = [];
+  list(r, path, value).forEach((item, i) => {
+    const at = [...path, i];
+    if (!isRecord(item) || typeof item.name !== 'string' || item.name === '') return r.fail(at, 'a precondition needs a name');
+    const name = item.name;
+    r.unknownKeys(at, item, ['name', 'api_call', 'capture', 'conditions', 'expression', 'description']);
+    const apiCallUrl = isRecord(item.api_call) && typeof item.api_call.url === 'string' ? item.api_call.url : undefined;
+    const captures: CaptureSpec[] = [];
+    list(r, [...at, 'capture'], item.capture).forEach((c, j) => {
+      const cat = [...at, 'capture', j];
+      if (!isRecord(c) || typeof c.name !== 'string' || c.name === '') return r.fail(cat, 'a capture needs a name');
+      r.unknownKeys(cat, c, ['name', 'field', 'expression']);
+      if (typeof c.field === 'string') return captures.push({ name: c.name, field: c.field });
+      const expression = r.expression([...cat, 'expression'], c.expression, `precondition "${name}" capture "${c.name}"`);
+      if (expression) captures.push({ name: c.name, expression });
+    });
+    const conditions: StructuredCondition[] = [];
+    list(r, [...at, 'conditions'], item.conditions).forEach((c, j) => {
+      const cat = [...at, 'conditions', j];
+      if (!isRecord(c) || typeof c.field !== 'string') return r.fail(cat, 'a condition needs a field');
+      const op = c.operator;
+      if (typeof op !== 'string' || !(CONDITION_OPERATORS as readonly string[]).includes(op)) {
+        return r.fail([...cat, 'operator'], `must be one of ${CONDITION_OPERATORS.join(', ')}, got ${JSON.stringify(op)}`);
+      }
+      conditions.push({ field: c.field, operator: op as ConditionOperator, ...(c.value === undefined ? {} : { value: c.value }) });
+    });
+    const expression = item.expression === undefined ? undefined : r.expression([...at, 'expression'], item.expression, `precondition "${name}" expression`);
+    out.push({ name, ...(apiCallUrl ? { apiCallUrl } : {}), captures, conditions, ...(expression ? { expression } : {}) });
+  });
+  return out;
+}
+
+function readResources(r: Reader, path: Path, value: unknown, readRef: RefReader): ResourceSpec[] {
+  const out: ResourceSpec[] = [];
+  const names = new Set<string>();
+  list(r, path, value).forEach((item, i) => {
+    const at = [...path, i];
+    if (!isRecord(item) || typeof item.name !== 'string' || item.name === '') return r.fail(at, 'a resource needs a name');
+    const name = item.name;
+    if (names.has(name)) return r.fail([...at, 'name'], `duplicate resource "${name}"`);
+    names.add(name);
+    r.unknownKeys(at, item, ['name', 'transport', 'manifest', 'discovery', 'nested_discoveries', 'lifecycle', 'recreate_on_change']);
+    if (item.nested_discoveries !== undefined) r.notice([...at, 'nested_discoveries'], 'sub-resources inside a ManifestWork are not watched');
+    const transport = isRecord(item.transport) && typeof item.transport.client === 'string' ? item.transport.client : 'kubernetes';
+    if (transport !== 'kubernetes') r.notice([...at, 'transport'], `transport "${transport}": the shadow watches Kubernetes objects only, so "${name}" is not shadowed`);
+
+    const manifest = readManifest(r, [...at, 'manifest'], item.manifest, readRef);
+    const discovery = readDiscovery(r, [...at, 'discovery'], item.discovery, name);
+    let recreateOnChange = false;
+    if (item.recreate_on_change !== undefined) {
+      if (typeof item.recreate_on_change === 'boolean') recreateOnChange = item.recreate_on_change;
+      else r.fail([...at, 'recreate_on_change'], `must be true or false, got ${JSON.stringify(item.recreate_on_change)}`);
+    }
+    const rules = readLifecycle(r, [...at, 'lifecycle'], item.lifecycle, name);
+    if (discovery) out.push({ name, where: r.where(at), transport, ...manifest, discovery, recreateOnChange, ...rules });
+  });
+  return out;
+}
+
+function readManifest(
+  r: Reader,
+  at: Path,
+  value: unknown,
+  readRef: RefReader,
+): { apiVersion?: string; kind?: string; generationAnnotation?: GoTemplate } {
+  let manifest = value;
+  let mpath = at;
+  if (isRecord(value) && typeof value.ref === 'string') {
+    const text = readRef(value.ref);
+    const parsed = text === undefined ? undefined : (parseDocument(text).toJS() as unknown);
+    if (!isRecord(parsed)) {
+      r.notice([...at, 'ref'], `manifest ${value.ref} could not be read; the resource's kind and generation annotation are unknown`);
+      return {};
+    }
+    manifest = parsed;
+    mpath = [...at, 'ref'];
+  }
+  if (!isRecord(manifest)) {
+    r.notice(at, 'no manifest; the resource kind is unknown');
+    return {};
+  }
+  const metadata = isRecord(manifest.metadata) ? manifest.metadata : {};
+  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
+  const annotation = annotations['hyperfleet.io/generation'];
+  const generationAnnotation = annotation === undefined ? undefined : r.template([...mpath, 'metadata', 'annotations', 'hyperfleet.io/generation'], typeof annotation === 'number' ? String(annotation) : annotation);
+  return {
+    ...(typeof manifest.apiVersion === 'string' ? { apiVersion: manifest.apiVersion } : {}),
+    ...(typeof manifest.kind === 'string' ? { kind: manifest.kind } : {}),
+    ...(generationAnnotation ? { generationAnnotation } : {}),
+  };
+}
+
+function readDiscovery(r: Reader, at: Path, value: unknown, resource: string): DiscoverySpec | undefined {
+  if (!isRecord(value)) {
+    r.fail(at, `resource "${resource}" needs a discovery (by_name or by_selectors), as the adapter requires`);
+    return undefined;
+  }
+  r.unknownKeys(at, value, ['namespace', 'by_name', 'by_selectors']);
+  const namespace = value.namespace === undefined || value.namespace === '' || value.namespace === '*' ? undefined : r.template([...at, 'namespace'], value.namespace);
+  const byName = value.by_name === undefined ? undefined : r.template([...at, 'by_name'], value.by_name);
+  let labelSelector: Record<string, GoTemplate> | undefined;
+  if (value.by_selectors !== undefined) {
+    const sel = value.by_selectors;
+    if (!isRecord(sel) || !isRecord(sel.label_selector)) r.fail([...at, 'by_selectors'], 'needs label_selector: {key: value}');
+    else {
+      r.unknownKeys([...at, 'by_selectors'], sel, ['label_selector']);
+      labelSelector = {};
+      for (const [k, v] of Object.entries(sel.label_selector)) {
+        const t = r.template([...at, 'by_selectors', 'label_selector', k], String(v));
+        if (t) labelSelector[k] = t;
+      }
+    }
+  }
+  if (!byName && !labelSelector) {
+    r.fail(at, `resource "${resource}" needs by_name or by_selectors`);
+    return undefined;
+  }
+  return { ...(namespace ? { namespace } : {}), ...(byName ? { byName } : {}), ...(labelSelector ? { labelSelector } : {}) };
+}
+
+function readLifecycle(
+  r: Reader,
+  at: Path,
+  value: unknown,
+  resource: string,
+): { createWhen?: ExpressionSpec; deleteWhen?: ExpressionSpec; recreateWhen?: ExpressionSpec } {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) {
+    r.fail(at, 'must be a mapping of create, delete, recreate');
+    return {};
+  }
+  r.unknownKeys(at, value, ['create', 'delete', 'recreate']);
+  const gate = (key: 'create' | 'delete' | 'recreate'): ExpressionSpec | undefined => {
+    const g = value[key];
+    if (g === undefined) return undefined;
+    const gat = [...at, key];
+    if (!isRecord(g) || !isRecord(g.when)) {
+      r.fail(gat, `lifecycle.${key} needs when.expression`);
+      return undefined;
+    }
+    r.unknownKeys(gat, g, key === 'delete' ? ['when', 'propagationPolicy'] : ['when']);
+    r.unknownKeys([...gat, 'when'], g.when, ['expression']);
+    return r.expression([...gat, 'when', 'expression'], g.when.expression, `resource "${resource}" lifecycle.${key}.when.expression`);
+  };
+  const createWhen = gate('create');
+  const deleteWhen = gate('delete');
+  const recreateWhen = gate('recreate');
+  return { ...(createWhen ? { createWhen } : {}), ...(deleteWhen ? { deleteWhen } : {}), ...(recreateWhen ? { recreateWhen } : {}) };
+}

@@ -1,0 +1,75 @@
+/**
+ * `reconcile-shadow run [--config shadow.yaml]`: the sidecar. With no config it starts the embedded default
+ * (a simulated HyperShift fleet, the OTLP receiver, metrics on 127.0.0.1:9464 and a live summary).
+ * SIGTERM/SIGINT: stop accepting input, finish what is in flight, flush traces, exit 0 within the shutdown timeout.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
+import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
+import { EXIT, type CommandIO } from './io.js';
+
+export const RUN_USAGE = 'usage: reconcile-shadow run [--config shadow.yaml]';
+
+export interface RunHooks {
+  /** Resolves when the sidecar should stop; defaults to the first SIGTERM or SIGINT. */
+  readonly stopSignal?: Promise<string>;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+function firstSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks = {}): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
+  } catch (e) {
+    io.stderr.write(`${(e as Error).message}\n${RUN_USAGE}\n`);
+    return EXIT.usage;
+  }
+  let config: ShadowConfig;
+  try {
+    config = values.config ? loadConfig(values.config) : parseConfig(EMBEDDED_DEFAULT, '(embedded default)');
+  } catch (e) {
+    if (!(e instanceof ConfigError)) {
+      io.stderr.write(`cannot read config: ${(e as Error).message}\n`);
+      return EXIT.invalidConfig;
+    }
+    io.stderr.write(`invalid config:\n${e.message}\n`);
+    return EXIT.invalidConfig;
+  }
+
+  const log = (line: string): void => void io.stderr.write(line + '\n');
+  let sidecar;
+  try {
+    sidecar = await startSidecar(config, { log, env: hooks.env ?? process.env });
+  } catch (e) {
+    if (!(e instanceof SourceStartError) && !(e as NodeJS.ErrnoException).code) throw e;
+    io.stderr.write(`reconcile-shadow: ${(e as Error).message}\n`);
+    return EXIT.failure;
+  }
+  const m = sidecar.metricsAddress;
+  const base = `http://${m.host.includes(':') ? `[${m.host}]` : m.host}:${m.port}`;
+  log(`reconcile-shadow ${values.config ? `running ${values.config}` : 'running the embedded default (a simulated HyperShift fleet)'}`);
+  log(`  metrics ${base}/metrics · report ${base}/report · health ${base}/healthz, ${base}/readyz`);
+  for (const source of sidecar.sources) log(`  source: ${source.kind}`);
+
+  const signal = await (hooks.stopSignal ?? firstSignal());
+  log(`reconcile-shadow: ${signal}, stopping`);
+  const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
+  const outcome = await Promise.race([sidecar.stop().then(() => 'stopped' as const), deadline]);
+  if (outcome === 'timeout') {
+    log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeoutMs} ms; exiting anyway`);
+    return EXIT.failure;
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,43 @@
+/**
+ * A parsed YAML file that can say where things are: every validation problem in a model or a config is reported
+ * as `file:line field: message`, with the line of the field (or of its nearest existing parent).
+ */
+import { LineCounter, parseDocument, type Document } from 'yaml';
+
+export type FieldPath = readonly (string | number)[];
+
+export function fieldName(path: FieldPath): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
+  return out === '' ? '(document)' : out;
+}
+
+export class YamlSource {
+  readonly problems: string[] = [];
+  private readonly lines = new LineCounter();
+  private readonly doc: Document;
+  /** The document as plain data, or undefined when it did not parse (see problems). */
+  readonly value: unknown;
+
+  constructor(
+    text: string,
+    readonly file: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+    for (const e of this.doc.errors) this.problems.push(`${file}:${this.lines.linePos(e.pos[0]).line} (document): ${e.message.split('\n')[0]}`);
+    this.value = this.doc.errors.length === 0 ? (this.doc.toJS() as unknown) : undefined;
+  }
+
+  fail(path: FieldPath, message: string): void {
+    this.problems.push(`${this.file}:${this.lineOf(path)} ${fieldName(path)}: ${message}`);
+  }
+
+  lineOf(path: FieldPath): number {
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return this.lines.linePos(range[0]).line;
+    }
+    return 1;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The sidecar's one config file (`reconcile-shadow run --config shadow.yaml`), validated whole at start: every
+ * problem names file, line and field; unknown keys are errors; a bad config never starts a half-configured sidecar.
+ */
+import { readFileSync } from 'node:fs';
+import { ModelError, resolveModel } from '../model/load.js';
+import type { ReconcileModel } from '../model/types.js';
+import { YamlSource } from '../model/yaml-source.js';
+import { check, type Address, type Field } from './config-schema.js';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ShadowConfig {
+  readonly models: readonly ReconcileModel[];
+  readonly listen: { readonly metrics: Address };
+  readonly sources: {
+    readonly journal?: { readonly path: string };
+    readonly simulator?: { readonly objects: number; readonly seed: number; readonly observe: 'sequential' | 'phased' | 'mixed'; readonly speed: number };
+    readonly otlp?: {
+      readonly listen: Address;
+      readonly maxBodyBytes: number;
+      readonly maxDecompressedBytes: number;
+      readonly maxSpansPerRequest: number;
+      readonly maxPendingAttempts: number;
+      readonly settleMs: number;
+      readonly maxWaitMs: number;
+      readonly bearerTokenFile?: string;
+      readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly clientCaFile?: string };
+    };
+  };
+  readonly traces: { readonly enabled?: boolean };
+  readonly summary: { readonly enabled: boolean; readonly intervalMs: number };
+  readonly shutdownTimeoutMs: number;
+}
+
+const str = (doc: string, required = false): Field => ({ kind: 'string', required, doc });
+
+export const CONFIG_SCHEMA: Field = {
+  kind: 'object',
+  present: true,
+  fields: {
+    apiVersion: { kind: 'enum', values: ['reconcile-shadow/v1'], required: true },
+    kind: { kind: 'enum', values: ['ShadowConfig'], required: true },
+    models: { kind: 'list', of: str('a built-in model name or a model file'), required: true, doc: 'the controllers to shadow' },
+    listen: { kind: 'object', present: true, fields: { metrics: { kind: 'address', default: '127.0.0.1:9464', doc: '/metrics, /healthz, /readyz, /report' } } },
+    sources: {
+      kind: 'object',
+      present: true,
+      fields: {
+        journal: { kind: 'object', fields: { path: str('a journal file to replay once', true) } },
+        simulator: {
+          kind: 'object',
+          fields: {
+            objects: { kind: 'integer', default: 40, min: 1 },
+            seed: { kind: 'integer', default: 1 },
+            observe: { kind: 'enum', values: ['sequential', 'phased', 'mixed'], default: 'mixed' },
+            speed: { kind: 'number', default: 60, min: 0.001, doc: 'virtual seconds per second' },
+          },
+        },
+        otlp: {
+          kind: 'object',
+          fields: {
+            listen: { kind: 'address', default: '127.0.0.1:4318' },
+            maxBodyBytes: { kind: 'integer', default: 4 * 1024 * 1024, min: 1 },
+            maxDecompressedBytes: { kind: 'integer', default: 16 * 1024 * 1024, min: 1 },
+            maxSpansPerRequest: { kind: 'integer', default: 10_000, min: 1 },
+            maxPendingAttempts: { kind: 'integer', default: 10_000, min: 1 },
+            settleMs: { kind: 'duration', default: '1s' },
+            maxWaitMs: { kind: 'duration', default: '30s' },
+            bearerTokenFile: str('require `Authorization: Bearer <token>` with the token in this file'),
+            tls: { kind: 'object', fields: { certFile: str('server certificate (PEM)', true), keyFile: str('server key (PEM)', true), clientCaFile: str('require client certificates signed by this CA (mTLS)') } },
+          },
+        },
+      },
+    },
+    traces: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', doc: 'default: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set' } } },
+    summary: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', default: true }, intervalMs: { kind: 'duration', default: '5s' } } },
+    shutdownTimeoutMs: { kind: 'duration', default: '5s' },
+  },
+};
+
+interface RawConfig {
+  models: string[];
+  listen: ShadowConfig['listen'];
+  sources: ShadowConfig['sources'];
+  traces: ShadowConfig['traces'];
+  summary: ShadowConfig['summary'];
+  shutdownTimeoutMs: number;
+}
+
+export function parseConfig(text: string, file: string): ShadowConfig {
+  const src = new YamlSource(text, file);
+  if (src.problems.length > 0) throw new ConfigError(src.problems);
+  const raw = check(src, [], src.value, CONFIG_SCHEMA) as RawConfig | undefined;
+  if (src.problems.length > 0 || !raw) throw new ConfigError(src.problems);
+  const models: ReconcileModel[] = [];
+  raw.models.forEach((name, i) => {
+    try {
+      models.push(resolveModel(name));
+    } catch (e) {
+      if (!(e instanceof ModelError)) throw e;
+      for (const p of e.problems) src.fail(['models', i], p);
+    }
+  });
+  if (models.length === 0 && raw.models.length === 0) src.fail(['models'], 'name at least one model');
+  if (src.problems.length > 0) throw new ConfigError(src.problems);
+  return { ...raw, models };
+}
+
+export function loadConfig(path: string): ShadowConfig {
+  return parseConfig(readFileSync(path, 'utf8'), path);
+}
+
+/** What `run` does with no config: the simulated HyperShift fleet, the OTLP receiver, metrics, a live summary. */
+export const EMBEDDED_DEFAULT = `apiVersion: reconcile-shadow/v1
+kind: ShadowConfig
+models: [hypershift-hostedcluster]
+listen: {metrics: 127.0.0.1:9464}
+sources:
+  simulator: {objects: 40, seed: 1, observe: mixed, speed: 60}
+  otlp: {listen: 127.0.0.1:4318}
+summary: {intervalMs: 5s}
+`;

@@ -1,0 +1,34 @@
+/** The short live summary `run` prints every few seconds: what arrived, how often the loops diverge, and where. */
+import type { ShadowReport } from '../analyzer/report/summary.js';
+
+const TOP = 3;
+
+export interface SummaryExtras {
+  /** One line each from other parts of the sidecar (recreations, sources). */
+  readonly lines: readonly string[];
+}
+
+/** `previous` holds each controller's attempt total at the last summary; it is updated in place. */
+export function liveSummary(report: ShadowReport, previous: Map<string, number>, intervalSeconds: number, extras: SummaryExtras = { lines: [] }): string {
+  const out: string[] = [];
+  for (const c of report.controllers) {
+    const a = c.attempts;
+    const rate = (a.total - (previous.get(c.controller) ?? 0)) / intervalSeconds;
+    previous.set(c.controller, a.total);
+    const pct = (n: number): string => (a.total === 0 ? '-' : `${((n / a.total) * 100).toFixed(1)}%`);
+    const divergence = a.structuralOnly > 0 ? `${pct(a.diverged)} (${pct(a.diverged - a.structuralOnly)} beyond one-loop-only ops)` : pct(a.diverged);
+    out.push(`[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased}) · diverged ${divergence} · objects ${c.objects}`);
+    const top = (key: 'unblocked' | 'newlyBlocked'): string =>
+      [...c.operations]
+        .filter((o) => o[key] > 0 && o.onlyIn === null)
+        .sort((x, y) => y[key] - x[key])
+        .slice(0, TOP)
+        .map((o) => `${o.name} ${o[key]}`)
+        .join(', ') || '-';
+    out.push(`  top unblocked: ${top('unblocked')}`);
+    out.push(`  top newly blocked: ${top('newlyBlocked')}`);
+  }
+  if (report.input.rejected > 0) out.push(`  rejected input: ${report.input.rejected} (${Object.entries(report.input.rejectedByReason).map(([r, n]) => `${r} ${n}`).join(', ')})`);
+  out.push(...extras.lines);
+  return out.join('\n');
+}

@@ -1,0 +1,128 @@
+/**
+ * The sidecar: sources feed one analyzer; the analyzer feeds metrics, traces and the report; an HTTP server serves
+ * them. Sources are started last and stopped first, so nothing arrives that cannot be published, and everything
+ * in flight at shutdown is handed on before traces are flushed.
+ */
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
+import { MetricsPublisher, type InternalErrorKind } from '../analyzer/publish/metrics.js';
+import { exporterFromEnv, startTraceOutput, tracesEnabledByEnv, type TraceOutput } from '../analyzer/publish/traces.js';
+import { JournalSource } from '../collector/journal-source.js';
+import type { Source } from '../collector/records.js';
+import type { ShadowConfig } from './config.js';
+import type { Address } from './config-schema.js';
+import { liveSummary } from './live-summary.js';
+import { LogOnce } from './log-once.js';
+import { startHttpServer, type HttpServer } from './server.js';
+import { SimulatorSource } from './simulator-source.js';
+import { VERSION } from './version.js';
+
+export interface SidecarOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where the live summary and the first failure of each kind go. */
+  readonly log?: (line: string) => void;
+  /** Overrides the exporter the OTEL_* variables would choose (tests). */
+  readonly traceExporter?: SpanExporter;
+}
+
+export interface Sidecar {
+  readonly metricsAddress: Address;
+  readonly analyzer: ShadowAnalyzer;
+  readonly metrics: MetricSet;
+  readonly sources: readonly Source[];
+  /** The time the analysis runs at: wall clock, or the simulator's virtual clock in the demo. */
+  readonly now: () => number;
+  stop(): Promise<void>;
+}
+
+export class SourceStartError extends Error {
+  constructor(
+    readonly source: string,
+    cause: unknown,
+  ) {
+    super(`source ${source} failed to start: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'SourceStartError';
+  }
+}
+
+export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const logOnce = new LogOnce(log);
+  const metrics = createMetrics();
+  let publisher: MetricsPublisher | undefined;
+  const internalError = (kind: InternalErrorKind, e: unknown): void => {
+    publisher?.internalError(kind);
+    logOnce.error(kind, e);
+  };
+
+  const analyzer = new ShadowAnalyzer(config.models, (e) => internalError('publish', e));
+  const simulator = config.sources.simulator ? new SimulatorSource(config.models, { ...config.sources.simulator, tickMs: 200 }, analyzer) : undefined;
+  const now = simulator ? simulator.now : Date.now;
+  publisher = new MetricsPublisher(metrics.metrics, analyzer.shadows, now, { version: VERSION });
+  analyzer.listen(publisher);
+
+  let traces: TraceOutput | undefined;
+  if (config.traces.enabled ?? tracesEnabledByEnv(env)) {
+    traces = startTraceOutput(options.traceExporter ?? exporterFromEnv(env), VERSION, () => internalError('trace_export', new Error('span export failed')));
+    analyzer.listen(traces.listener);
+  }
+
+  const sources: Source[] = [];
+  if (simulator) sources.push(simulator);
+  if (config.sources.journal) sources.push(new JournalSource(config.sources.journal, analyzer));
+
+  let ready = false;
+  const server: HttpServer = await startHttpServer(
+    config.listen.metrics,
+    {
+      metrics: async () => {
+        publisher.refresh();
+        return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+      },
+      report: () => analyzer.report(),
+      ready: () => ready,
+    },
+    (e) => internalError('report', e),
+  );
+
+  const started: Source[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const s of [...started].reverse()) await s.stop().catch((e: unknown) => internalError('source', e));
+  };
+  for (const source of sources) {
+    try {
+      await source.start();
+      started.push(source);
+    } catch (e) {
+      await stopAll();
+      await traces?.shutdown();
+      await server.close();
+      throw new SourceStartError(source.kind, e);
+    }
+  }
+  ready = true;
+
+  let summaryTimer: NodeJS.Timeout | undefined;
+  if (config.summary.enabled) {
+    const previous = new Map<string, number>();
+    summaryTimer = setInterval(() => log(liveSummary(analyzer.report(), previous, config.summary.intervalMs / 1000)), config.summary.intervalMs);
+    summaryTimer.unref();
+  }
+
+  return {
+    metricsAddress: server.address,
+    analyzer,
+    metrics,
+    sources,
+    now,
+    async stop() {
+      ready = false;
+      clearInterval(summaryTimer);
+      await stopAll();
+      await traces?.shutdown().catch((e: unknown) => internalError('trace_export', e));
+      await server.close();
+    },
+  };
+}
