@@ -1,0 +1,113 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { runCommand } from '../../cli/run.js';
+import type { JournalSource } from '../../collector/journal-source.js';
+import type { ShadowReport } from '../../analyzer/report/summary.js';
+import { parseConfig } from '../../sidecar/config.js';
+import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
+import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';
+import { CONTRACT } from '../support/paths.js';
+import { runCli } from '../support/run-command.js';
+
+const JOURNAL = join(CONTRACT, 'world-sequential.journal.jsonl');
+const MODEL = join(CONTRACT, 'model.yaml');
+
+function journalConfig(journal: string, extra = ''): string {
+  return `apiVersion: reconcile-shadow/v1
+kind: ShadowConfig
+models: [${JSON.stringify(MODEL)}]
+listen: {metrics: 127.0.0.1:0}
+sources:
+  journal: {path: ${JSON.stringify(journal)}}
+summary: {enabled: false}
+${extra}`;
+}
+
+async function get(sidecar: Sidecar, path: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${sidecar.metricsAddress.port}${path}`);
+  return { status: res.status, body: await res.text() };
+}
+
+describe('reconcile-shadow run (the sidecar)', () => {
+  let sidecar: Sidecar | undefined;
+  afterEach(async () => {
+    await sidecar?.stop();
+    sidecar = undefined;
+  });
+
+  it('serves counters equal to analyze --format json for the same journal', async () => {
+    sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
+    await (sidecar.sources[0] as JournalSource).done;
+    const samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
+    const offline = JSON.parse((await runCli(['analyze', '--model', MODEL, '--journal', JOURNAL, '--format', 'json'])).stdout) as ShadowReport;
+    const c = offline.controllers[0]!;
+    assert.equal(valueOf(samples, 'reconcile_shadow_records_received_total', { source: 'journal' }), 1071);
+    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total'), c.attempts.total);
+    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }), c.attempts.diverged);
+    for (const op of c.operations) {
+      for (const outcome of ['ok', 'error', 'stop', 'skip'] as const) {
+        assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: op.name, outcome }), op.outcomes[outcome], `${op.name} ${outcome}`);
+      }
+      assert.equal(valueOf(samples, 'reconcile_shadow_operation_unblocked_total', { operation: op.name }), op.unblocked, `${op.name} unblocked`);
+      assert.equal(valueOf(samples, 'reconcile_shadow_operation_newly_blocked_total', { operation: op.name }), op.newlyBlocked, `${op.name} newly blocked`);
+    }
+    for (const b of c.blockedBy) assert.equal(valueOf(samples, 'reconcile_shadow_blocked_by_total', { blocker: b.blocker, blocked: b.blocked }), b.count);
+    assert.equal(valueOf(samples, 'reconcile_shadow_blocked_by_total'), c.blockedBy.reduce((n, b) => n + b.count, 0));
+    assert.deepEqual(JSON.parse((await get(sidecar, '/report')).body), offline);
+  });
+
+  it('its /metrics passes promtool check metrics', async function () {
+    if (spawnSync('promtool', ['--version']).error) throw new Error('promtool is not installed: .ci/run installs Debian prometheus');
+    sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
+    await (sidecar.sources[0] as JournalSource).done;
+    const body = (await get(sidecar, '/metrics')).body;
+    assert.equal(execFileSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' }), '');
+  });
+
+  it('answers /healthz, /readyz and 404 for anything else', async () => {
+    sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
+    assert.deepEqual(await get(sidecar, '/healthz'), { status: 200, body: 'ok\n' });
+    assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\n' });
+    assert.equal((await get(sidecar, '/nope')).status, 404);
+  });
+
+  it('stops on SIGTERM: finishes, exits 0 within the shutdown timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
+    writeFileSync(join(dir, 'shadow.yaml'), journalConfig(JOURNAL));
+    let signal!: (s: string) => void;
+    const stopSignal = new Promise<string>((resolve) => (signal = resolve));
+    const stderr = new PassThrough();
+    let log = '';
+    stderr.on('data', (c: Buffer) => {
+      log += c.toString();
+      if (log.includes('source: journal')) signal('SIGTERM');
+    });
+    const started = Date.now();
+    const code = await runCommand(['--config', join(dir, 'shadow.yaml')], { stdout: new PassThrough(), stderr, stdin: new PassThrough() }, { stopSignal, env: {} });
+    assert.equal(code, 0);
+    assert.ok(Date.now() - started < 5000);
+    assert.match(log, /reconcile-shadow: SIGTERM, stopping\n$/);
+  });
+
+  it('refuses a bad config naming line and field, and starts nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
+    writeFileSync(join(dir, 'shadow.yaml'), journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('summary: {enabled: false}', 'summary: {enabled: maybe}'));
+    const r = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
+    assert.equal(r.code, 3);
+    assert.equal(r.stderr, `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`);
+  });
+
+  it('exits 1 naming the source that failed to start', async () => {
+    const r = await runCli(['run', '--config', join(CONTRACT, 'missing.yaml')]);
+    assert.equal(r.code, 3);
+    const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
+    writeFileSync(join(dir, 'shadow.yaml'), journalConfig('/nonexistent/journal.jsonl'));
+    const failed = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^reconcile-shadow: source journal failed to start: ENOENT: no such file or directory, open '\/nonexistent\/journal\.jsonl'\n$/);
+  });
+});
