@@ -32,8 +32,9 @@ test: typecheck lint unit
 verify: install
 	node --import tsx cli/generate.ts --check
 
+# Speed and memory targets (not part of make test): prints a table, writes bench/results.json.
 bench: build
-	node --import tsx bench/run.ts
+	node --expose-gc --import tsx bench/run.ts
 
 fuzz: install
 	FUZZ_RUNS=100000 $(NODE_BIN)/mocha 'test/fuzz/**/*.fuzz.ts'

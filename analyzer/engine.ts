@@ -80,9 +80,11 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
     else if (sequential.ran[op] === 1 && phased.ran[op] === 0) newlyBlocked.push(op);
   }
   const reordered: number[] = [];
-  cm.invertedPairs.forEach(([a, b], i) => {
+  const pairs = cm.invertedPairs;
+  for (let i = 0; i < pairs.length; i++) {
+    const [a, b] = pairs[i]!;
     if (sequential.ran[a] === 1 && sequential.ran[b] === 1 && phased.ran[a] === 1 && phased.ran[b] === 1) reordered.push(i);
-  });
+  }
   const observedRun = record.model === 'sequential' ? sequential : phased;
   const inconsistent: number[] = [];
   for (let i = 0; i < n; i++) if (observed[i] === 1 && observedRun.ran[i] === 0) inconsistent.push(i);

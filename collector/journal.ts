@@ -71,40 +71,31 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   if (operations.length > MAX_OPERATIONS_PER_ATTEMPT) {
     problem('too_many_operations', `operations: ${operations.length} exceeds the limit of ${MAX_OPERATIONS_PER_ATTEMPT}`);
   }
-  const ops: OperationRecord[] = [];
-  for (let i = 0; i < operations.length; i++) ops.push(toOperation(operations[i], i, ctx));
-  const record: AttemptRecord = {
-    time,
-    timeMs,
-    controller,
-    object,
-    model: model as LoopKind,
-    operations: ops,
-    origin: { source },
-    ...(generation === undefined ? {} : { generation }),
-  };
+  const ops: OperationRecord[] = new Array<OperationRecord>(operations.length);
+  for (let i = 0; i < operations.length; i++) ops[i] = toOperation(operations[i], i, ctx);
+  const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = { time, timeMs, controller, object, model: model as LoopKind, operations: ops, origin: { source } };
+  if (generation !== undefined) record.generation = generation;
   return record;
 }
 
+const OUTCOME_SET: ReadonlySet<string> = new Set(OUTCOMES);
+
 function toOperation(value: unknown, i: number, ctx: JournalContext): OperationRecord {
-  const at = `operations[${i}]`;
-  if (!isRecord(value)) problem('invalid_record', `${at}: must be an object with name and outcome`);
+  if (!isRecord(value)) problem('invalid_record', `operations[${i}]: must be an object with name and outcome`);
   const { name, outcome, error, durationSeconds } = value;
-  if (typeof name !== 'string' || name === '') problem('invalid_record', `${at}.name: required string`);
-  if (ctx.knownOperations && !ctx.knownOperations.has(name)) problem('unknown_operation', `${at}.name: unknown operation ${JSON.stringify(name)}`);
-  if (typeof outcome !== 'string' || !(OUTCOMES as readonly string[]).includes(outcome)) {
-    problem('invalid_record', `${at}.outcome: must be one of ${OUTCOMES.join('|')}, got ${JSON.stringify(outcome)}`);
+  if (typeof name !== 'string' || name === '') problem('invalid_record', `operations[${i}].name: required string`);
+  if (ctx.knownOperations && !ctx.knownOperations.has(name)) problem('unknown_operation', `operations[${i}].name: unknown operation ${JSON.stringify(name)}`);
+  if (typeof outcome !== 'string' || !OUTCOME_SET.has(outcome)) {
+    problem('invalid_record', `operations[${i}].outcome: must be one of ${OUTCOMES.join('|')}, got ${JSON.stringify(outcome)}`);
   }
-  if (error !== undefined && typeof error !== 'string') problem('invalid_record', `${at}.error: must be a string`);
+  if (error !== undefined && typeof error !== 'string') problem('invalid_record', `operations[${i}].error: must be a string`);
   if (durationSeconds !== undefined && (typeof durationSeconds !== 'number' || !(durationSeconds >= 0))) {
-    problem('invalid_record', `${at}.durationSeconds: must be a non-negative number`);
+    problem('invalid_record', `operations[${i}].durationSeconds: must be a non-negative number`);
   }
-  return {
-    name,
-    outcome: outcome as Outcome,
-    ...(error === undefined ? {} : { error }),
-    ...(durationSeconds === undefined ? {} : { durationSeconds }),
-  };
+  const op: { name: string; outcome: Outcome; error?: string; durationSeconds?: number } = { name, outcome: outcome as Outcome };
+  if (error !== undefined) op.error = error;
+  if (durationSeconds !== undefined) op.durationSeconds = durationSeconds;
+  return op;
 }
 
 /** The journal line for a record (what `simulate` writes and sources can tee). */

@@ -3,7 +3,7 @@
  * operation, group and pair, so an attempt costs array lookups and increments, not label hashing.
  * Gauges that depend on "now" (starvation, tracked objects) are refreshed just before each scrape.
  */
-import type { Counter } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import type { Rejection, SourceKind } from '../../collector/records.js';
 import type { AnalysisListener } from '../analyzer.js';
 import { OUTCOME_NAME } from '../compiled-model.js';
@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics/registry.js';
 import type { ControllerShadow } from '../shadow.js';
 
 type CounterChild = ReturnType<Counter['labels']>;
+type GaugeChild = ReturnType<Gauge['labels']>;
 
 /** Children bound for one controller. */
 interface Bound {
@@ -21,6 +22,8 @@ interface Bound {
   readonly newlyBlocked: CounterChild[];
   readonly reordered: CounterChild[];
   readonly blockedBy: Map<number, CounterChild>;
+  readonly starved: GaugeChild[];
+  readonly tracked: GaugeChild;
 }
 
 export class MetricsPublisher implements AnalysisListener {
@@ -50,6 +53,8 @@ export class MetricsPublisher implements AnalysisListener {
       newlyBlocked: s.cm.ops.map((operation) => m.reconcile_shadow_operation_newly_blocked_total.labels({ controller, operation })),
       reordered: s.cm.invertedPairs.map(([a, b]) => m.reconcile_shadow_reordered_pairs_total.labels({ controller, first: s.cm.ops[a]!, second: s.cm.ops[b]! })),
       blockedBy: new Map(),
+      starved: s.cm.ops.map((operation) => m.reconcile_shadow_operation_starved_seconds.labels({ controller, operation })),
+      tracked: m.reconcile_shadow_tracked_objects.labels({ controller }),
     };
   }
 
@@ -89,11 +94,10 @@ export class MetricsPublisher implements AnalysisListener {
   /** Sets the gauges that depend on the time of the scrape. */
   refresh(): void {
     const now = this.now();
-    for (const s of this.bound.keys()) {
-      const controller = s.model.controller;
+    for (const [s, b] of this.bound) {
       const starved = s.starvation.currentLongestSeconds(now);
-      s.cm.ops.forEach((operation, op) => this.metrics.reconcile_shadow_operation_starved_seconds.set({ controller, operation }, starved[op]!));
-      this.metrics.reconcile_shadow_tracked_objects.set({ controller }, s.trackedObjects);
+      for (let op = 0; op < starved.length; op++) b.starved[op]!.set(starved[op]!);
+      b.tracked.set(s.trackedObjects);
     }
   }
 

@@ -5,6 +5,7 @@
  * preconditions with their captures and gates. `checkClusterState` and every `api_call` that reads the cluster or
  * nodepool are answered from the HyperFleet state the shadow holds; other API calls stay unset.
  */
+import type { ObjectWatch } from '../../collector/objects/kube-source.js';
 import type { HyperFleetResource, ManagedObject } from '../../collector/objects/observation.js';
 import { CelCompileError, InputTooLarge, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
 import type { GoTemplate } from './go-template.js';
@@ -37,16 +38,6 @@ export interface ClusterContext {
   readonly preconditionsMet: boolean;
   /** A param or precondition failed: the adapter fails the event, so every decision is an error. */
   readonly error?: RuleError;
-}
-
-/** What to list and watch for one resource kind: namespace and label selector as far as they are static. */
-export interface WatchTarget {
-  readonly apiVersion: string;
-  readonly kind: string;
-  /** Undefined: all namespaces (the discovery namespace is templated or absent). */
-  readonly namespace?: string;
-  /** Kubernetes label selector syntax; templated values become `key` (exists). */
-  readonly labelSelector?: string;
 }
 
 export interface CompileOptions {
@@ -173,12 +164,13 @@ export class CompiledTaskConfig {
     return resource.spec.generationAnnotation?.render(ctx.values) ?? String(ctx.cluster.generation);
   }
 
-  watchTargets(): WatchTarget[] {
-    const seen = new Map<string, WatchTarget>();
+  /** What the live source must list and watch: per resource, its kind, static namespace and label selector. */
+  watchTargets(): ObjectWatch[] {
+    const seen = new Map<string, ObjectWatch>();
     for (const r of this.resources) {
       const ns = r.spec.discovery.namespace;
       const labels = Object.entries(r.spec.discovery.labelSelector ?? {}).map(([k, t]) => (t.isStatic ? `${k}=${t.text}` : k));
-      const target: WatchTarget = {
+      const target: ObjectWatch = {
         apiVersion: r.apiVersion,
         kind: r.kind,
         ...(ns?.isStatic ? { namespace: ns.text } : {}),

@@ -6,7 +6,8 @@
  * the adapter itself would refuse (no name, no discovery, a lifecycle gate without an expression) fails the load.
  * Pure: manifest refs are read through the `readRef` callback.
  */
-import { LineCounter, isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { parseDocument } from 'yaml';
+import { fieldName, YamlSource, type FieldPath } from '../../model/yaml-source.js';
 import { GoTemplate, TemplateError } from './go-template.js';
 
 /** Where a CEL expression sits, so a compile error can point at the file line and column of the caret. */
@@ -101,26 +102,31 @@ export class TaskConfigError extends Error {
   }
 }
 
-type Path = readonly (string | number)[];
+type Path = FieldPath;
 
-/** Reads the parsed document and records problems and notices with `file:line field`. */
+/** Reads the parsed document; problems (fatal) and notices (ignored parts) name `file:line field`. */
 class Reader {
-  readonly problems: string[] = [];
   readonly notices: string[] = [];
+  private readonly lines: readonly string[];
 
   constructor(
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
-    private readonly text: string,
+    private readonly src: YamlSource,
+    text: string,
     readonly file: string,
-  ) {}
+  ) {
+    this.lines = text.split('\n');
+  }
+
+  get problems(): readonly string[] {
+    return this.src.problems;
+  }
 
   where(path: Path): string {
-    return `${this.file}:${this.lineOf(path)}`;
+    return `${this.file}:${this.src.lineOf(path)}`;
   }
 
   fail(path: Path, message: string): void {
-    this.problems.push(`${this.where(path)} ${fieldName(path)}: ${message}`);
+    this.src.fail(path, message);
   }
 
   notice(path: Path, message: string): void {
@@ -137,24 +143,15 @@ class Reader {
       this.fail(path, 'required non-empty CEL expression');
       return undefined;
     }
-    const node = this.doc.getIn(path, true);
-    let line = this.lineOf(path);
-    let column = 1;
-    let block = false;
-    if (isScalar(node) && node.range) {
-      const pos = this.lines.linePos(node.range[0]);
-      block = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
-      if (block) {
-        // The content starts on the line after the `|` indicator, at its indentation.
-        line = pos.line + 1;
-        const start = this.lines.lineStarts[line - 1] ?? 0;
-        column = (/^ */.exec(this.text.slice(start))?.[0].length ?? 0) + 1;
-      } else {
-        line = pos.line;
-        column = pos.col + (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0);
-      }
+    const keyLine = this.src.lineOf(path);
+    const text = this.lines[keyLine - 1] ?? '';
+    // A block scalar (`key: |`) starts on the next line, at its indentation, and keeps its line breaks.
+    if (/:\s*[|>][-+0-9]*\s*(#.*)?$/.test(text)) {
+      const first = this.lines[keyLine] ?? '';
+      return { source: value, owner, file: this.file, line: keyLine + 1, column: (/^ */.exec(first)?.[0].length ?? 0) + 1, block: true };
     }
-    return { source: value, owner, file: this.file, line, column, block };
+    const at = text.indexOf(value.split('\n')[0]!);
+    return { source: value, owner, file: this.file, line: keyLine, column: at >= 0 ? at + 1 : 1, block: false };
   }
 
   template(path: Path, value: unknown): GoTemplate | undefined {
@@ -170,21 +167,6 @@ class Reader {
       return undefined;
     }
   }
-
-  private lineOf(path: Path): number {
-    for (let n = path.length; n >= 0; n--) {
-      const node = n === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, n), true);
-      const range = (node as { range?: [number, number, number] } | undefined)?.range;
-      if (range) return this.lines.linePos(range[0]).line;
-    }
-    return 1;
-  }
-}
-
-function fieldName(path: Path): string {
-  let out = '';
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
-  return out === '' ? '(document)' : out;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -195,14 +177,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export type RefReader = (ref: string) => string | undefined;
 
 export function parseTaskConfig(text: string, file: string, readRef: RefReader = () => undefined): TaskConfig {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
-  if (doc.errors.length > 0) {
-    throw new TaskConfigError(doc.errors.map((e) => `${file}:${lines.linePos(e.pos[0]).line} (document): ${e.message.split('\n')[0]}`));
-  }
-  if (!isMap(doc.contents)) throw new TaskConfigError([`${file}:1 (document): a task config is a YAML mapping`]);
-  const raw = doc.toJS() as Record<string, unknown>;
-  const r = new Reader(doc, lines, text, file);
+  const src = new YamlSource(text, file);
+  if (src.problems.length > 0) throw new TaskConfigError(src.problems);
+  const raw = src.value;
+  if (!isRecord(raw)) throw new TaskConfigError([`${file}:1 (document): a task config is a YAML mapping`]);
+  const r = new Reader(src, text, file);
 
   // The older format wraps the task in `spec:` under an AdapterTaskConfig header.
   let root: Path = [];

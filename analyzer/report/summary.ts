@@ -76,7 +76,8 @@ interface OpCounters {
   unblocked: number;
   newlyBlocked: number;
   predicted: number;
-  blockers: Map<string, number>;
+  /** Keyed by blocker code (see loops.ts), named only when the summary is built. */
+  blockers: Map<number, number>;
   inconsistent: number;
 }
 
@@ -136,8 +137,8 @@ export class ControllerSummaryBuilder {
     const c = this.ops[op]!;
     c[kind]++;
     if (a.observed[op] !== 1) c.predicted++;
-    const name = blockerName(this.cm, notRunIn.blocker[op]!);
-    if (name !== undefined) c.blockers.set(name, (c.blockers.get(name) ?? 0) + 1);
+    const blocker = notRunIn.blocker[op]!;
+    if (blocker !== NO_BLOCKER) c.blockers.set(blocker, (c.blockers.get(blocker) ?? 0) + 1);
   }
 
   private noteTime(r: AttemptRecord): void {
@@ -162,7 +163,7 @@ export class ControllerSummaryBuilder {
         unblocked: c.unblocked,
         newlyBlocked: c.newlyBlocked,
         predicted: c.predicted,
-        topBlockers: topEntries(c.blockers, TOP_BLOCKERS).map(([blocker, count]) => ({ blocker, count })),
+        topBlockers: topEntries(new Map([...c.blockers].map(([code, count]) => [blockerName(cm, code), count])), TOP_BLOCKERS).map(([blocker, count]) => ({ blocker, count })),
         longestStarvationSeconds: this.starvation.longestMs[op]! / 1000,
         longestStarvationObject: this.starvation.longestObject[op] ?? null,
         inconsistent: c.inconsistent,
@@ -202,9 +203,8 @@ export class ControllerSummaryBuilder {
   }
 }
 
-function blockerName(cm: CompiledModel, blocker: number): string | undefined {
-  if (blocker === NO_BLOCKER) return undefined;
-  return blocker >= 0 ? cm.ops[blocker] : cm.groups[blockerGroup(blocker)]?.name;
+function blockerName(cm: CompiledModel, blocker: number): string {
+  return (blocker >= 0 ? cm.ops[blocker] : cm.groups[blockerGroup(blocker)]?.name) ?? String(blocker);
 }
 
 /** Map entries by count, most first, ties by key, at most `n`. */

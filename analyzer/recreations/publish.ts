@@ -1,0 +1,102 @@
+/**
+ * Publishes the recreation shadow through the catalog metrics. Counters and histograms move on events (a decision,
+ * a finished recreation, an eviction, a closed Reconciled=False period); gauges are set from a tracker snapshot on
+ * every update (call it before each scrape or on a timer). `reconcile_shadow_recreation_stuck_seconds` is the only
+ * per-object series: the oldest stuck recreations up to the cap, removed as soon as they finish or drop out;
+ * stuck recreations beyond the cap are counted once each under `evictions_total{cap="stuck_series"}`.
+ */
+import type { Metrics } from '../metrics/registry.js';
+import type { Decision } from './decisions.js';
+import type { ShadowListener } from './shadow.js';
+import { IN_FLIGHT_PHASES, type FinishedRecreation, type InFlightRecreation, type TrackerSnapshot } from './tracker.js';
+import type { UnreconciledPeriod } from './unreconciled.js';
+
+export type EvictionCap = 'in_flight' | 'stuck_series';
+
+export interface PublishOptions {
+  readonly maxStuckSeries: number;
+  /** Kinds whose gauges are always present (0 when nothing is in flight), e.g. the task config's resource kinds. */
+  readonly kinds: readonly string[];
+}
+
+type StuckLabels = { kind: string; namespace: string; name: string };
+
+export class RecreationMetrics implements ShadowListener {
+  private stuckSeries = new Map<string, StuckLabels>();
+  private overCap = new Set<string>();
+  private readonly kinds: Set<string>;
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly options: PublishOptions,
+  ) {
+    this.kinds = new Set(options.kinds);
+  }
+
+  decision(d: Decision): void {
+    const counter = this.metrics.reconcile_shadow_lifecycle_decisions_total;
+    counter.inc({ kind: d.resource.kind, decision: d.decision });
+    if (d.conflict) counter.inc({ kind: d.resource.kind, decision: 'conflict' });
+  }
+
+  finished(r: FinishedRecreation): void {
+    const duration = this.metrics.reconcile_shadow_recreation_duration_seconds;
+    if (r.deletionSeconds !== null) duration.observe({ kind: r.kind, phase: 'deletion' }, r.deletionSeconds);
+    if (r.creationSeconds !== null) duration.observe({ kind: r.kind, phase: 'creation' }, r.creationSeconds);
+    duration.observe({ kind: r.kind, phase: 'availability' }, r.availabilitySeconds);
+    duration.observe({ kind: r.kind, phase: 'total' }, r.totalSeconds);
+    if (r.predicted) {
+      const predicted = this.metrics.reconcile_shadow_recreation_predicted_unreconciled_seconds;
+      predicted.observe({ kind: r.kind, flow: 'blocking' }, r.predicted.blocking);
+      predicted.observe({ kind: r.kind, flow: 'sentinel' }, r.predicted.sentinel);
+    }
+    this.dropStuckSeries(r.key);
+  }
+
+  evicted(r: InFlightRecreation): void {
+    this.metrics.reconcile_shadow_recreation_evictions_total.inc({ kind: r.kind, cap: 'in_flight' satisfies EvictionCap });
+    this.dropStuckSeries(r.key);
+  }
+
+  unreconciled(p: UnreconciledPeriod): void {
+    this.metrics.reconcile_shadow_unreconciled_seconds.observe({ resource_type: p.resourceType, flow: p.cause }, p.seconds);
+  }
+
+  /** Sets the gauges from the tracker's state. */
+  update(s: TrackerSnapshot): void {
+    for (const kind of s.inFlight.keys()) this.kinds.add(kind);
+    const stuckByKind = new Map<string, number>();
+    for (const st of s.stuck) stuckByKind.set(st.recreation.kind, (stuckByKind.get(st.recreation.kind) ?? 0) + 1);
+    for (const kind of this.kinds) {
+      const phases = s.inFlight.get(kind);
+      for (const phase of IN_FLIGHT_PHASES) this.metrics.reconcile_shadow_recreations_in_flight.set({ kind, phase }, phases?.get(phase) ?? 0);
+      this.metrics.reconcile_shadow_recreation_oldest_seconds.set({ kind }, s.oldestSeconds.get(kind) ?? 0);
+      this.metrics.reconcile_shadow_recreation_stuck.set({ kind }, stuckByKind.get(kind) ?? 0);
+    }
+
+    const gauge = this.metrics.reconcile_shadow_recreation_stuck_seconds;
+    const next = new Map<string, StuckLabels>();
+    const overCap = new Set<string>();
+    s.stuck.forEach((st, i) => {
+      const r = st.recreation;
+      if (i < this.options.maxStuckSeries) {
+        const labels = { kind: r.kind, namespace: r.namespace, name: r.name };
+        gauge.set(labels, st.ageSeconds);
+        next.set(r.key, labels);
+        return;
+      }
+      overCap.add(r.key);
+      if (!this.overCap.has(r.key)) this.metrics.reconcile_shadow_recreation_evictions_total.inc({ kind: r.kind, cap: 'stuck_series' satisfies EvictionCap });
+    });
+    for (const [key, labels] of this.stuckSeries) if (!next.has(key)) gauge.remove(labels);
+    this.stuckSeries = next;
+    this.overCap = overCap;
+  }
+
+  private dropStuckSeries(key: string): void {
+    const labels = this.stuckSeries.get(key);
+    if (!labels) return;
+    this.metrics.reconcile_shadow_recreation_stuck_seconds.remove(labels);
+    this.stuckSeries.delete(key);
+  }
+}
