@@ -25,7 +25,17 @@ export class YamlSource {
   ) {
     this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
     for (const e of this.doc.errors) this.problems.push(`${file}:${this.lines.linePos(e.pos[0]).line} (document): ${e.message.split('\n')[0]}`);
-    this.value = this.doc.errors.length === 0 ? (this.doc.toJS() as unknown) : undefined;
+    this.value = this.doc.errors.length === 0 ? this.toValue() : undefined;
+  }
+
+  /** toJS() can still fail on a valid parse (an alias with no anchor, alias bombs): report it like a parse error. */
+  private toValue(): unknown {
+    try {
+      return this.doc.toJS({ maxAliasCount: 100 }) as unknown;
+    } catch (e) {
+      this.problems.push(`${this.file}:1 (document): ${(e as Error).message.split('\n')[0]}`);
+      return undefined;
+    }
   }
 
   fail(path: FieldPath, message: string): void {
