@@ -56,6 +56,7 @@ export const REJECT_REASONS = [
   'decompressed_too_large',
   'undecodable_body',
   'unsupported_media_type',
+  'unauthorized',
   'too_many_spans',
   'too_many_attributes',
   'orphan_span',

@@ -6,9 +6,18 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 
 export type FieldPath = readonly (string | number)[];
 
+const PLAIN_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A field path as people write it (`spec.phased[7].ops[2]`); odd keys are quoted and cut so a message stays one line. */
 export function fieldName(path: FieldPath): string {
   let out = '';
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else {
+      const key = PLAIN_KEY.test(part) ? part : JSON.stringify(part.length > 64 ? `${part.slice(0, 64)}…` : part);
+      out += out === '' ? key : `.${key}`;
+    }
+  }
   return out === '' ? '(document)' : out;
 }
 

@@ -27,6 +27,11 @@ export interface ShadowConfig {
       readonly maxDecompressedBytes: number;
       readonly maxSpansPerRequest: number;
       readonly maxPendingAttempts: number;
+      readonly maxAttributesPerSpan: number;
+      readonly maxStringLength: number;
+      readonly maxQueuedSpans: number;
+      readonly maxConcurrentRequests: number;
+      readonly retryAfterSeconds: number;
       readonly settleMs: number;
       readonly maxWaitMs: number;
       readonly bearerTokenFile?: string;
@@ -70,6 +75,11 @@ export const CONFIG_SCHEMA: Field = {
             maxDecompressedBytes: { kind: 'integer', default: 16 * 1024 * 1024, min: 1 },
             maxSpansPerRequest: { kind: 'integer', default: 10_000, min: 1 },
             maxPendingAttempts: { kind: 'integer', default: 10_000, min: 1 },
+            maxAttributesPerSpan: { kind: 'integer', default: 128, min: 1 },
+            maxStringLength: { kind: 'integer', default: 8192, min: 1 },
+            maxQueuedSpans: { kind: 'integer', default: 50_000, min: 1 },
+            maxConcurrentRequests: { kind: 'integer', default: 16, min: 1 },
+            retryAfterSeconds: { kind: 'integer', default: 1, min: 1 },
             settleMs: { kind: 'duration', default: '1s' },
             maxWaitMs: { kind: 'duration', default: '30s' },
             bearerTokenFile: str('require `Authorization: Bearer <token>` with the token in this file'),

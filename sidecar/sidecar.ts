@@ -8,7 +8,9 @@ import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
 import { MetricsPublisher, type InternalErrorKind } from '../analyzer/publish/metrics.js';
 import { exporterFromEnv, startTraceOutput, tracesEnabledByEnv, type TraceOutput } from '../analyzer/publish/traces.js';
+import { readFileSync } from 'node:fs';
 import { JournalSource } from '../collector/journal-source.js';
+import { OtlpReceiver } from '../collector/otlp/receiver.js';
 import type { Source } from '../collector/records.js';
 import type { ShadowConfig } from './config.js';
 import type { Address } from './config-schema.js';
@@ -46,6 +48,35 @@ export class SourceStartError extends Error {
   }
 }
 
+function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: ShadowConfig, analyzer: ShadowAnalyzer): OtlpReceiver {
+  const pem = (path: string): Buffer => readFileSync(path);
+  return new OtlpReceiver(
+    {
+      host: o.listen.host,
+      port: o.listen.port,
+      ...(o.bearerTokenFile ? { bearerToken: readFileSync(o.bearerTokenFile, 'utf8').trim() } : {}),
+      ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
+      limits: {
+        maxBodyBytes: o.maxBodyBytes,
+        maxDecompressedBytes: o.maxDecompressedBytes,
+        maxSpansPerRequest: o.maxSpansPerRequest,
+        maxAttributesPerSpan: o.maxAttributesPerSpan,
+        maxStringLength: o.maxStringLength,
+        maxQueuedSpans: o.maxQueuedSpans,
+        maxConcurrentRequests: o.maxConcurrentRequests,
+      },
+      assembly: {
+        settleMs: o.settleMs,
+        maxWaitMs: o.maxWaitMs,
+        maxPendingAttempts: o.maxPendingAttempts,
+        knownOperations: new Set(config.models.flatMap((m) => m.operations.map((op) => op.name))),
+      },
+      retryAfterSeconds: o.retryAfterSeconds,
+    },
+    analyzer,
+  );
+}
+
 export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
@@ -72,6 +103,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const sources: Source[] = [];
   if (simulator) sources.push(simulator);
   if (config.sources.journal) sources.push(new JournalSource(config.sources.journal, analyzer));
+  if (config.sources.otlp) sources.push(otlpReceiver(config.sources.otlp, config, analyzer));
 
   let ready = false;
   const server: HttpServer = await startHttpServer(

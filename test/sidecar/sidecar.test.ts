@@ -111,3 +111,42 @@ describe('reconcile-shadow run (the sidecar)', () => {
     assert.match(failed.stderr, /^reconcile-shadow: source journal failed to start: ENOENT: no such file or directory, open '\/nonexistent\/journal\.jsonl'\n$/);
   });
 });
+
+describe('reconcile-shadow run with the OTLP source', () => {
+  it('analyzes attempts a real OTLP exporter sends, and balances received = analyzed + dropped', async () => {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
+    const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+    const { emitAttempt } = await import('../../collector/otlp/emit.js');
+    const { parseAttemptLine } = await import('../../collector/journal.js');
+    const { readFileSync } = await import('node:fs');
+    const config = journalConfig(JOURNAL).replace(/ {2}journal: .*\n/, '  otlp: {listen: 127.0.0.1:0}\n');
+    const sidecar = await startSidecar(parseConfig(config, 'shadow.yaml'), { env: {} });
+    try {
+      const receiver = sidecar.sources.find((s) => s.kind === 'otlp') as unknown as { address(): { port: number } };
+      const exporter = new OTLPTraceExporter({ url: `http://127.0.0.1:${receiver.address().port}/v1/traces` });
+      const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+      const lines = readFileSync(join(CONTRACT, 'pull-secret-missing.journal.jsonl'), 'utf8').trim().split('\n');
+      let spans = 0;
+      for (const [i, line] of lines.entries()) {
+        const parsed = parseAttemptLine(line, i + 1, { file: 'j' });
+        assert.ok(parsed.ok);
+        emitAttempt(provider.getTracer('operator'), parsed.record);
+        spans += 1 + parsed.record.operations.length;
+      }
+      await provider.forceFlush();
+      const deadline = Date.now() + 10_000;
+      let samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
+      while (valueOf(samples, 'reconcile_shadow_attempts_total') < 2 && Date.now() < deadline) {
+        await new Promise((r) => setImmediate(r));
+        samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
+      }
+      assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }), 2);
+      assert.equal(valueOf(samples, 'reconcile_shadow_records_received_total', { source: 'otlp' }), spans);
+      assert.equal(valueOf(samples, 'reconcile_shadow_records_dropped_total'), 0);
+      assert.equal(valueOf(samples, 'reconcile_shadow_blocked_by_total', { blocker: 'PullSecretSync' }), 6);
+      await provider.shutdown();
+    } finally {
+      await sidecar.stop();
+    }
+  });
+});

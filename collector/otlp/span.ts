@@ -1,0 +1,119 @@
+/**
+ * The one internal span shape both OTLP encodings decode to, and the checks they share.
+ * Only the span convention's `reconcile.*` attributes are kept (the rest are counted against the limit and
+ * dropped), so a queued span costs a few hundred bytes whatever the instrumentation attaches to it.
+ */
+import type { RejectReason } from '../records.js';
+
+/** A kept attribute value: OTLP string, bool, int (exact, as bigint) or double. Arrays, maps and bytes are not kept. */
+export type AttributeValue = string | boolean | bigint | number;
+
+export const CONVENTION_PREFIX = 'reconcile.';
+
+/** OTLP's STATUS_CODE_ERROR; the only status code the convention reads. */
+export const STATUS_ERROR = 2;
+
+export interface OtlpSpan {
+  /** 32 lowercase hex digits. */
+  readonly traceId: string;
+  /** 16 lowercase hex digits. */
+  readonly spanId: string;
+  /** 16 lowercase hex digits, or '' when the span has no parent. */
+  readonly parentSpanId: string;
+  readonly name: string;
+  readonly startNs: bigint;
+  readonly endNs: bigint;
+  /** 0 unset, 1 ok, 2 error (other values are kept and treated as not an error). */
+  readonly statusCode: number;
+  readonly statusMessage: string;
+  /** The `reconcile.*` attributes. */
+  readonly attributes: ReadonlyMap<string, AttributeValue>;
+}
+
+export interface DecodeLimits {
+  /** Spans past this many in one request are rejected (`too_many_spans`); the first ones are kept. */
+  readonly maxSpansPerRequest: number;
+  /** A span with more attributes is rejected (`too_many_attributes`). */
+  readonly maxAttributesPerSpan: number;
+  /** A span whose name, status message or kept string attribute is longer is rejected (`invalid_record`). */
+  readonly maxStringLength: number;
+}
+
+/** A span refused while decoding: counted, reported in `partial_success`, never handed on. */
+export interface SpanProblem {
+  readonly reason: RejectReason;
+  readonly message: string;
+}
+
+export interface DecodedRequest {
+  readonly spans: OtlpSpan[];
+  readonly problems: SpanProblem[];
+}
+
+/** The whole body could not be read as an ExportTraceServiceRequest (HTTP 400). */
+export class UndecodableBody extends Error {
+  override readonly name = 'UndecodableBody';
+}
+
+/** A span that cannot become an OtlpSpan; `message` names the field. */
+export class SpanFieldProblem extends Error {
+  constructor(
+    readonly reason: RejectReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_FIXED64 = (1n << 64n) - 1n;
+
+export function checkIds(traceId: string, spanId: string, parentSpanId: string): void {
+  if (traceId.length !== 32 || !isHex(traceId) || isZero(traceId)) throw new SpanFieldProblem('invalid_record', `traceId: must be 16 non-zero bytes, got ${show(traceId)}`);
+  if (spanId.length !== 16 || !isHex(spanId) || isZero(spanId)) throw new SpanFieldProblem('invalid_record', `spanId: must be 8 non-zero bytes, got ${show(spanId)}`);
+  if (parentSpanId !== '' && (parentSpanId.length !== 16 || !isHex(parentSpanId))) {
+    throw new SpanFieldProblem('invalid_record', `parentSpanId: must be empty or 8 bytes, got ${show(parentSpanId)}`);
+  }
+}
+
+export function checkTimes(startNs: bigint, endNs: bigint): void {
+  if (startNs < 0n || startNs > MAX_FIXED64) throw new SpanFieldProblem('invalid_record', `startTimeUnixNano: out of range: ${startNs}`);
+  if (endNs < 0n || endNs > MAX_FIXED64) throw new SpanFieldProblem('invalid_record', `endTimeUnixNano: out of range: ${endNs}`);
+}
+
+export function checkAttributeCount(count: number, limits: DecodeLimits): void {
+  if (count > limits.maxAttributesPerSpan) {
+    throw new SpanFieldProblem('too_many_attributes', `attributes: ${count} exceeds the limit of ${limits.maxAttributesPerSpan} per span`);
+  }
+}
+
+export function checkLength(field: string, text: string, limits: DecodeLimits): void {
+  if (text.length > limits.maxStringLength) {
+    throw new SpanFieldProblem('invalid_record', `${field}: ${text.length} characters exceeds the limit of ${limits.maxStringLength}`);
+  }
+}
+
+/** The problem for spans past the per-request limit (they are counted, not decoded further). */
+export function tooManySpans(index: number, total: number, limits: DecodeLimits): SpanProblem {
+  return {
+    reason: 'too_many_spans',
+    message: `span ${index + 1} of ${total}: over the limit of ${limits.maxSpansPerRequest} spans per request`,
+  };
+}
+
+/** Prefixes a span's problem with where it sits in the request. */
+export function spanProblem(at: string, e: unknown): SpanProblem {
+  if (e instanceof SpanFieldProblem) return { reason: e.reason, message: `${at}: ${e.message}` };
+  throw e;
+}
+
+function isHex(s: string): boolean {
+  return /^[0-9a-f]*$/.test(s);
+}
+
+function isZero(s: string): boolean {
+  return /^0*$/.test(s);
+}
+
+function show(s: string): string {
+  return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+}
