@@ -37,6 +37,8 @@ export interface ShadowConfig {
       readonly bearerTokenFile?: string;
       readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly clientCaFile?: string };
     };
+    readonly logs?: LogsConfig;
+    readonly status?: StatusConfig;
   };
   readonly traces: { readonly enabled?: boolean };
   readonly summary: { readonly enabled: boolean; readonly intervalMs: number };
@@ -44,6 +46,95 @@ export interface ShadowConfig {
 }
 
 const str = (doc: string, required = false): Field => ({ kind: 'string', required, doc });
+
+export interface LogsConfig {
+  /** The model (by metadata.name) whose controller wrote the log; default: the only model. */
+  readonly model?: string;
+  readonly input: { readonly file?: string; readonly stdin?: boolean; readonly pod?: { readonly namespace: string; readonly name: string; readonly container: string } };
+  readonly loop: 'sequential' | 'phased' | 'auto';
+  readonly autoFallback: 'sequential' | 'phased';
+  readonly maxUndecided: number;
+  readonly maxLineBytes: number;
+  readonly samplingThreshold: number;
+  readonly maxPending: number;
+  readonly unmappedSampleSize: number;
+  readonly quietFlushMs: number;
+  readonly pollIntervalMs: number;
+  readonly file: { readonly startAt: 'beginning' | 'end'; readonly watch: boolean };
+  readonly pod: { readonly backoffInitialMs: number; readonly backoffMaxMs: number };
+  readonly patterns?: { readonly successMessage?: string; readonly completedWithErrorsMessage?: string; readonly reconcilerErrorMessage?: string; readonly fields?: Record<string, string> };
+}
+
+const LOGS_SCHEMA: Field = {
+  kind: 'object',
+  fields: {
+    model: str('the model whose controller wrote the log (metadata.name); default: the only model'),
+    input: {
+      kind: 'object',
+      required: true,
+      fields: {
+        file: str('a log file, followed across rotation'),
+        stdin: { kind: 'boolean' },
+        pod: { kind: 'object', fields: { namespace: str('', true), name: str('', true), container: { kind: 'string', default: 'operator' } } },
+      },
+    },
+    loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },
+    autoFallback: { kind: 'enum', values: ['sequential', 'phased'], default: 'phased' },
+    maxUndecided: { kind: 'integer', default: 10_000, min: 1 },
+    maxLineBytes: { kind: 'integer', default: 1024 * 1024, min: 1 },
+    samplingThreshold: { kind: 'integer', default: 100, min: 1 },
+    maxPending: { kind: 'integer', default: 10_000, min: 1 },
+    unmappedSampleSize: { kind: 'integer', default: 50, min: 0 },
+    quietFlushMs: { kind: 'duration', default: '3s' },
+    pollIntervalMs: { kind: 'duration', default: '1s' },
+    file: { kind: 'object', present: true, fields: { startAt: { kind: 'enum', values: ['beginning', 'end'], default: 'beginning' }, watch: { kind: 'boolean', default: true } } },
+    pod: { kind: 'object', present: true, fields: { backoffInitialMs: { kind: 'duration', default: '1s' }, backoffMaxMs: { kind: 'duration', default: '30s' } } },
+    patterns: {
+      kind: 'object',
+      fields: {
+        successMessage: str(''),
+        completedWithErrorsMessage: str(''),
+        reconcilerErrorMessage: str(''),
+        fields: { kind: 'map', of: str('') },
+      },
+    },
+  },
+};
+
+export interface StatusConfig {
+  readonly model?: string;
+  readonly kubeconfig?: string;
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly loop: 'sequential' | 'phased' | 'auto';
+  readonly readOperatorDeployment: boolean;
+  readonly operatorDeployment: { readonly namespace: string; readonly name: string };
+  readonly loopDetectTimeoutMs: number;
+  readonly autoFallback: 'sequential' | 'phased';
+  readonly emitInitial: boolean;
+  readonly maxTrackedObjects: number;
+  readonly unmappedSampleSize: number;
+  readonly backoff: { readonly initialMs: number; readonly maxMs: number; readonly resetAfterMs: number };
+}
+
+const STATUS_SCHEMA: Field = {
+  kind: 'object',
+  fields: {
+    model: str('the model of the HostedCluster controller (metadata.name); default: the only model'),
+    kubeconfig: str('a kubeconfig file; default: in-cluster service account, or KUBECONFIG'),
+    namespace: str('watch one namespace; default all'),
+    labelSelector: str('only HostedClusters matching this selector'),
+    loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },
+    readOperatorDeployment: { kind: 'boolean', default: true, doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY from the operator Deployment' },
+    operatorDeployment: { kind: 'object', present: true, fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } } },
+    loopDetectTimeoutMs: { kind: 'duration', default: '10s' },
+    autoFallback: { kind: 'enum', values: ['sequential', 'phased'], default: 'phased' },
+    emitInitial: { kind: 'boolean', default: true },
+    maxTrackedObjects: { kind: 'integer', default: 10_000, min: 1 },
+    unmappedSampleSize: { kind: 'integer', default: 50, min: 0 },
+    backoff: { kind: 'object', present: true, fields: { initialMs: { kind: 'duration', default: '1s' }, maxMs: { kind: 'duration', default: '30s' }, resetAfterMs: { kind: 'duration', default: '60s' } } },
+  },
+};
 
 export const CONFIG_SCHEMA: Field = {
   kind: 'object',
@@ -86,6 +177,8 @@ export const CONFIG_SCHEMA: Field = {
             tls: { kind: 'object', fields: { certFile: str('server certificate (PEM)', true), keyFile: str('server key (PEM)', true), clientCaFile: str('require client certificates signed by this CA (mTLS)') } },
           },
         },
+        logs: LOGS_SCHEMA,
+        status: STATUS_SCHEMA,
       },
     },
     traces: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', doc: 'default: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set' } } },
@@ -118,8 +211,23 @@ export function parseConfig(text: string, file: string): ShadowConfig {
     }
   });
   if (models.length === 0 && raw.models.length === 0) src.fail(['models'], 'name at least one model');
+  checkModelReferences(src, raw, models);
   if (src.problems.length > 0) throw new ConfigError(src.problems);
   return { ...raw, models };
+}
+
+/** Sources that read one controller's output must name a configured model, and exactly one input. */
+function checkModelReferences(src: YamlSource, raw: RawConfig, models: readonly ReconcileModel[]): void {
+  for (const source of ['logs', 'status'] as const) {
+    const section = raw.sources[source];
+    if (!section) continue;
+    if (section.model !== undefined && !models.some((m) => m.name === section.model)) src.fail(['sources', source, 'model'], `"${section.model}" is not one of the configured models (${models.map((m) => m.name).join(', ')})`);
+    if (section.model === undefined && models.length > 1) src.fail(['sources', source, 'model'], 'required when more than one model is configured');
+  }
+  const logs = raw.sources.logs;
+  if (!logs) return;
+  const inputs = ['file', 'stdin', 'pod'].filter((k) => logs.input[k as keyof LogsConfig['input']] !== undefined && logs.input[k as keyof LogsConfig['input']] !== false);
+  if (inputs.length !== 1) src.fail(['sources', 'logs', 'input'], `name exactly one of file, stdin or pod (got ${inputs.length === 0 ? 'none' : inputs.join(', ')})`);
 }
 
 export function loadConfig(path: string): ShadowConfig {

@@ -8,9 +8,6 @@ import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
 import { MetricsPublisher, type InternalErrorKind } from '../analyzer/publish/metrics.js';
 import { exporterFromEnv, startTraceOutput, tracesEnabledByEnv, type TraceOutput } from '../analyzer/publish/traces.js';
-import { readFileSync } from 'node:fs';
-import { JournalSource } from '../collector/journal-source.js';
-import { OtlpReceiver } from '../collector/otlp/receiver.js';
 import type { Source } from '../collector/records.js';
 import type { ShadowConfig } from './config.js';
 import type { Address } from './config-schema.js';
@@ -18,6 +15,7 @@ import { liveSummary } from './live-summary.js';
 import { LogOnce } from './log-once.js';
 import { startHttpServer, type HttpServer } from './server.js';
 import { SimulatorSource } from './simulator-source.js';
+import { configuredSources } from './sources.js';
 import { VERSION } from './version.js';
 
 export interface SidecarOptions {
@@ -48,35 +46,6 @@ export class SourceStartError extends Error {
   }
 }
 
-function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: ShadowConfig, analyzer: ShadowAnalyzer): OtlpReceiver {
-  const pem = (path: string): Buffer => readFileSync(path);
-  return new OtlpReceiver(
-    {
-      host: o.listen.host,
-      port: o.listen.port,
-      ...(o.bearerTokenFile ? { bearerToken: readFileSync(o.bearerTokenFile, 'utf8').trim() } : {}),
-      ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
-      limits: {
-        maxBodyBytes: o.maxBodyBytes,
-        maxDecompressedBytes: o.maxDecompressedBytes,
-        maxSpansPerRequest: o.maxSpansPerRequest,
-        maxAttributesPerSpan: o.maxAttributesPerSpan,
-        maxStringLength: o.maxStringLength,
-        maxQueuedSpans: o.maxQueuedSpans,
-        maxConcurrentRequests: o.maxConcurrentRequests,
-      },
-      assembly: {
-        settleMs: o.settleMs,
-        maxWaitMs: o.maxWaitMs,
-        maxPendingAttempts: o.maxPendingAttempts,
-        knownOperations: new Set(config.models.flatMap((m) => m.operations.map((op) => op.name))),
-      },
-      retryAfterSeconds: o.retryAfterSeconds,
-    },
-    analyzer,
-  );
-}
-
 export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
@@ -100,10 +69,13 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     analyzer.listen(traces.listener);
   }
 
-  const sources: Source[] = [];
-  if (simulator) sources.push(simulator);
-  if (config.sources.journal) sources.push(new JournalSource(config.sources.journal, analyzer));
-  if (config.sources.otlp) sources.push(otlpReceiver(config.sources.otlp, config, analyzer));
+  const sources: Source[] = [
+    ...(simulator ? [simulator] : []),
+    ...configuredSources(config, analyzer, {
+      up: (source, up) => metrics.metrics.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
+      error: (source, e) => logOnce.error(`source ${source}`, e),
+    }),
+  ];
 
   let ready = false;
   const server: HttpServer = await startHttpServer(

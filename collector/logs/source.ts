@@ -1,0 +1,273 @@
+/**
+ * The operator log source: reads a controller-runtime operator's JSON log (a followed file, stdin, or the operator
+ * pod's container through the Kubernetes log API), recognises the lines that end a reconcile attempt, and hands on
+ * one AttemptRecord per attempt (origin.source = 'logs'), stating only what the lines prove. Needs no change to the
+ * operator. See docs/log-source.md for the patterns, the configuration, sampling and redaction.
+ */
+import type { Readable } from 'node:stream';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { LoopKind, ReconcileModel } from '../../model/types.js';
+import { ErrorMapper } from '../error-mapping.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
+import type { RecordSink, Source, SourceKind } from '../records.js';
+import { AttemptAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
+import { unwrapCriFrames } from './cri.js';
+import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './file-follower.js';
+import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './pod-log-follower.js';
+import { DEFAULT_SAMPLING_THRESHOLD, type SampledPeriod } from './sampling.js';
+import { resolvePatterns, type LogPatternsInput } from './zap-line.js';
+
+export type LogInput = { readonly file: string } | { readonly stdin: true } | { readonly pod: PodRef };
+
+/** Runs `tick` every `ms` until the returned function is called (injectable so tests tick by hand). */
+export type Scheduler = (ms: number, tick: () => void) => () => void;
+
+export const SYSTEM_SCHEDULER: Scheduler = (ms, tick) => {
+  const handle = setInterval(tick, ms).unref();
+  return () => clearInterval(handle);
+};
+
+export interface OperatorLogSourceOptions {
+  readonly input: LogInput;
+  readonly model: ReconcileModel;
+  /** Which loop wrote the log: `sequential`, `phased`, or `auto` (decided from the lines). Default `auto`. */
+  readonly loop?: ObservedLoop;
+  /** auto: the loop assumed while no line has told. Default `phased` (HyperShift main runs it unless HYPERSHIFT_RECONCILE_LEGACY=1). */
+  readonly autoFallback?: LoopKind;
+  /** auto: attempts held while undecided before the fallback is taken. Default 10000. */
+  readonly maxUndecided?: number;
+  /** The operator's messages and field names. Default HyperShift's (HYPERSHIFT_LOG_PATTERNS). */
+  readonly patterns?: LogPatternsInput;
+  /** Longer lines are refused (`line_too_long`). Default 1 MiB. */
+  readonly maxLineBytes?: number;
+  /** Lines of one message in two adjacent seconds from which the logger may have sampled. Default 100. */
+  readonly samplingThreshold?: number;
+  /** Attempts held for correlation and sampling judgement before the oldest is handed on early. Default 10000. */
+  readonly maxPending?: number;
+  /** Distinct unmapped error messages kept for the report. Default 50. */
+  readonly unmappedSampleSize?: number;
+  /** Held attempts are handed on once no line came for this long. Default 3000 ms. */
+  readonly quietFlushMs?: number;
+  /** File: how often the file is checked (besides inotify events); all inputs: how often quietness is checked. Default 1000 ms. */
+  readonly pollIntervalMs?: number;
+  readonly file?: {
+    /** Where to start in the file present at start. Default `beginning`. */
+    readonly startAt?: 'beginning' | 'end';
+    /** A position() saved before a restart. */
+    readonly resumeFrom?: FilePosition;
+    /** Follow directory events (inotify) besides the timer. Default true. */
+    readonly watch?: boolean;
+  };
+  readonly pod?: {
+    /** Default: loaded from the environment (in-cluster service account, or KUBECONFIG). */
+    readonly kubeConfig?: KubeConfig;
+    /** First connection: lines since this RFC 3339 time. Default: the container's whole log. */
+    readonly sinceTime?: string;
+    /** Reconnect backoff, doubling from initial to max. Default 1000 and 30000 ms. */
+    readonly backoffInitialMs?: number;
+    readonly backoffMaxMs?: number;
+  };
+  /** The stream read for `{stdin: true}`. Default process.stdin. */
+  readonly stdin?: Readable;
+  readonly clock?: () => number;
+  readonly scheduler?: Scheduler;
+  readonly timers?: Timers;
+}
+
+export const LOG_SOURCE_DEFAULTS = {
+  loop: 'auto',
+  autoFallback: 'phased',
+  maxUndecided: 10_000,
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  samplingThreshold: DEFAULT_SAMPLING_THRESHOLD,
+  maxPending: 10_000,
+  unmappedSampleSize: 50,
+  quietFlushMs: 3000,
+  pollIntervalMs: 1000,
+  fileStartAt: 'beginning',
+  fileWatch: true,
+  podBackoffInitialMs: 1000,
+  podBackoffMaxMs: 30_000,
+} as const;
+
+export interface InputStats {
+  /** Read failures and refused connections (each also reported through the last error). */
+  errors: number;
+  lastError: string | undefined;
+  rotations: Record<RotationKind, number>;
+  pod: PodLogStats | undefined;
+}
+
+export class OperatorLogSource implements Source {
+  readonly kind: SourceKind = 'logs';
+  /** Resolves once the input is over (stdin reached its end, or stop()) and every attempt was handed on. */
+  readonly ended: Promise<void>;
+  readonly inputStats: InputStats = { errors: 0, lastError: undefined, rotations: { renamed: 0, truncated: 0 }, pod: undefined };
+  private readonly assembler: AttemptAssembler;
+  private readonly consumer: LineConsumer;
+  private readonly clock: () => number;
+  private readonly maxLineBytes: number;
+  private file: FileFollower | undefined;
+  private pod: PodLogFollower | undefined;
+  private cancelTimer: (() => void) | undefined;
+  private lastLineAt: number;
+  private stopped = false;
+  private finished = false;
+  private markEnded!: () => void;
+
+  constructor(
+    private readonly options: OperatorLogSourceOptions,
+    sink: RecordSink,
+  ) {
+    const d = LOG_SOURCE_DEFAULTS;
+    this.clock = options.clock ?? Date.now;
+    this.lastLineAt = this.clock();
+    this.maxLineBytes = options.maxLineBytes ?? d.maxLineBytes;
+    this.assembler = new AttemptAssembler(
+      {
+        model: options.model,
+        mapper: new ErrorMapper(options.model),
+        patterns: resolvePatterns(options.patterns),
+        loop: options.loop ?? d.loop,
+        autoFallback: options.autoFallback ?? d.autoFallback,
+        maxUndecided: options.maxUndecided ?? d.maxUndecided,
+        samplingThreshold: options.samplingThreshold ?? d.samplingThreshold,
+        maxPending: options.maxPending ?? d.maxPending,
+        unmappedSampleSize: options.unmappedSampleSize ?? d.unmappedSampleSize,
+      },
+      sink,
+    );
+    this.consumer = {
+      line: (text, where) => {
+        this.lastLineAt = this.clock();
+        this.assembler.line(text, where);
+      },
+      tooLong: (where, bytes) => this.assembler.tooLong(where, bytes, this.maxLineBytes),
+    };
+    this.ended = new Promise((resolve) => (this.markEnded = resolve));
+  }
+
+  async start(): Promise<void> {
+    const o = this.options;
+    const d = LOG_SOURCE_DEFAULTS;
+    const onError = (e: Error): void => {
+      this.inputStats.errors++;
+      this.inputStats.lastError = e.message;
+    };
+    if ('file' in o.input) {
+      this.file = new FileFollower(
+        {
+          path: o.input.file,
+          startAt: o.file?.startAt ?? d.fileStartAt,
+          ...(o.file?.resumeFrom ? { resumeFrom: o.file.resumeFrom } : {}),
+          maxLineBytes: this.maxLineBytes,
+          watch: o.file?.watch ?? d.fileWatch,
+          onError,
+        },
+        unwrapCriFrames(this.consumer, this.maxLineBytes),
+      );
+      this.inputStats.rotations = this.file.rotations;
+      await this.file.start();
+    } else if ('pod' in o.input) {
+      const kubeConfig = o.pod?.kubeConfig ?? defaultKubeConfig();
+      this.pod = new PodLogFollower(
+        {
+          kubeConfig,
+          pod: o.input.pod,
+          ...(o.pod?.sinceTime ? { sinceTime: o.pod.sinceTime } : {}),
+          maxLineBytes: this.maxLineBytes,
+          backoffInitialMs: o.pod?.backoffInitialMs ?? d.podBackoffInitialMs,
+          backoffMaxMs: o.pod?.backoffMaxMs ?? d.podBackoffMaxMs,
+          timers: o.timers ?? SYSTEM_TIMERS,
+          onError,
+        },
+        this.consumer,
+      );
+      this.inputStats.pod = this.pod.stats;
+      await this.pod.start();
+    } else {
+      void this.readStream(o.stdin ?? process.stdin)
+        .catch(onError)
+        .finally(() => this.finish());
+    }
+    // Started last, so an input that failed to start leaves no timer behind.
+    this.cancelTimer = (o.scheduler ?? SYSTEM_SCHEDULER)(o.pollIntervalMs ?? d.pollIntervalMs, () => void this.poll());
+  }
+
+  /**
+   * Reads what the file has now (file input), then hands on held attempts if no line came for `quietFlushMs`.
+   * Run by the scheduler; tests call it directly.
+   */
+  async poll(): Promise<void> {
+    await this.file?.poll();
+    if (this.clock() - this.lastLineAt >= (this.options.quietFlushMs ?? LOG_SOURCE_DEFAULTS.quietFlushMs)) this.assembler.flushQuiet();
+  }
+
+  /** Stops reading and hands on every attempt still held (undecided auto attempts take the fallback loop). */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.cancelTimer?.();
+    await this.file?.close();
+    this.pod?.close();
+    this.finish();
+  }
+
+  get stats(): Readonly<LogSourceStats> {
+    return this.assembler.stats;
+  }
+
+  /** True while the input is readable: the file is open, the pod's log stream is connected, stdin has not ended. */
+  get up(): boolean {
+    if (this.finished) return false;
+    if (this.pod) return this.pod.up;
+    if (this.file) return this.file.position() !== undefined;
+    return true;
+  }
+
+  /** Stretches where the operator's logger may have dropped lines: counts from logs there are lower bounds. */
+  sampledPeriods(): SampledPeriod[] {
+    return this.assembler.sampledPeriods();
+  }
+
+  /** Error messages that mapped to no operation, for the report. */
+  unmappedSample(): UnmappedSample {
+    return this.assembler.unmappedSample();
+  }
+
+  /** File input: where a restarted source can resume (`file.resumeFrom`). */
+  position(): FilePosition | undefined {
+    return this.file?.position();
+  }
+
+  private async readStream(stream: Readable): Promise<void> {
+    const consumer = unwrapCriFrames(this.consumer, this.maxLineBytes);
+    const splitter = new LineSplitter(
+      {
+        line: (text, lineNo) => consumer.line(text, `-:${lineNo}`),
+        tooLong: (lineNo, bytes) => consumer.tooLong(`-:${lineNo}`, bytes),
+      },
+      this.maxLineBytes,
+    );
+    for await (const chunk of stream) {
+      if (this.stopped) return;
+      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    }
+    splitter.end();
+  }
+
+  /** The input is over (stdin ended, or stop()): every held attempt is handed on, once. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cancelTimer?.();
+    this.assembler.end();
+    this.markEnded();
+  }
+}
+
+function defaultKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kc;
+}

@@ -1,0 +1,109 @@
+/** Builds the configured sources, each writing to the analyzer; the only place config meets source options. */
+import { readFileSync } from 'node:fs';
+import { JournalSource } from '../collector/journal-source.js';
+import { OperatorLogSource, type LogInput } from '../collector/logs/source.js';
+import { OtlpReceiver } from '../collector/otlp/receiver.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { RecordSink, Source, SourceKind } from '../collector/records.js';
+import { HostedClusterStatusSource } from '../collector/status/source.js';
+import type { ReconcileModel } from '../model/types.js';
+import type { LogsConfig, ShadowConfig, StatusConfig } from './config.js';
+
+/** What sources tell the sidecar besides records: whether they are connected, and failures already retried. */
+export interface SourceHooks {
+  up(source: SourceKind, up: boolean): void;
+  error(source: SourceKind, error: unknown): void;
+}
+
+export function configuredSources(config: ShadowConfig, sink: RecordSink, hooks: SourceHooks): Source[] {
+  const s = config.sources;
+  const out: Source[] = [];
+  if (s.journal) out.push(new JournalSource(s.journal, sink));
+  if (s.otlp) out.push(otlpReceiver(s.otlp, config, sink));
+  if (s.logs) out.push(logSource(s.logs, config, sink));
+  if (s.status) out.push(statusSource(s.status, config, sink, hooks));
+  return out;
+}
+
+const modelFor = (config: ShadowConfig, name: string | undefined): ReconcileModel => config.models.find((m) => m.name === name) ?? config.models[0]!;
+
+function statusSource(st: StatusConfig, config: ShadowConfig, sink: RecordSink, hooks: SourceHooks): HostedClusterStatusSource {
+  let kubeConfig: KubeConfig | undefined;
+  if (st.kubeconfig) {
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(st.kubeconfig);
+  }
+  return new HostedClusterStatusSource(
+    {
+      model: modelFor(config, st.model),
+      ...(kubeConfig ? { kubeConfig } : {}),
+      ...(st.namespace ? { namespace: st.namespace } : {}),
+      ...(st.labelSelector ? { labelSelector: st.labelSelector } : {}),
+      loop: st.loop,
+      operatorDeployment: st.readOperatorDeployment ? st.operatorDeployment : false,
+      loopDetectTimeoutMs: st.loopDetectTimeoutMs,
+      autoFallback: st.autoFallback,
+      emitInitial: st.emitInitial,
+      maxTrackedObjects: st.maxTrackedObjects,
+      unmappedSampleSize: st.unmappedSampleSize,
+      backoff: st.backoff,
+      onState: (up) => hooks.up('status', up),
+      onError: (e) => hooks.error('status', e),
+    },
+    sink,
+  );
+}
+
+function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: ShadowConfig, sink: RecordSink): OtlpReceiver {
+  const pem = (path: string): Buffer => readFileSync(path);
+  return new OtlpReceiver(
+    {
+      host: o.listen.host,
+      port: o.listen.port,
+      ...(o.bearerTokenFile ? { bearerToken: readFileSync(o.bearerTokenFile, 'utf8').trim() } : {}),
+      ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
+      limits: {
+        maxBodyBytes: o.maxBodyBytes,
+        maxDecompressedBytes: o.maxDecompressedBytes,
+        maxSpansPerRequest: o.maxSpansPerRequest,
+        maxAttributesPerSpan: o.maxAttributesPerSpan,
+        maxStringLength: o.maxStringLength,
+        maxQueuedSpans: o.maxQueuedSpans,
+        maxConcurrentRequests: o.maxConcurrentRequests,
+      },
+      assembly: {
+        settleMs: o.settleMs,
+        maxWaitMs: o.maxWaitMs,
+        maxPendingAttempts: o.maxPendingAttempts,
+        knownOperations: new Set(config.models.flatMap((m) => m.operations.map((op) => op.name))),
+      },
+      retryAfterSeconds: o.retryAfterSeconds,
+    },
+    sink,
+  );
+}
+
+function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink): OperatorLogSource {
+  // The config check guarantees the model exists and exactly one input is named.
+  const model = modelFor(config, l.model);
+  const input: LogInput = l.input.file ? { file: l.input.file } : l.input.pod ? { pod: l.input.pod } : { stdin: true };
+  return new OperatorLogSource(
+    {
+      input,
+      model,
+      loop: l.loop,
+      autoFallback: l.autoFallback,
+      maxUndecided: l.maxUndecided,
+      maxLineBytes: l.maxLineBytes,
+      samplingThreshold: l.samplingThreshold,
+      maxPending: l.maxPending,
+      unmappedSampleSize: l.unmappedSampleSize,
+      quietFlushMs: l.quietFlushMs,
+      pollIntervalMs: l.pollIntervalMs,
+      file: { startAt: l.file.startAt, watch: l.file.watch },
+      pod: { backoffInitialMs: l.pod.backoffInitialMs, backoffMaxMs: l.pod.backoffMaxMs },
+      ...(l.patterns ? { patterns: l.patterns } : {}),
+    },
+    sink,
+  );
+}
