@@ -51,16 +51,15 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const logOnce = new LogOnce(log);
   const metrics = createMetrics();
-  let publisher: MetricsPublisher | undefined;
   const internalError = (kind: InternalErrorKind, e: unknown): void => {
-    publisher?.internalError(kind);
+    metrics.metrics.reconcile_shadow_internal_errors_total.inc({ kind });
     logOnce.error(kind, e);
   };
 
   const analyzer = new ShadowAnalyzer(config.models, (e) => internalError('publish', e));
   const simulator = config.sources.simulator ? new SimulatorSource(config.models, { ...config.sources.simulator, tickMs: 200 }, analyzer) : undefined;
   const now = simulator ? simulator.now : Date.now;
-  publisher = new MetricsPublisher(metrics.metrics, analyzer.shadows, now, { version: VERSION });
+  const publisher = new MetricsPublisher(metrics.metrics, analyzer.shadows, now, { version: VERSION });
   analyzer.listen(publisher);
 
   let traces: TraceOutput | undefined;

@@ -100,12 +100,8 @@ export class MetricsPublisher implements AnalysisListener {
       b.tracked.set(s.trackedObjects);
     }
   }
-
-  /** Counts a failure inside the sidecar; never throws. */
-  internalError(kind: InternalErrorKind): void {
-    this.metrics.reconcile_shadow_internal_errors_total.inc({ kind });
-  }
 }
 
+/** Bounded kinds of failure inside the sidecar (reconcile_shadow_internal_errors_total{kind}). */
 export const INTERNAL_ERROR_KINDS = ['publish', 'trace_export', 'source', 'report', 'evaluation'] as const;
 export type InternalErrorKind = (typeof INTERNAL_ERROR_KINDS)[number];
