@@ -5,6 +5,7 @@
  * processor); a failed export is counted and never blocks or changes analysis.
  */
 import { context, SpanStatusCode, trace, type Link, type Tracer } from '@opentelemetry/api';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -21,12 +22,6 @@ export function tracesEnabledByEnv(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
-/** The SDK's export result: code 0 is success. */
-interface ExportResult {
-  readonly code: number;
-  readonly error?: Error;
-}
-
 /** Counts failed exports, then hands the result on, so the batch processor's own handling is unchanged. */
 class CountingExporter implements SpanExporter {
   constructor(
@@ -36,7 +31,7 @@ class CountingExporter implements SpanExporter {
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
-      if (result.code !== 0) this.onFailure();
+      if (result.code !== ExportResultCode.SUCCESS) this.onFailure();
       done(result);
     });
   }
