@@ -13,7 +13,7 @@
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import type { ErrorMapper } from '../error-mapping.js';
 import type { AttemptRecord, RecordSink, RejectReason } from '../records.js';
-import { AttemptBuilder, type Interpretation, type UnmappedWhy } from './attempt-builder.js';
+import { AttemptBuilder, type Interpretation, type UnmappedWhy } from '../attempt-builder.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
 import { ZapLineClassifier, type EndLine, type IgnoredWhy, type LogPatterns } from './zap-line.js';
 

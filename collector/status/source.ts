@@ -7,7 +7,7 @@
  * It sees transitions, not attempts: the operator rewrites the condition only when its text changes, so a cluster
  * failing the same way a thousand times is one record. See docs/status-source.md.
  *
- * Reading the text (shared with the log source, collector/logs/attempt-builder.ts):
+ * Reading the text (shared with the log source, collector/attempt-builder.ts):
  * - True: the loop returned no error, so every operation of the observed loop is recorded ok.
  * - Sequential loop, False: the message is the failing operation's error; the operations before it are ok.
  * - Phased loop, False: `critical error: …; blocked operations: [...]` (mapped critical errors fail, blocked groups
@@ -18,7 +18,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { ErrorMapper } from '../error-mapping.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
-import { AttemptBuilder, type Interpretation } from '../logs/attempt-builder.js';
+import { AttemptBuilder, type Interpretation } from '../attempt-builder.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
 import type { AttemptRecord, RecordSink, RejectReason, Source, SourceKind } from '../records.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
@@ -215,7 +215,7 @@ export class HostedClusterStatusSource implements Source {
     const interpretation = this.builder.interpret({ success: condition.status === 'True', error: condition.status === 'False' ? condition.message : undefined });
     const [loop, decidedBy] = this.decideLoop(interpretation);
     const built = this.builder.build(loop, interpretation);
-    const operations = loneUnsettled(interpretation, built.unmapped.length) ? [] : built.operations;
+    const operations = built.operations;
     const where = `hostedcluster ${key}`;
     for (const u of built.unmapped) {
       this.stats.unmappedErrors++;
@@ -273,15 +273,6 @@ export class HostedClusterStatusSource implements Source {
     this.stats.rejected++;
     this.sink.reject({ source: 'status', reason, where, message });
   }
-}
-
-/**
- * A lone error the model cannot place may be a fail-fast step's (the loop ended there) or a report group's (the loop
- * ran to its end): the text then proves no operation's outcome. AttemptBuilder reads it as the loop's end and settles
- * every fail-fast step ok, including, possibly, the one that failed; this source records nothing instead.
- */
-function loneUnsettled(i: Interpretation, unmapped: number): boolean {
-  return !i.textCritical && i.elements.length === 1 && unmapped > 0;
 }
 
 function keyOf(obj: RawKubeObject): string {

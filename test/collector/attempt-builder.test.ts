@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { ErrorMapper } from '../../../collector/error-mapping.js';
-import { AttemptBuilder, type AttemptTexts, type BuiltAttempt } from '../../../collector/logs/attempt-builder.js';
-import { resolveModel } from '../../../model/load.js';
-import type { GroupStep, LoopKind } from '../../../model/types.js';
+import { ErrorMapper } from '../../collector/error-mapping.js';
+import { AttemptBuilder, type AttemptTexts, type BuiltAttempt } from '../../collector/attempt-builder.js';
+import { resolveModel } from '../../model/load.js';
+import type { GroupStep, LoopKind } from '../../model/types.js';
 import {
   ALL_BLOCKED,
   CPO_ERROR,
@@ -15,7 +15,7 @@ import {
   SHARED_FORMAT_ERROR,
   SSH_KEY_ERROR,
   UNWRAPPED_ERROR,
-} from '../../fixtures/logs/generate.js';
+} from '../fixtures/logs/generate.js';
 
 const model = resolveModel('hypershift-hostedcluster');
 const builder = new AttemptBuilder(model, new ErrorMapper(model));

@@ -18,9 +18,9 @@
  * A message that maps to no operation, to several, or to one the text's shape rules out, is reported as unmapped and
  * settles nothing it would have settled (e.g. "every other op succeeded" no longer holds); it is never guessed.
  */
-import type { GroupStep, LoopKind, ReconcileModel } from '../../model/types.js';
-import { parseLogSummary, parseReconcileError, type ErrorMapper, type ErrorMatch } from '../error-mapping.js';
-import type { OperationRecord } from '../records.js';
+import type { GroupStep, LoopKind, ReconcileModel } from '../model/types.js';
+import { parseLogSummary, parseReconcileError, type ErrorMapper, type ErrorMatch } from './error-mapping.js';
+import type { OperationRecord } from './records.js';
 
 /** The end lines of one attempt (correlated by reconcileID); each part may be missing (sampled away). */
 export interface AttemptTexts {
@@ -175,6 +175,10 @@ export class AttemptBuilder {
       const steps = this.model.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : []));
       return { operations: [...steps.slice(0, steps.indexOf(lone[0])).map(ok), failed(lone[0], lone[1])], unmapped, unknownNames: [] };
     }
+
+    // A lone error no format places may be a fail-fast step's (the loop ended there) or a group's (the loop ran to
+    // its end); without the summary line, which only the loop's end writes, the text proves no operation's outcome.
+    if (summary === undefined && !i.textCritical && i.elements.length === 1 && unmapped.length > 0) return { operations: [], unmapped, unknownNames: [] };
 
     // The loop reached its end (the summary line and aggregate() are written there).
     const critical = i.textCritical || i.criticalNames.length > 0;

@@ -1,0 +1,194 @@
+import { strict as assert } from 'node:assert';
+import { HyperFleetPoller, type PollerHealth, type PollerOptions } from '../../../collector/hyperfleet/poller.js';
+import type { Timers } from '../../../collector/kube/informer.js';
+import type { ClusterObservation, Observation } from '../../../collector/objects/observation.js';
+import type { Rejection } from '../../../collector/records.js';
+import { FakeHyperFleetApi } from '../../support/fake-hyperfleet-api.js';
+
+/** A clock and timers the test moves by hand: a scheduled poll runs only when the test fires it. */
+class ManualTimers implements Timers {
+  nowMs = Date.parse('2026-11-02T00:00:00Z');
+  readonly scheduled: { fn: () => void; ms: number }[] = [];
+  now(): number {
+    return this.nowMs;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const entry = { fn, ms };
+    this.scheduled.push(entry);
+    return entry;
+  }
+  clearTimeout(handle: unknown): void {
+    const i = this.scheduled.indexOf(handle as { fn: () => void; ms: number });
+    if (i >= 0) this.scheduled.splice(i, 1);
+  }
+}
+
+class Sink {
+  readonly observations: Observation[] = [];
+  readonly rejections: Rejection[] = [];
+  readonly healths: PollerHealth[] = [];
+  observe(o: Observation): void {
+    this.observations.push(o);
+  }
+  reject(r: Rejection): void {
+    this.rejections.push(r);
+  }
+  health(h: PollerHealth): void {
+    this.healths.push(h);
+  }
+  take(): ClusterObservation[] {
+    return this.observations.splice(0).map((o) => {
+      assert.equal(o.type, 'cluster');
+      return o;
+    });
+  }
+}
+
+describe('HyperFleet API poller', () => {
+  let api: FakeHyperFleetApi;
+  let clock = Date.parse('2026-11-02T00:00:00Z');
+  beforeEach(async () => {
+    api = new FakeHyperFleetApi(() => new Date(clock));
+    await api.start();
+  });
+  afterEach(async () => {
+    await api.close();
+  });
+
+  const poller = (sink: Sink, timers = new ManualTimers(), extra: Partial<PollerOptions> = {}) =>
+    new HyperFleetPoller({ baseUrl: api.url, collections: ['clusters'], intervalMs: 15_000, timeoutMs: 2000, timers, ...extra }, sink);
+
+  it('pages through the list as the API does and hands on only what changed', async () => {
+    for (let i = 0; i < 250; i++) api.createCluster(`c${String(i).padStart(3, '0')}`);
+    const sink = new Sink();
+    const p = poller(sink);
+    await p.pollOnce();
+    const lists = api.requests.filter((r) => r.path === '/api/hyperfleet/v1/clusters');
+    assert.deepEqual(
+      lists.map((r) => r.query),
+      [1, 2, 3].map((page) => ({ page: String(page), pageSize: '100', orderBy: 'created_time asc' })),
+    );
+    const first = sink.take();
+    assert.equal(first.length, 250);
+    assert.equal(new Set(first.map((o) => o.cluster.id)).size, 250);
+    assert.deepEqual(first[0]!.cluster.conditions.map((c) => [c.type, c.status]), [['Reconciled', 'False'], ['LastKnownReconciled', 'False']]);
+
+    await p.pollOnce();
+    assert.deepEqual(sink.take(), []);
+    clock += 30_000;
+    api.setReconciled('c007', true);
+    clock += 30_000;
+    api.patchSpec('c007', { version: '4.17' });
+    await p.pollOnce();
+    const changed = sink.take();
+    assert.deepEqual(changed.map((o) => [o.cluster.id, o.cluster.generation, o.cluster.conditions[0]!.lastTransitionTimeMs]), [['c007', 2, clock]]);
+    assert.deepEqual(p.health, { up: true, stale: false, consecutiveFailures: 0, lastSuccessMs: Date.parse('2026-11-02T00:00:00Z'), truncated: false });
+  });
+
+  it('follows a resource that left the list: soft-deleted with deleted_time, then gone with a 404', async () => {
+    api.createCluster('c1');
+    api.createCluster('c2');
+    api.createNodePool('c1', 'np1');
+    const sink = new Sink();
+    const p = poller(sink, new ManualTimers(), { collections: ['clusters', 'nodepools'] });
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id]), [['Cluster', 'c1'], ['Cluster', 'c2'], ['NodePool', 'np1']]);
+    clock += 5000;
+    api.softDelete('c1');
+    await p.pollOnce();
+    assert.ok(api.requests.some((r) => r.path === '/api/hyperfleet/v1/clusters/c1'));
+    assert.deepEqual(sink.take().map((o) => [o.cluster.id, o.cluster.generation, o.cluster.deletedTimeMs, o.gone]), [['c1', 2, clock, undefined]]);
+    api.hardDelete('c1');
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id, o.gone]), [['Cluster', 'c1', true]]);
+    await p.pollOnce();
+    assert.deepEqual(sink.take(), []);
+  });
+
+  it('keeps the last good state on 5xx, timeouts and malformed bodies, marks it stale, and recovers', async () => {
+    api.createCluster('c1');
+    const sink = new Sink();
+    const p = poller(sink, new ManualTimers(), { timeoutMs: 200 });
+    await p.pollOnce();
+    sink.take();
+    const failures: [Parameters<FakeHyperFleetApi['failNext']>[1], string][] = [
+      [{ status: 503 }, 'http_5xx'],
+      [{ status: 401 }, 'http_4xx'],
+      [{ body: 'malformed' }, 'malformed_body'],
+      [{ body: 'not-a-list' }, 'malformed_body'],
+      [{ delayMs: 5000 }, 'timeout'],
+    ];
+    for (const [i, [fault, reason]] of failures.entries()) {
+      api.failNext(1, fault);
+      await p.pollOnce();
+      assert.deepEqual([p.health.up, p.health.stale, p.health.consecutiveFailures, p.health.lastFailure?.reason], [false, true, i + 1, reason]);
+    }
+    assert.match(p.health.lastFailure!.message, /GET \/api\/hyperfleet\/v1\/clusters\?page=1&pageSize=100&orderBy=created_time%20asc: no answer in time/);
+    // Nothing was handed on while failing: no resource looked deleted.
+    assert.deepEqual(sink.take(), []);
+    await p.pollOnce();
+    assert.deepEqual([p.health.up, p.health.stale, p.health.consecutiveFailures], [true, false, 0]);
+    assert.deepEqual(sink.healths.map((h) => h.up), [true, false, false, false, false, false, true]);
+  });
+
+  it('a connection refused is a failure too, and an item that is not a resource is rejected alone', async () => {
+    api.createCluster('c1');
+    const sink = new Sink();
+    const closed = new FakeHyperFleetApi();
+    await closed.start();
+    const url = closed.url;
+    await closed.close();
+    const refused = new HyperFleetPoller({ baseUrl: url, collections: ['clusters'], intervalMs: 1000, timeoutMs: 1000, timers: new ManualTimers() }, sink);
+    await refused.pollOnce();
+    assert.equal(refused.health.lastFailure?.reason, 'connection');
+
+    const small = poller(sink, new ManualTimers(), { maxBodyBytes: 100 });
+    await small.pollOnce();
+    assert.equal(small.health.lastFailure?.reason, 'body_too_large');
+
+    const p = poller(sink);
+    api.failNext(1, { extraItem: { id: 'c2', kind: 'Cluster', generation: 'two' } });
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => o.cluster.id), ['c1']);
+    assert.deepEqual(sink.rejections, [
+      {
+        source: 'status',
+        reason: 'invalid_record',
+        where: 'GET /api/hyperfleet/v1/clusters?page=1&pageSize=100&orderBy=created_time%20asc items[1]',
+        message: 'cluster.generation: must be a non-negative integer, got "two"',
+      },
+    ]);
+    assert.equal(p.health.up, true);
+  });
+
+  it('polls on its interval, backs off exponentially while failing, and stops', async () => {
+    api.createCluster('c1');
+    const timers = new ManualTimers();
+    const sink = new Sink();
+    const p = poller(sink, timers, { backoff: { initialMs: 1000, maxMs: 4000 } });
+    await p.start();
+    assert.deepEqual(timers.scheduled.map((t) => t.ms), [15_000]);
+    api.failNext(4, { status: 500 });
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const next = timers.scheduled.shift()!;
+      const polled = api.requests.length;
+      next.fn();
+      await waitFor(() => timers.scheduled.length === 1 && api.requests.length > polled);
+      delays.push(timers.scheduled[0]!.ms);
+    }
+    // Four failures: 1 s, 2 s, 4 s, 4 s (capped); then a success: back to the interval.
+    assert.deepEqual(delays, [1000, 2000, 4000, 4000, 15_000]);
+    await p.stop();
+    assert.deepEqual(timers.scheduled, []);
+  });
+});
+
+/** Polls a condition with a deadline (the poll runs on real sockets). */
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setImmediate(r));
+  }
+}
