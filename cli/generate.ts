@@ -1,6 +1,6 @@
 /**
  * Writes every checked-in file that is generated from code: the dashboards' JSON, the alert rules (plain and as a
- * PrometheusRule), each deploy overlay's sidecar config and sidecar patch, and the README's metrics table.
+ * PrometheusRule), each deploy overlay's sidecar config and sidecar patches, and the README's metrics table.
  *
  *   node --import tsx cli/generate.ts           regenerate
  *   node --import tsx cli/generate.ts --check   write nothing; list every file that differs and exit 1 (make verify)
@@ -16,7 +16,7 @@ import { METRICS, type MetricSpec } from '../analyzer/metrics/catalog.js';
 import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
 import { OVERLAYS } from '../deploy/overlays.js';
-import { sidecarPatch } from '../deploy/sidecar-patch.js';
+import { sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
 import { packageRoot } from '../model/package-root.js';
 
 export interface GeneratedFile {
@@ -47,6 +47,7 @@ export function generatedFiles(alerts: AlertOptions = builtinAlertOptions()): Ge
     ...OVERLAYS.flatMap((o) => [
       { path: `deploy/overlays/${o.dir}/shadow.yaml`, content: yamlFile(o.config(), 'deploy/sidecar-config.ts') },
       { path: `deploy/overlays/${o.dir}/sidecar/patch.yaml`, content: yamlFile(sidecarPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
+      { path: `deploy/overlays/${o.dir}/sidecar/remove-patch.yaml`, content: yamlFile(sidecarRemovalPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
     ]),
   ];
 }
@@ -88,11 +89,15 @@ export function driftedFiles(root: string, files: readonly GeneratedFile[]): str
   }).map((f) => f.path);
 }
 
-export function main(argv: readonly string[], root = packageRoot()): number {
+interface Output {
+  write(text: string): unknown;
+}
+
+export function main(argv: readonly string[], root = packageRoot(), io: { stdout: Output; stderr: Output } = process): number {
   const check = argv.includes('--check');
   const unknown = argv.filter((a) => a !== '--check');
   if (unknown.length > 0) {
-    process.stderr.write(`generate: unknown argument ${unknown.join(' ')}\nusage: generate.ts [--check]\n`);
+    io.stderr.write(`generate: unknown argument ${unknown.join(' ')}\nusage: generate.ts [--check]\n`);
     return 2;
   }
   const readme = generatedReadme(root);
@@ -104,8 +109,8 @@ export function main(argv: readonly string[], root = packageRoot()): number {
   } else {
     for (const f of files) writeFileSync(join(root, f.path), f.content);
   }
-  for (const p of problems) process.stderr.write(`generate: ${p}\n`);
-  if (problems.length === 0) process.stdout.write(`generate: ${files.length} files ${check ? 'up to date' : 'written'}\n`);
+  for (const p of problems) io.stderr.write(`generate: ${p}\n`);
+  if (problems.length === 0) io.stdout.write(`generate: ${files.length} files ${check ? 'up to date' : 'written'}\n`);
   return problems.length === 0 ? 0 : 1;
 }
 

@@ -2,6 +2,7 @@
 /** The `reconcile-shadow` command: one entry, one subcommand per job. */
 import { analyzeCommand } from './analyze.js';
 import { EXIT, type CommandIO } from './io.js';
+import { recreationsCommand } from './recreations-command.js';
 import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 
@@ -11,6 +12,7 @@ commands:
   run          the sidecar: sources in, metrics/traces/report out (no --config: the embedded demo)
   analyze      replay a journal of reconcile attempts through both loops and report
   simulate     write a journal from a seeded simulated world
+  recreations  dry-run an adapter's lifecycle rules over recorded objects and report every recreation
   help         this text
 
 Run a command with --help for its options.`;
@@ -18,6 +20,7 @@ Run a command with --help for its options.`;
 type Command = (argv: string[], io: CommandIO) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   analyze: analyzeCommand,
+  recreations: recreationsCommand,
   run: runCommand,
   simulate: simulateCommand,
 };

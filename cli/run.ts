@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
+import { TaskConfigError } from '../analyzer/recreations/task-config.js';
 import { EXIT, type CommandIO } from './io.js';
 
 export const RUN_USAGE = 'usage: reconcile-shadow run [--config shadow.yaml]';
@@ -53,6 +54,10 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
   try {
     sidecar = await startSidecar(config, { log, env: hooks.env ?? process.env });
   } catch (e) {
+    if (e instanceof TaskConfigError) {
+      io.stderr.write(`invalid adapter task config:\n${e.message}\n`);
+      return EXIT.invalidConfig;
+    }
     if (!(e instanceof SourceStartError) && !(e as NodeJS.ErrnoException).code) throw e;
     io.stderr.write(`reconcile-shadow: ${(e as Error).message}\n`);
     return EXIT.failure;

@@ -12,8 +12,9 @@ export interface OperationRecord {
   readonly durationSeconds?: number;
 }
 
-export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator';
-export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator'];
+/** Attempt sources, then the recreation tracker's inputs (managed objects through Kubernetes, cluster state from the HyperFleet API). */
+export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet';
+export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet'];
 
 /** How much of the attempt the source saw, so reports never present a partial view as exact. */
 export interface AttemptOrigin {

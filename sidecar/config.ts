@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ModelError, resolveModel } from '../model/load.js';
 import type { ReconcileModel } from '../model/types.js';
 import { YamlSource } from '../model/yaml-source.js';
+import { RECREATIONS_SECTION, type RecreationsSection } from '../analyzer/recreations/config.js';
 import { check, type Address, type Field } from './config-schema.js';
 
 export class ConfigError extends Error {
@@ -20,7 +21,7 @@ export interface ShadowConfig {
   readonly listen: { readonly metrics: Address };
   readonly sources: {
     readonly journal?: { readonly path: string };
-    readonly simulator?: { readonly objects: number; readonly seed: number; readonly observe: 'sequential' | 'phased' | 'mixed'; readonly speed: number };
+    readonly simulator?: { readonly objects: number; readonly seed: number; readonly observe: 'sequential' | 'phased' | 'mixed'; readonly speed: number; readonly recreations: boolean };
     readonly otlp?: {
       readonly listen: Address;
       readonly maxBodyBytes: number;
@@ -40,6 +41,8 @@ export interface ShadowConfig {
     readonly logs?: LogsConfig;
     readonly status?: StatusConfig;
   };
+  /** Shadow a HyperFleet adapter's lifecycle rules and track its recreations (docs/recreations.md). */
+  readonly recreations?: RecreationsSection;
   readonly traces: { readonly enabled?: boolean };
   readonly summary: { readonly enabled: boolean; readonly intervalMs: number };
   readonly shutdownTimeoutMs: number;
@@ -142,7 +145,7 @@ export const CONFIG_SCHEMA: Field = {
   fields: {
     apiVersion: { kind: 'enum', values: ['reconcile-shadow/v1'], required: true },
     kind: { kind: 'enum', values: ['ShadowConfig'], required: true },
-    models: { kind: 'list', of: str('a built-in model name or a model file'), required: true, doc: 'the controllers to shadow' },
+    models: { kind: 'list', of: str('a built-in model name or a model file'), default: [], doc: 'the controllers to shadow' },
     listen: { kind: 'object', present: true, fields: { metrics: { kind: 'address', default: '127.0.0.1:9464', doc: '/metrics, /healthz, /readyz, /report' } } },
     sources: {
       kind: 'object',
@@ -156,6 +159,7 @@ export const CONFIG_SCHEMA: Field = {
             seed: { kind: 'integer', default: 1 },
             observe: { kind: 'enum', values: ['sequential', 'phased', 'mixed'], default: 'mixed' },
             speed: { kind: 'number', default: 60, min: 0.001, doc: 'virtual seconds per second' },
+            recreations: { kind: 'boolean', default: true, doc: 'also simulate an adapter recreating Jobs, some held by a finalizer' },
           },
         },
         otlp: {
@@ -181,6 +185,7 @@ export const CONFIG_SCHEMA: Field = {
         status: STATUS_SCHEMA,
       },
     },
+    recreations: RECREATIONS_SECTION,
     traces: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', doc: 'default: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set' } } },
     summary: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', default: true }, intervalMs: { kind: 'duration', default: '5s' } } },
     shutdownTimeoutMs: { kind: 'duration', default: '5s' },
@@ -192,6 +197,7 @@ interface RawConfig {
   listen: ShadowConfig['listen'];
   sources: ShadowConfig['sources'];
   traces: ShadowConfig['traces'];
+  recreations?: RecreationsSection;
   summary: ShadowConfig['summary'];
   shutdownTimeoutMs: number;
 }
@@ -210,7 +216,7 @@ export function parseConfig(text: string, file: string): ShadowConfig {
       for (const p of e.problems) src.fail(['models', i], p);
     }
   });
-  if (models.length === 0 && raw.models.length === 0) src.fail(['models'], 'name at least one model');
+  if (raw.models.length === 0 && !raw.recreations) src.fail(['models'], 'name at least one model (or a recreations section)');
   checkModelReferences(src, raw, models);
   if (src.problems.length > 0) throw new ConfigError(src.problems);
   return { ...raw, models };

@@ -8,7 +8,8 @@ import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
 import { MetricsPublisher, type InternalErrorKind } from '../analyzer/publish/metrics.js';
 import { exporterFromEnv, startTraceOutput, tracesEnabledByEnv, type TraceOutput } from '../analyzer/publish/traces.js';
-import type { Source } from '../collector/records.js';
+import type { RecordSink, Source } from '../collector/records.js';
+import { RecreationService } from '../analyzer/recreations/live.js';
 import type { ShadowConfig } from './config.js';
 import type { Address } from './config-schema.js';
 import { liveSummary } from './live-summary.js';
@@ -46,6 +47,32 @@ export class SourceStartError extends Error {
   }
 }
 
+/**
+ * The recreation shadow: live from the config's `recreations` section, or, in the embedded demo, a simulated adapter
+ * world on the same virtual clock as the simulated fleet.
+ */
+function recreationService(
+  config: ShadowConfig,
+  simulator: SimulatorSource | undefined,
+  metrics: MetricSet,
+  sink: RecordSink,
+  up: (input: 'objects' | 'hyperfleet', up: boolean) => void,
+  logOnce: LogOnce,
+): RecreationService | undefined {
+  if (config.recreations) {
+    return RecreationService.live(config.recreations, {
+      metrics: metrics.metrics,
+      rejected: (r) => sink.reject(r),
+      inputState: (input, isUp) => up(input === 'kubernetes' ? 'objects' : 'hyperfleet', isUp),
+      inputError: (input, e) => logOnce.error(`source ${input}`, e),
+    });
+  }
+  if (simulator && config.sources.simulator?.recreations) {
+    return RecreationService.simulated({ metrics: metrics.metrics, speed: config.sources.simulator.speed, tickMs: 200, world: { startMs: simulator.now() } });
+  }
+  return undefined;
+}
+
 export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
@@ -68,8 +95,10 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     analyzer.listen(traces.listener);
   }
 
+  const recreations = recreationService(config, simulator, metrics, analyzer, (input, up) => metrics.metrics.reconcile_shadow_source_up.set({ source: input }, up ? 1 : 0), logOnce);
   const sources: Source[] = [
     ...(simulator ? [simulator] : []),
+    ...(recreations?.sources ?? []),
     ...configuredSources(config, analyzer, {
       up: (source, up) => metrics.metrics.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
       error: (source, e) => logOnce.error(`source ${source}`, e),
@@ -82,6 +111,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     {
       metrics: async () => {
         publisher.refresh();
+        recreations?.refresh();
         return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
       },
       report: () => analyzer.report(),
@@ -110,7 +140,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   let summaryTimer: NodeJS.Timeout | undefined;
   if (config.summary.enabled) {
     const previous = new Map<string, number>();
-    summaryTimer = setInterval(() => log(liveSummary(analyzer.report(), previous, config.summary.intervalMs / 1000)), config.summary.intervalMs);
+    summaryTimer = setInterval(() => log(liveSummary(analyzer.report(), previous, config.summary.intervalMs / 1000, { lines: recreations ? [recreations.summaryLine()] : [] })), config.summary.intervalMs);
     summaryTimer.unref();
   }
 

@@ -18,7 +18,10 @@ export interface CelLimits {
   readonly maxInputListElements: number;
   /** Refused at start above this many estimated node visits per evaluation (macros multiply by the list cap). */
   readonly maxCost: number;
-  /** An evaluation that took longer is reported as `budget_exceeded` and its result discarded. */
+  /**
+   * An evaluation that took longer is reported as `budget_exceeded` and its result discarded. The static cost bound
+   * is what keeps rules fast; this wall-clock net is generous so a GC pause never turns a decision into an error.
+   */
   readonly evalBudgetMs: number;
 }
 
@@ -28,9 +31,9 @@ export const DEFAULT_CEL_LIMITS: CelLimits = {
   maxListElements: 256,
   maxMapEntries: 256,
   maxCallArguments: 16,
-  maxInputListElements: 1000,
+  maxInputListElements: 256,
   maxCost: 2_000_000,
-  evalBudgetMs: 50,
+  evalBudgetMs: 500,
 };
 
 /** Bounded reasons an evaluation fails; they label counts, so the list is closed. */

@@ -78,20 +78,7 @@ export class RecreationService {
     const timers = options.timers;
     const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, timers ? () => timers.now() : Date.now, options);
     const sink: ObservationSink = service.shadow;
-    const kubeConfig = options.kubeConfig ?? kubeConfigFrom(config.kubernetes);
-    service.inputs.push(
-      new KubeObjectSource(
-        {
-          kubeConfig,
-          watches: compiled.watchTargets(),
-          ...(config.kubernetes?.plurals ? { plurals: config.kubernetes.plurals } : {}),
-          ...(timers ? { timers } : {}),
-          onState: (_w, up) => options.inputState?.('kubernetes', up),
-          onError: (_w, err) => options.inputError?.('kubernetes', err),
-        },
-        sink,
-      ),
-    );
+    // The API first: its first poll is awaited, so objects listed next are read against the clusters' real state.
     const api = config.hyperfleetApi;
     if (api) {
       const token = api.tokenFile ? readFileSync(api.tokenFile, 'utf8').trim() : undefined;
@@ -118,6 +105,20 @@ export class RecreationService {
         ),
       );
     }
+    const kubeConfig = options.kubeConfig ?? kubeConfigFrom(config.kubernetes);
+    service.inputs.push(
+      new KubeObjectSource(
+        {
+          kubeConfig,
+          watches: compiled.watchTargets(),
+          ...(config.kubernetes?.plurals ? { plurals: config.kubernetes.plurals } : {}),
+          ...(timers ? { timers } : {}),
+          onState: (_w, up) => options.inputState?.('kubernetes', up),
+          onError: (_w, err) => options.inputError?.('kubernetes', err),
+        },
+        sink,
+      ),
+    );
     return service;
   }
 
@@ -125,9 +126,10 @@ export class RecreationService {
   static simulated(options: { metrics: Metrics; world?: Partial<AdapterWorldOptions>; speed: number; tickMs: number; wallClock?: () => number }): RecreationService {
     const compiled = CompiledTaskConfig.compile(loadTaskConfigFile(EXAMPLE_TASK_CONFIG), new CelRuntime());
     const config = recreationsConfig({ taskConfig: EXAMPLE_TASK_CONFIG, sentinelIntervalSeconds: 10, maxInFlight: 10_000, maxStuckSeries: DEFAULT_MAX_STUCK_SERIES });
-    let source: SimulatedAdapterSource | undefined;
-    const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, () => source!.now(), {});
-    source = new SimulatedAdapterSource({ world: { ...DEFAULT_ADAPTER_WORLD, ...options.world }, speed: options.speed, tickMs: options.tickMs }, service.shadow, options.wallClock);
+    // The source hands on to the service's shadow, and the service runs on the source's virtual clock.
+    const sink: ObservationSink = { observe: (o) => service.shadow.observe(o), reject: (r) => service.shadow.reject(r) };
+    const source = new SimulatedAdapterSource({ world: { ...DEFAULT_ADAPTER_WORLD, ...options.world }, speed: options.speed, tickMs: options.tickMs }, sink, options.wallClock);
+    const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, source.now, {});
     service.inputs.push(source);
     return service;
   }

@@ -131,6 +131,8 @@ export interface RecreationSummary {
   readonly objectsIgnored: number;
   readonly observations: number;
   readonly evicted: number;
+  /** In flight when their cluster was hard-deleted. */
+  readonly abandoned: number;
   readonly unreconciled: ReturnType<UnreconciledSummary['rows']>;
 }
 
@@ -170,6 +172,7 @@ export function summarize(entries: readonly RecreationEntry[], stats: ShadowStat
     objectsIgnored: stats.objectsIgnored,
     observations: stats.observations,
     evicted: stats.recreationsEvicted,
+    abandoned: stats.recreationsAbandoned,
     unreconciled: unreconciled.rows(),
   };
 }

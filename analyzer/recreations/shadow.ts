@@ -57,6 +57,8 @@ export interface ShadowStats {
   recreationsStarted: number;
   recreationsFinished: number;
   recreationsEvicted: number;
+  /** In flight when their cluster was hard-deleted. */
+  recreationsAbandoned: number;
 }
 
 const MAX_ERROR_EXAMPLES = 50;
@@ -83,6 +85,7 @@ export class RecreationShadow implements ObservationSink {
     recreationsStarted: 0,
     recreationsFinished: 0,
     recreationsEvicted: 0,
+    recreationsAbandoned: 0,
   };
   private readonly tracker: RecreationTracker;
   private readonly unreconciled: UnreconciledTracker;
@@ -163,7 +166,7 @@ export class RecreationShadow implements ObservationSink {
     const r = o.cluster;
     if (o.gone) {
       this.unreconciled.gone(r.id, o.timeMs);
-      this.tracker.forgetCluster(r.id);
+      this.stats.recreationsAbandoned += this.tracker.forgetCluster(r.id);
       this.clusters.delete(r.id);
       return;
     }

@@ -365,10 +365,8 @@ function readDiscovery(r: Reader, at: Path, value: unknown, resource: string): D
       }
     }
   }
-  if (!byName && !labelSelector) {
-    r.fail(at, `resource "${resource}" needs by_name or by_selectors`);
-    return undefined;
-  }
+  if (value.by_name === undefined && value.by_selectors === undefined) r.fail(at, `resource "${resource}" needs by_name or by_selectors`);
+  if (!byName && !labelSelector) return undefined;
   return { ...(namespace ? { namespace } : {}), ...(byName ? { byName } : {}), ...(labelSelector ? { labelSelector } : {}) };
 }
 

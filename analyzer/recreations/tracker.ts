@@ -220,13 +220,15 @@ export class RecreationTracker {
     }
   }
 
-  /** Forgets the recreations of a cluster that no longer exists (counted as evicted). */
-  forgetCluster(clusterId: string): void {
+  /** Forgets the recreations of a cluster that no longer exists; returns how many were abandoned. */
+  forgetCluster(clusterId: string): number {
+    let abandoned = 0;
     for (const r of [...this.inFlightByKey.values()]) {
       if (r.clusterId !== clusterId) continue;
       this.inFlightByKey.delete(r.key);
-      this.listener.evicted?.(r);
+      abandoned++;
     }
+    return abandoned;
   }
 
   snapshot(nowMs: number): TrackerSnapshot {

@@ -152,7 +152,7 @@ describe('HyperFleet API poller', () => {
     assert.deepEqual(sink.take().map((o) => o.cluster.id), ['c1']);
     assert.deepEqual(sink.rejections, [
       {
-        source: 'status',
+        source: 'hyperfleet',
         reason: 'invalid_record',
         where: 'GET /api/hyperfleet/v1/clusters?page=1&pageSize=100&orderBy=created_time%20asc items[1]',
         message: 'cluster.generation: must be a non-negative integer, got "two"',

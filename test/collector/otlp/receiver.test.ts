@@ -320,7 +320,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const withToken = await exportSpans(otlpExporter('protobuf', url, { headers: { Authorization: 'Bearer s3cret' } }), spans());
     strictEqual(withToken.code, 0);
     await assembled(3);
-    deepStrictEqual(sink.reasons().slice(0, 2), ['invalid_record', 'invalid_record']);
+    deepStrictEqual(sink.reasons().slice(0, 2), ['unauthorized', 'unauthorized']);
     deepStrictEqual(
       sink.rejections.slice(0, 2).map((r) => r.message),
       ['missing or wrong bearer token', 'missing or wrong bearer token'],

@@ -1,0 +1,166 @@
+/**
+ * The alert rules as typed data, monitoring-mixin style: CamelCase names sharing the `ReconcileShadow` prefix,
+ * `severity` critical (pages) | warning (ticket) | info (troubleshooting only), a static `summary`, a templated
+ * `description` naming the labels and the value, and a `runbook_url` to the alert's section of alerts/runbook.md.
+ * Only catalog metrics (and Prometheus's own `up`) appear in expressions; a test checks that.
+ *
+ * Expressions aggregate away the replica (`max by`/`sum by` without instance or pod): a sidecar runs in every
+ * replica of the operator, and each tracks the same recreations, so one object is one alert.
+ */
+import type { AlertOptions, Duration } from './options.js';
+import { increasedOrNew, noneOf, oneOf, quote, series } from './promql.js';
+
+export type Severity = 'critical' | 'warning' | 'info';
+
+export interface AlertRule {
+  readonly alert: string;
+  readonly expr: string;
+  readonly for: Duration;
+  readonly severity: Severity;
+  /** A static headline ending in a period. */
+  readonly summary: string;
+  /** Templated per alert instance with `$labels` and `$value`. */
+  readonly description: string;
+}
+
+export interface RuleGroup {
+  readonly name: string;
+  readonly rules: readonly AlertRule[];
+}
+
+export const ALERT_PREFIX = 'ReconcileShadow';
+
+export function alertRuleGroups(o: AlertOptions): RuleGroup[] {
+  return [
+    { name: 'reconcile-shadow.recreations', rules: recreationRules(o) },
+    { name: 'reconcile-shadow.shadow', rules: shadowRules(o) },
+    { name: 'reconcile-shadow.sidecar', rules: sidecarRules(o) },
+  ];
+}
+
+function recreationRules(o: AlertOptions): AlertRule[] {
+  const stuck = series('reconcile_shadow_recreation_stuck_seconds', o.selector);
+  const object = '{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }}';
+  return [
+    {
+      alert: 'ReconcileShadowRecreationStuck',
+      // The per-object series exists only while a recreation is past its kind's threshold.
+      expr: `max by (kind, namespace, name) (${stuck}) > 0`,
+      for: o.recreationStuck.for,
+      severity: 'warning',
+      summary: 'A recreation is stuck past its kind’s threshold.',
+      description: `The recreation of ${object} started {{ $value | humanizeDuration }} ago and the new object is not available yet; it is past the stuck threshold configured for {{ $labels.kind }}.`,
+    },
+    {
+      alert: 'ReconcileShadowRecreationStuckCritical',
+      expr: `max by (kind, namespace, name) (${stuck}) > ${o.recreationStuckCritical.seconds}`,
+      for: o.recreationStuckCritical.for,
+      severity: 'critical',
+      summary: 'A recreation has been stuck for a long time.',
+      description: `The recreation of ${object} started {{ $value | humanizeDuration }} ago (more than ${o.recreationStuckCritical.seconds}s) and the new object is still not available; the resource stays Reconciled=False until it is.`,
+    },
+    {
+      alert: 'ReconcileShadowRecreationTrackingCapped',
+      expr: increasedOrNew(series('reconcile_shadow_recreation_evictions_total', o.selector), 'namespace, kind, cap', o.recreationTrackingCapped.window),
+      for: o.recreationTrackingCapped.for,
+      severity: 'info',
+      summary: 'The sidecar dropped recreations from tracking because a cap was reached.',
+      description: `{{ $value | humanize }} {{ $labels.kind }} recreations or stuck series were evicted by the {{ $labels.cap }} cap in the last ${o.recreationTrackingCapped.window}; stuck alerts may not name every object.`,
+    },
+  ];
+}
+
+function shadowRules(o: AlertOptions): AlertRule[] {
+  return [
+    {
+      alert: 'ReconcileShadowOperationStarved',
+      expr: `max by (controller, operation) (${series('reconcile_shadow_operation_starved_seconds', o.selector)}) > ${o.operationStarved.seconds}`,
+      for: o.operationStarved.for,
+      severity: 'warning',
+      summary: 'An operation has not run for a long time because an earlier operation keeps failing.',
+      description:
+        'Operation {{ $labels.operation }} of controller {{ $labels.controller }} has not run for {{ $value | humanizeDuration }} on at least one object under the current loop, while the other loop would have run it.',
+    },
+    {
+      alert: 'ReconcileShadowOperationNewlyBlocked',
+      expr: increasedOrNew(series('reconcile_shadow_operation_newly_blocked_total', o.selector), 'controller, operation', o.newlyBlocked.window),
+      for: o.newlyBlocked.for,
+      severity: 'warning',
+      summary: 'The phased loop would stop running an operation the current loop runs.',
+      description: `In {{ $value | humanize }} attempts over the last ${o.newlyBlocked.window}, controller {{ $labels.controller }} ran {{ $labels.operation }} and the phased loop would have blocked it.`,
+    },
+    {
+      alert: 'ReconcileShadowCriticalOperationFailing',
+      expr: criticalFailureRatio(o),
+      for: o.criticalOperationFailing.for,
+      severity: 'critical',
+      summary: 'A critical operation keeps failing.',
+      description: `Critical operation {{ $labels.operation }} of controller {{ $labels.controller }} failed in {{ $value | humanizePercentage }} of the attempts that ran it over the last ${o.criticalOperationFailing.window}; every blockable operation after it is held back.`,
+    },
+  ];
+}
+
+/** Error share of the attempts that ran the op (ok, error or stop; skip means it did not run), per controller. */
+function criticalFailureRatio(o: AlertOptions): string {
+  const { window, errorRatio, operations } = o.criticalOperationFailing;
+  const perController = Object.entries(operations)
+    .filter(([, ops]) => ops.length > 0)
+    .map(([controller, ops]) => {
+      const scope = [`controller=${quote(controller)}`, oneOf('operation', ops)];
+      const errors = series('reconcile_shadow_operation_observed_total', o.selector, ...scope, 'outcome="error"');
+      const ran = series('reconcile_shadow_operation_observed_total', o.selector, ...scope, 'outcome=~"ok|error|stop"');
+      return `(sum by (controller, operation) (rate(${errors}[${window}])) / sum by (controller, operation) (rate(${ran}[${window}]))) > ${errorRatio}`;
+    });
+  return perController.join(' or ');
+}
+
+function sidecarRules(o: AlertOptions): AlertRule[] {
+  const up = series('up', o.selector);
+  const lastRecord = series('reconcile_shadow_source_last_record_timestamp_seconds', o.selector);
+  const dropped = series('reconcile_shadow_records_dropped_total', o.selector, ...noneOf('reason', o.recordsDropped.ignoreReasons));
+  return [
+    {
+      alert: 'ReconcileShadowDown',
+      // absent() covers "no target at all": a sidecar that was never deployed or whose Service matches nothing.
+      expr: `${up} == 0 or absent(${up})`,
+      for: o.sidecarDown.for,
+      severity: 'warning',
+      summary: 'The reconcile-shadow sidecar cannot be scraped.',
+      description:
+        'Prometheus cannot scrape the reconcile-shadow sidecar {{ with $labels.instance }}on {{ . }}{{ else }}anywhere: no target matches the rules’ selector{{ end }}; no shadow data and no recreation alerts while it lasts.',
+    },
+    {
+      alert: 'ReconcileShadowSourceDown',
+      expr: `${series('reconcile_shadow_source_up', o.selector)} == 0`,
+      for: o.sourceDown.for,
+      severity: 'warning',
+      summary: 'A sidecar source is disconnected or serving stale state.',
+      description: 'Source {{ $labels.source }} of the sidecar on {{ $labels.instance }} is retrying or serving stale state.',
+    },
+    {
+      alert: 'ReconcileShadowSourceSilent',
+      // The newest record over all replicas: a standby replica's sources are silent by design.
+      expr: `time() - max by (namespace, source) (${lastRecord}) > ${o.sourceSilent.seconds}`,
+      for: o.sourceSilent.for,
+      severity: 'warning',
+      summary: 'A sidecar source has handed on no record for a long time.',
+      description: 'No sidecar in {{ $labels.namespace }} has had a record from source {{ $labels.source }} for {{ $value | humanizeDuration }}.',
+    },
+    {
+      alert: 'ReconcileShadowNoSourceData',
+      expr: `count by (namespace) (${up} == 1) unless on (namespace) count by (namespace) (${lastRecord})`,
+      for: o.noSourceData.for,
+      severity: 'warning',
+      summary: 'The sidecar runs but none of its sources has handed on a record.',
+      description: 'The {{ $value }} sidecar(s) in {{ $labels.namespace }} are up but no source has handed on a single record; its metrics describe nothing.',
+    },
+    {
+      alert: 'ReconcileShadowRecordsDropped',
+      expr: increasedOrNew(dropped, 'namespace, source, reason', o.recordsDropped.window),
+      for: o.recordsDropped.for,
+      severity: 'warning',
+      summary: 'The sidecar is dropping input records.',
+      description: `{{ $value | humanize }} records from source {{ $labels.source }} were dropped in the last ${o.recordsDropped.window} with reason {{ $labels.reason }}; the shadow numbers undercount.`,
+    },
+  ];
+}

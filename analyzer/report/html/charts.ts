@@ -1,0 +1,290 @@
+/**
+ * The report's charts as Vega-Lite specs, rendered to SVG when the report is built (no script in the page, no
+ * network needed to open it). Each spec is built from report data only; a chart with nothing to show renders a
+ * one-line message instead, so every chart container always holds a drawn SVG.
+ */
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import type { OrderingEvidence } from '../../decisions/ordering.js';
+import type { StarvationOverTime } from '../../decisions/report.js';
+import type { ControllerSummary, OperationSummary } from '../summary.js';
+
+/** Recreation durations of one resource kind under both flows (from the recreation tracker), in seconds. */
+export interface RecreationDurations {
+  readonly kind: string;
+  readonly blockingSeconds: readonly number[];
+  readonly sentinelSeconds: readonly number[];
+}
+
+export interface Chart {
+  /** Stable id: the chart container's `data-chart` attribute. */
+  readonly id: string;
+  readonly title: string;
+  /** One sentence on how to read it. */
+  readonly caption: string;
+  readonly spec: TopLevelSpec;
+}
+
+/**
+ * Without a canvas (none in Node), vega sizes text at 0.8 em per character, about a third wider than real sans-serif
+ * labels, which pushes legends and axes far apart. This per-character estimate (DejaVu Sans widths, the widest of
+ * the common sans-serif fonts, so labels never overflow) keeps the layout tight.
+ */
+const NARROW = new Set('iljI.,:;|!\'`');
+const SEMI_NARROW = new Set('frt()[]{}-/ ');
+const WIDE = new Set('mwMW%');
+function estimateTextWidth(text: string, fontSize: number): number {
+  let em = 0;
+  for (const ch of text) {
+    if (NARROW.has(ch)) em += 0.3;
+    else if (SEMI_NARROW.has(ch)) em += 0.4;
+    else if (WIDE.has(ch)) em += 0.95;
+    else if (ch >= 'A' && ch <= 'Z') em += 0.75;
+    else if (ch >= '0' && ch <= '9') em += 0.64;
+    else em += 0.62;
+  }
+  return Math.ceil(em * fontSize);
+}
+interface TextItem {
+  text?: string | number | readonly string[];
+  fontSize?: number;
+  limit?: number;
+}
+const metrics = (vega as unknown as { textMetrics: { width: (item: TextItem, text?: string | number) => number } }).textMetrics;
+metrics.width = (item, text) => {
+  const value = text ?? (Array.isArray(item.text) ? item.text.join(' ') : (item.text as string | number | undefined)) ?? '';
+  const width = estimateTextWidth(String(value).trim(), item.fontSize ?? 11);
+  // Called without text, vega wants the drawn (truncated) width of the item's own text.
+  return text === undefined && item.limit !== undefined && item.limit > 0 ? Math.min(width, item.limit) : width;
+};
+
+/** Bars shown at most per chart; the tables below list everything. */
+const MAX_BARS = 20;
+const WIDTH = 460;
+const BAR_STEP = 18;
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+
+export const PALETTE = {
+  critical: '#c5221f',
+  nonCritical: '#1a73e8',
+  failFast: '#5f6368',
+  sequentialOnly: '#9aa0a6',
+  unblocked: '#188038',
+  newlyBlocked: '#c5221f',
+  dependent: '#c5221f',
+  safe: '#188038',
+  inconclusive: '#b06000',
+} as const;
+
+const CONFIG = {
+  font: FONT,
+  background: '#ffffff',
+  view: { stroke: null },
+  axis: { labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', titleColor: '#3c4043', labelColor: '#3c4043', gridColor: '#e8eaed', domainColor: '#9aa0a6', tickColor: '#9aa0a6' },
+  legend: { labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', orient: 'bottom', direction: 'horizontal' },
+} as const;
+
+function spec(body: Record<string, unknown>): TopLevelSpec {
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', config: CONFIG, ...body } as TopLevelSpec;
+}
+
+/** A chart that only says why there is nothing to draw. */
+export function messageSpec(text: string): TopLevelSpec {
+  return spec({
+    width: WIDTH,
+    height: 60,
+    data: { values: [{ text }] },
+    mark: { type: 'text', fontSize: 13, color: '#5f6368' },
+    encoding: { text: { field: 'text', type: 'nominal' } },
+  });
+}
+
+const CATEGORY_LABEL: Record<OperationSummary['category'], string> = {
+  critical: 'critical group',
+  nonCritical: 'non-critical group',
+  failFast: 'fail-fast step',
+  sequentialOnly: 'sequential only',
+};
+const categoryScale = {
+  domain: Object.values(CATEGORY_LABEL),
+  range: [PALETTE.critical, PALETTE.nonCritical, PALETTE.failFast, PALETTE.sequentialOnly],
+};
+
+export function failureRateChart(summary: ControllerSummary): Chart {
+  const failing = summary.operations
+    .filter((o) => o.outcomes.error > 0 && o.failureRate !== null)
+    .sort((x, y) => y.failureRate! - x.failureRate! || (x.name < y.name ? -1 : 1))
+    .slice(0, MAX_BARS);
+  const base = { id: 'failure-rate', title: 'Failure rate per operation', caption: 'Share of the attempts that observed the op in which it failed; colour is its place in the phased loop.' };
+  if (failing.length === 0) return { ...base, spec: messageSpec('no operation failed in the observed attempts') };
+  return {
+    ...base,
+    spec: spec({
+      width: WIDTH - 140,
+      height: { step: BAR_STEP },
+      data: { values: failing.map((o) => ({ op: o.name, rate: o.failureRate, category: CATEGORY_LABEL[o.category], label: `${o.outcomes.error}/${o.observed}` })) },
+      encoding: {
+        y: { field: 'op', type: 'nominal', sort: failing.map((o) => o.name), title: null },
+        x: { field: 'rate', type: 'quantitative', axis: { format: '.0%' }, title: 'failure rate' },
+      },
+      layer: [
+        { mark: { type: 'bar', cornerRadiusEnd: 2 }, encoding: { color: { field: 'category', type: 'nominal', scale: categoryScale, title: null, legend: { columns: 2 } } } },
+        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10, color: '#5f6368' }, encoding: { text: { field: 'label', type: 'nominal' } } },
+      ],
+    }),
+  };
+}
+
+export function divergenceChart(summary: ControllerSummary): Chart {
+  // Newly blocked ops first (the harm), then the most unblocked; ops in one loop only diverge by construction.
+  const ops = summary.operations
+    .filter((o) => o.onlyIn === null && (o.unblocked > 0 || o.newlyBlocked > 0))
+    .sort((x, y) => y.newlyBlocked - x.newlyBlocked || y.unblocked - x.unblocked || (x.name < y.name ? -1 : 1))
+    .slice(0, MAX_BARS);
+  const base = {
+    id: 'unblocked-vs-newly-blocked',
+    title: 'Unblocked vs newly blocked per operation',
+    caption: 'Op-runs the phased loop would add (right) or take away (left) compared with the sequential loop, over all attempts; ops that exist in one loop only are left out.',
+  };
+  if (ops.length === 0) return { ...base, spec: messageSpec('the two loops ran the same operations in every attempt') };
+  const values = ops.flatMap((o, rank) => [
+    { op: o.name, rank, kind: 'unblocked', count: o.unblocked },
+    { op: o.name, rank, kind: 'newly blocked', count: -o.newlyBlocked },
+  ]);
+  return {
+    ...base,
+    spec: spec({
+      width: WIDTH - 140,
+      height: { step: BAR_STEP },
+      data: { values },
+      mark: { type: 'bar', cornerRadius: 1 },
+      encoding: {
+        y: { field: 'op', type: 'nominal', sort: { field: 'rank', order: 'ascending' }, title: null, axis: { labelLimit: 200 } },
+        x: { field: 'count', type: 'quantitative', title: 'op-runs (newly blocked ← | → unblocked)', axis: { labelExpr: "format(abs(datum.value), '~s')" } },
+        color: { field: 'kind', type: 'nominal', scale: { domain: ['unblocked', 'newly blocked'], range: [PALETTE.unblocked, PALETTE.newlyBlocked] }, title: null },
+      },
+    }),
+  };
+}
+
+export function blockedByChart(summary: ControllerSummary): Chart {
+  const base = {
+    id: 'blocked-by',
+    title: 'Blocked-by matrix (phased loop)',
+    caption: 'Attempts in which a failed critical group (row) made the phased loop skip a blockable group (column).',
+  };
+  if (summary.blockedBy.length === 0) return { ...base, spec: messageSpec('no critical group failed, so the phased loop blocked nothing') };
+  return {
+    ...base,
+    spec: spec({
+      width: { step: 58 },
+      height: { step: 28 },
+      data: { values: summary.blockedBy.map((b) => ({ blocker: b.blocker, blocked: b.blocked, count: b.count })) },
+      transform: [{ joinaggregate: [{ op: 'max', field: 'count', as: 'max' }] }],
+      encoding: {
+        x: { field: 'blocked', type: 'nominal', title: 'skipped group', axis: { labelAngle: -40, labelLimit: 220 } },
+        y: { field: 'blocker', type: 'nominal', title: 'failed critical group' },
+      },
+      layer: [
+        { mark: { type: 'rect', cornerRadius: 2 }, encoding: { color: { field: 'count', type: 'quantitative', scale: { scheme: 'oranges' }, title: 'attempts' } } },
+        {
+          mark: { type: 'text', fontSize: 10 },
+          encoding: { text: { field: 'count', type: 'quantitative', format: ',' }, color: { condition: { test: 'datum.count > datum.max / 2', value: '#ffffff' }, value: '#202124' } },
+        },
+      ],
+    }),
+  };
+}
+
+export function starvationChart(starvation: StarvationOverTime): Chart {
+  const base = {
+    id: 'starvation-over-time',
+    title: 'Starvation over time',
+    caption: 'Longest open streak, per operation, in which the observed loop skipped work the other loop would have run (the 5 most starved operations).',
+  };
+  if (starvation.ops.length === 0) return { ...base, spec: messageSpec('no starvation: the observed loop ran everything the other loop would have') };
+  const values = starvation.points.flatMap((p) => starvation.ops.map((op, i) => ({ time: p.time, op, minutes: p.longestSeconds[i]! / 60 })));
+  return {
+    ...base,
+    spec: spec({
+      width: WIDTH - 170,
+      height: 200,
+      data: { values },
+      mark: { type: 'line', interpolate: 'step-after', strokeWidth: 1.5 },
+      encoding: {
+        x: { field: 'time', type: 'temporal', scale: { type: 'utc' }, axis: { format: '%b %d %H:%M', labelAngle: 0, tickCount: 6 }, title: null },
+        y: { field: 'minutes', type: 'quantitative', title: 'longest open starvation (minutes)' },
+        color: { field: 'op', type: 'nominal', sort: starvation.ops, title: null, scale: { scheme: 'tableau10' }, legend: { orient: 'right', direction: 'vertical' } },
+      },
+    }),
+  };
+}
+
+export function recreationChart(recreations: readonly RecreationDurations[] | undefined): Chart {
+  const base = {
+    id: 'recreation-durations',
+    title: 'Recreation durations: blocking vs sentinel',
+    caption: 'How long a delete-then-recreate left the resource unreconciled under the blocking flow and the sentinel flow, per kind.',
+  };
+  const values = (recreations ?? []).flatMap((r) => [
+    ...r.blockingSeconds.map((seconds) => ({ kind: r.kind, flow: 'blocking', seconds })),
+    ...r.sentinelSeconds.map((seconds) => ({ kind: r.kind, flow: 'sentinel', seconds })),
+  ]);
+  if (values.length === 0) return { ...base, spec: messageSpec('no recreation data') };
+  const kinds = new Set(values.map((v) => v.kind)).size;
+  return {
+    ...base,
+    spec: spec({
+      width: WIDTH - 80,
+      height: { step: 22 },
+      data: { values },
+      mark: { type: 'boxplot', extent: 'min-max', size: 14 },
+      encoding: {
+        x: { field: 'seconds', type: 'quantitative', title: 'seconds unreconciled' },
+        y: { field: 'flow', type: 'nominal', title: null },
+        color: { field: 'flow', type: 'nominal', scale: { domain: ['blocking', 'sentinel'], range: [PALETTE.critical, PALETTE.nonCritical] }, legend: null },
+        ...(kinds > 1 ? { row: { field: 'kind', type: 'nominal', title: null } } : {}),
+      },
+    }),
+  };
+}
+
+/** Reordered pairs with data: the later op's failure rate after the earlier op succeeded (dot) and failed (ring). */
+export function orderingChart(ordering: OrderingEvidence): Chart {
+  const base = {
+    id: 'ordering-evidence',
+    title: 'Reordered pairs: failure rate after the first op failed vs succeeded',
+    caption: 'For pairs the phased loop runs in a new order: how often the later op failed after the earlier one succeeded (•) and after it failed (○).',
+  };
+  const pairs = ordering.reordered.filter((p) => p.rateAfterFailure !== null && p.rateAfterSuccess !== null).slice(0, MAX_BARS);
+  if (pairs.length === 0) return { ...base, spec: messageSpec('no reordered pair has been seen after its first op failed') };
+  const rows = pairs.map((p) => ({ pair: `${p.first} → ${p.then}`, status: p.status, low: Math.min(p.rateAfterFailure!, p.rateAfterSuccess!), high: Math.max(p.rateAfterFailure!, p.rateAfterSuccess!), afterFailure: p.rateAfterFailure, afterSuccess: p.rateAfterSuccess }));
+  const color = { field: 'status', type: 'nominal', scale: { domain: ['dependent', 'safe', 'inconclusive'], range: [PALETTE.dependent, PALETTE.safe, PALETTE.inconclusive] }, title: null };
+  const y = { field: 'pair', type: 'nominal', sort: rows.map((r) => r.pair), title: null, axis: { labelLimit: 260 } };
+  return {
+    ...base,
+    spec: spec({
+      width: WIDTH - 200,
+      height: { step: BAR_STEP + 2 },
+      data: { values: rows },
+      encoding: { y },
+      layer: [
+        { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x: { field: 'low', type: 'quantitative', scale: { domain: [0, 1] }, axis: { format: '.0%' }, title: 'failure rate of the later op' }, x2: { field: 'high' }, color } },
+        { mark: { type: 'point', filled: true, size: 50 }, encoding: { x: { field: 'afterSuccess', type: 'quantitative' }, color } },
+        { mark: { type: 'point', filled: false, size: 70, strokeWidth: 2 }, encoding: { x: { field: 'afterFailure', type: 'quantitative' }, color } },
+      ],
+    }),
+  };
+}
+
+/** Renders a Vega-Lite spec to a standalone SVG string (no DOM, no canvas, no network). */
+export async function renderSvg(chartSpec: TopLevelSpec): Promise<string> {
+  const logger = vega.logger(vega.Error);
+  const view = new vega.View(vega.parse(vl.compile(chartSpec, { logger }).spec), { renderer: 'none', logger });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}

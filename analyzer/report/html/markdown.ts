@@ -1,0 +1,42 @@
+/**
+ * The same report document as Markdown, to paste into a pull-request review: verdict, facts and every table in the
+ * HTML report's order. Charts are pictures of the tables' numbers and stay in the HTML report.
+ */
+import type { Cell, ControllerDocument, ReportDocument, Section, Table } from './document.js';
+
+const STATUS_MARK: Record<string, string> = { ready: '✅', 'not-ready': '❌', inconclusive: '⚠️' };
+
+function text(c: Cell): string {
+  const t = typeof c === 'string' ? c : c.tone === 'bad' ? `**${c.text}**` : c.text;
+  return t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function table(t: Table): string {
+  if (t.rows.length === 0) return '_none_\n';
+  const rule = t.head.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
+  const line = (cells: readonly Cell[]): string => `| ${cells.map(text).join(' | ')} |`;
+  return [line(t.head), `|${rule.join('|')}|`, ...t.rows.map(line)].join('\n') + '\n';
+}
+
+function section(s: Section): string {
+  const out = [`### ${s.title}\n`, ...s.intro.map((p) => `${p}\n`), table(s.table)];
+  if (s.rest) out.push(`\n_${s.rest.summary}: see the HTML report._\n`);
+  return out.join('\n');
+}
+
+function controller(c: ControllerDocument): string {
+  const v = c.verdict;
+  const out = [`## ${c.heading}\n`, `**${STATUS_MARK[v.status]} ${v.status.toUpperCase()}**: ${v.headline}\n`];
+  if (v.deciding.length > 0) out.push(v.deciding.map((r) => `- ${r.message}`).join('\n') + '\n');
+  if (v.notes.length > 0) out.push('Also:\n\n' + v.notes.map((r) => `- ${r.message}`).join('\n') + '\n');
+  out.push(c.facts.map((f) => `- ${f}`).join('\n') + '\n');
+  out.push(`_Charts (${c.charts.map((ch) => ch.title.toLowerCase()).join('; ')}) are in the HTML report (\`--format html\`)._\n`);
+  out.push(...c.sections.map(section));
+  return out.join('\n');
+}
+
+export function renderMarkdown(doc: ReportDocument): string {
+  const out = [`# ${doc.title}\n`, ...doc.controllers.map(controller)];
+  if (doc.input.length > 0) out.push('### Input\n', ...doc.input.map((f) => `${f}\n`));
+  return out.join('\n');
+}

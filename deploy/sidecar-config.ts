@@ -1,0 +1,71 @@
+/**
+ * The sidecar config (`reconcile-shadow/v1 ShadowConfig`) each overlay ships, in one place. cli/generate.ts
+ * writes them to deploy/overlays/<overlay>/shadow.yaml, which kustomize turns into the `reconcile-shadow-config`
+ * ConfigMap mounted at /etc/reconcile-shadow. Change the shape here, regenerate, and both overlays follow.
+ */
+
+/** The metrics port the container exposes, the Service targets and the probes call. */
+export const METRICS_PORT = 9464;
+/** OTLP/HTTP stays on loopback: only the operator in the same pod sends spans. */
+export const OTLP_PORT = 4318;
+export const CONFIG_DIR = '/etc/reconcile-shadow';
+export const CONFIG_FILE = `${CONFIG_DIR}/shadow.yaml`;
+
+/**
+ * Prometheus scrapes and the kubelet probes through the pod IP, so the metrics listener must leave loopback;
+ * this is the one listener the deployment binds beyond 127.0.0.1, on purpose.
+ */
+const LISTEN = { metrics: `0.0.0.0:${METRICS_PORT}` };
+
+/** A pod has no terminal: the live summary would only fill the container log. */
+const SUMMARY = { enabled: false };
+
+/** The sections of `reconcile-shadow/v1 ShadowConfig` (sidecar/config.ts) the deployment sets. */
+export interface SidecarConfig {
+  readonly apiVersion: 'reconcile-shadow/v1';
+  readonly kind: 'ShadowConfig';
+  readonly models: readonly string[];
+  readonly listen: typeof LISTEN;
+  readonly sources: Readonly<Record<string, unknown>>;
+  readonly recreations?: Readonly<Record<string, unknown>>;
+  /** Empty: traces go wherever the standard OTEL_EXPORTER_OTLP_* environment variables say, off when unset. */
+  readonly traces: Readonly<Record<string, never>>;
+  readonly summary: typeof SUMMARY;
+}
+
+/**
+ * Next to the HyperShift operator: the HostedCluster reconcile model. The operator in the same pod sends spans to
+ * OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 if it is instrumented; the log and HostedCluster status
+ * sources join here once the config schema has them (see docs/deploy.md).
+ */
+export function hypershiftSidecarConfig(): SidecarConfig {
+  return {
+    apiVersion: 'reconcile-shadow/v1',
+    kind: 'ShadowConfig',
+    models: ['hypershift-hostedcluster'],
+    listen: LISTEN,
+    sources: { otlp: { listen: `127.0.0.1:${OTLP_PORT}` } },
+    traces: {},
+    summary: SUMMARY,
+  };
+}
+
+/** Next to a HyperFleet adapter: its lifecycle rules in shadow mode and every recreation it performs. */
+export function hyperfleetAdapterSidecarConfig(): SidecarConfig {
+  return {
+    apiVersion: 'reconcile-shadow/v1',
+    kind: 'ShadowConfig',
+    models: [],
+    listen: LISTEN,
+    sources: {},
+    recreations: {
+      // The adapter's own task config, from its `adapter-config` volume mounted read-only into the sidecar.
+      taskConfig: '/etc/adapter/task-config.yaml',
+      // Cluster generations and Reconciled conditions; without it the newest hyperfleet.io/generation annotation is used.
+      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', intervalSeconds: 15 },
+      stuckThresholds: { default: '10m' },
+    },
+    traces: {},
+    summary: SUMMARY,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The sidecar container, as a strategic-merge patch on the operator's Deployment, written by cli/generate.ts to
+ * deploy/overlays/<overlay>/sidecar/patch.yaml. One definition for every overlay, so the container's security
+ * settings, probes and limits cannot drift apart between operators.
+ */
+import { CONFIG_DIR, CONFIG_FILE, METRICS_PORT } from './sidecar-config.js';
+
+export const SIDECAR_CONTAINER = 'reconcile-shadow';
+/** The label the patch adds to the operator's pods and the Service selects. */
+export const SIDECAR_POD_LABEL = { 'reconcile-shadow/sidecar': 'enabled' } as const;
+/** The lead publishes the image; kustomize `images:` or a `kubectl set image` overrides this. */
+export const IMAGE = 'ghcr.io/reconcile-shadow/reconcile-shadow:0.1.0';
+
+/** Requests fit the measured idle footprint; the memory limit sits above the 256 MiB RSS target of the load test. */
+export const RESOURCES = {
+  requests: { cpu: '50m', memory: '128Mi' },
+  limits: { cpu: '500m', memory: '320Mi' },
+} as const;
+/** V8's heap cap, below the container limit, so the sidecar collects garbage instead of being OOM-killed. */
+const NODE_OPTIONS = '--max-old-space-size=192';
+
+const SERVICE_ACCOUNT_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+export interface VolumeMount {
+  readonly name: string;
+  readonly mountPath: string;
+  readonly readOnly: true;
+}
+
+export interface PatchTarget {
+  readonly deployment: string;
+  readonly namespace: string;
+  /** Volumes of the operator's pod the sidecar also reads (e.g. the adapter's task config). */
+  readonly operatorVolumeMounts: readonly VolumeMount[];
+}
+
+export function sidecarPatch(target: PatchTarget): object {
+  const fieldEnv = (name: string, fieldPath: string): object => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+  const httpProbe = (path: string, periodSeconds: number): object => ({
+    httpGet: { path, port: 'shadow-metrics' },
+    periodSeconds,
+    timeoutSeconds: 2,
+    failureThreshold: 3,
+  });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: target.deployment, namespace: target.namespace },
+    spec: {
+      template: {
+        metadata: { labels: { ...SIDECAR_POD_LABEL } },
+        spec: {
+          containers: [
+            {
+              name: SIDECAR_CONTAINER,
+              image: IMAGE,
+              imagePullPolicy: 'IfNotPresent',
+              args: ['run', '--config', CONFIG_FILE],
+              env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace'), { name: 'NODE_OPTIONS', value: NODE_OPTIONS }],
+              ports: [{ name: 'shadow-metrics', containerPort: METRICS_PORT, protocol: 'TCP' }],
+              livenessProbe: httpProbe('/healthz', 10),
+              readinessProbe: httpProbe('/readyz', 5),
+              resources: RESOURCES,
+              securityContext: {
+                runAsNonRoot: true,
+                readOnlyRootFilesystem: true,
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ['ALL'] },
+                seccompProfile: { type: 'RuntimeDefault' },
+              },
+              volumeMounts: [
+                { name: 'reconcile-shadow-config', mountPath: CONFIG_DIR, readOnly: true },
+                // Its own read-only identity in place of the operator's token (see deploy/base/serviceaccount.yaml).
+                { name: 'reconcile-shadow-token', mountPath: SERVICE_ACCOUNT_TOKEN_PATH, readOnly: true },
+                { name: 'reconcile-shadow-tmp', mountPath: '/tmp' },
+                ...target.operatorVolumeMounts,
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'reconcile-shadow-config', configMap: { name: 'reconcile-shadow-config' } },
+            { name: 'reconcile-shadow-token', secret: { secretName: 'reconcile-shadow-token' } },
+            { name: 'reconcile-shadow-tmp', emptyDir: { sizeLimit: '16Mi' } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The strategic-merge patch that takes out exactly what sidecarPatch() put in: container, volumes and pod label. */
+export function sidecarRemovalPatch(target: PatchTarget): object {
+  const added = sidecarPatch(target) as { spec: { template: { spec: { volumes: { name: string }[] } } } };
+  const remove = (name: string): object => ({ name, $patch: 'delete' });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: target.deployment, namespace: target.namespace },
+    spec: {
+      template: {
+        metadata: { labels: Object.fromEntries(Object.keys(SIDECAR_POD_LABEL).map((key) => [key, null])) },
+        spec: { containers: [remove(SIDECAR_CONTAINER)], volumes: added.spec.template.spec.volumes.map((v) => remove(v.name)) },
+      },
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * A real Prometheus (Debian's /usr/bin/prometheus) for end-to-end tests: loopback only, its own temporary storage,
+ * 1 s scrape and evaluation intervals, a free port. stop() kills it and removes its files.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+export interface PrometheusAlert {
+  readonly labels: Record<string, string>;
+  readonly annotations: Record<string, string>;
+  readonly state: 'pending' | 'firing';
+  readonly value: string;
+}
+
+export interface RunningPrometheus {
+  readonly url: string;
+  alerts(): Promise<PrometheusAlert[]>;
+  stop(): Promise<void>;
+}
+
+export interface PrometheusSetup {
+  readonly rules: string;
+  readonly job: string;
+  readonly target: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Calls `check` every 100 ms until it returns a value or `timeoutMs` passes; `describe` says what was awaited, for
+ * the error. An error thrown by `check` ends the wait at once.
+ */
+export async function until<T>(check: () => Promise<T | undefined>, timeoutMs: number, describe: () => string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-prometheus-'));
+  writeFileSync(join(dir, 'rules.yaml'), setup.rules);
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    stringify({
+      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+      rule_files: ['rules.yaml'],
+      // honor_labels as the shipped ServiceMonitor: the stuck series' own `namespace` label wins.
+      scrape_configs: [{ job_name: setup.job, honor_labels: true, static_configs: [{ targets: [setup.target] }] }],
+    }),
+  );
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let log = '';
+  const child = spawn(
+    '/usr/bin/prometheus',
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited(child);
+      clearTimeout(killer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`Prometheus exited with code ${child.exitCode}: ${log}`);
+        const response = await fetch(`${url}/-/ready`).catch(() => undefined);
+        return response?.ok === true ? true : undefined;
+      },
+      15_000,
+      () => `Prometheus to be ready on ${url} (log: ${log})`,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url,
+    async alerts() {
+      const body = (await (await fetch(`${url}/api/v1/alerts`)).json()) as { data: { alerts: PrometheusAlert[] } };
+      return body.data.alerts;
+    },
+    stop,
+  };
+}

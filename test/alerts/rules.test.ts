@@ -1,0 +1,126 @@
+import { deepStrictEqual, match, ok, strictEqual, throws } from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { alertOptions, builtinAlertOptions, criticalOperations, isDuration } from '../../alerts/options.js';
+import { prometheusRule, rulesFile, runbookAnchor } from '../../alerts/render.js';
+import { ALERT_PREFIX, alertRuleGroups, type AlertRule } from '../../alerts/rules.js';
+import { resolveModel } from '../../model/load.js';
+import { packageRoot } from '../../model/package-root.js';
+
+const root = packageRoot();
+const options = builtinAlertOptions();
+const rules: AlertRule[] = alertRuleGroups(options).flatMap((g) => [...g.rules]);
+const ruleNamed = (rs: readonly AlertRule[], name: string): AlertRule => {
+  const rule = rs.find((r) => r.alert === name);
+  if (!rule) throw new Error(`no rule ${name}`);
+  return rule;
+};
+
+describe('alerts/rules: mixin conventions', () => {
+  it('ships the alerts the issue asks for, each named once with the shared prefix', () => {
+    deepStrictEqual(
+      rules.map((r) => r.alert),
+      [
+        'ReconcileShadowRecreationStuck',
+        'ReconcileShadowRecreationStuckCritical',
+        'ReconcileShadowRecreationTrackingCapped',
+        'ReconcileShadowOperationStarved',
+        'ReconcileShadowOperationNewlyBlocked',
+        'ReconcileShadowCriticalOperationFailing',
+        'ReconcileShadowDown',
+        'ReconcileShadowSourceDown',
+        'ReconcileShadowSourceSilent',
+        'ReconcileShadowNoSourceData',
+        'ReconcileShadowRecordsDropped',
+      ],
+    );
+    for (const r of rules) match(r.alert, new RegExp(`^${ALERT_PREFIX}[A-Z][A-Za-z]+$`));
+  });
+
+  it('gives every alert a severity, a static summary sentence, a templated description and a for: duration', () => {
+    for (const r of rules) {
+      ok(['critical', 'warning', 'info'].includes(r.severity), r.alert);
+      match(r.summary, /^[A-Z].*\.$/, `${r.alert} summary`);
+      ok(!r.summary.includes('{{'), `${r.alert} summary must be static`);
+      match(r.description, /\{\{ (with )?(\$labels\.\w+|\$value)/, `${r.alert} description names labels or the value`);
+      ok(isDuration(r.for), `${r.alert} for: ${r.for}`);
+    }
+  });
+
+  it('links every alert to its own section of alerts/runbook.md, and the runbook has no section without an alert', () => {
+    const runbook = readFileSync(join(root, 'alerts', 'runbook.md'), 'utf8');
+    const sections = [...runbook.matchAll(/^## (\S+)$/gm)].map((m) => m[1]!);
+    deepStrictEqual(sections, rules.map((r) => r.alert));
+    const file = parse(rulesFile(alertRuleGroups(options), options)) as { groups: { rules: { alert: string; annotations: { runbook_url: string } }[] }[] };
+    for (const r of file.groups.flatMap((g) => g.rules)) {
+      strictEqual(r.annotations.runbook_url, `${options.runbookUrl}#${runbookAnchor(r.alert)}`);
+      for (const heading of ['**Meaning.**', '**Likely causes.**', '**What to check.**', '**How to silence.**']) {
+        const section = runbook.slice(runbook.indexOf(`## ${r.alert}\n`)).split(/\n## /)[0]!;
+        ok(section.includes(heading), `${r.alert}: runbook section lacks ${heading}`);
+      }
+    }
+  });
+
+  it('wraps exactly the rules file’s groups in the PrometheusRule object', () => {
+    const plain = parse(rulesFile(alertRuleGroups(options), options)) as { groups: unknown };
+    const object = parse(prometheusRule(alertRuleGroups(options), options)) as { apiVersion: string; kind: string; metadata: { name: string }; spec: { groups: unknown } };
+    strictEqual(object.apiVersion, 'monitoring.coreos.com/v1');
+    strictEqual(object.kind, 'PrometheusRule');
+    strictEqual(object.metadata.name, 'reconcile-shadow');
+    deepStrictEqual(object.spec.groups, plain.groups);
+  });
+});
+
+describe('alerts/options: thresholds and for: chosen at generation time', () => {
+  it('takes the critical operations from the critical groups of the built-in model', () => {
+    deepStrictEqual(criticalOperations([resolveModel('hypershift-hostedcluster')]), {
+      hostedcluster: [
+        'GetPullSecretBytes',
+        'GetCPOImage',
+        'ControlPlaneNamespace',
+        'PlatformCredentials',
+        'PullSecretSync',
+        'SecretEncryptionSync',
+        'AutoscalerAndNTHNeeded',
+        'HostedControlPlane',
+        'CAPIInfraCR',
+        'CAPICluster',
+        'ReleaseImageVersion',
+        'ManagedHSMVersionCheck',
+      ],
+    });
+  });
+
+  it('applies overrides field by field and keeps the other defaults', () => {
+    const custom = alertOptions({ ctl: ['A', 'B.c'] }, { selector: 'job="shadow",cluster="prod"', recreationStuckCritical: { seconds: 3600 }, operationStarved: { for: '20m' } });
+    const rs = alertRuleGroups(custom).flatMap((g) => [...g.rules]);
+    const critical = ruleNamed(rs, 'ReconcileShadowRecreationStuckCritical');
+    strictEqual(critical.expr, 'max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{job="shadow",cluster="prod"}) > 3600');
+    strictEqual(critical.for, '5m');
+    strictEqual(ruleNamed(rs, 'ReconcileShadowOperationStarved').for, '20m');
+    strictEqual(ruleNamed(rs, 'ReconcileShadowOperationStarved').expr, 'max by (controller, operation) (reconcile_shadow_operation_starved_seconds{job="shadow",cluster="prod"}) > 1800');
+    // Operation names are matched literally: regex metacharacters are escaped.
+    match(ruleNamed(rs, 'ReconcileShadowCriticalOperationFailing').expr, /controller="ctl",operation=~"A\|B\\\\.c",outcome="error"/);
+  });
+
+  it('joins one failure-ratio expression per controller', () => {
+    const custom = alertOptions({ one: ['A'], two: ['B'] });
+    const expr = ruleNamed(alertRuleGroups(custom).flatMap((g) => [...g.rules]), 'ReconcileShadowCriticalOperationFailing').expr;
+    strictEqual(expr.split(' or ').length, 2);
+    match(expr, /controller="one",operation=~"A"/);
+    match(expr, /controller="two",operation=~"B"/);
+  });
+
+  it('refuses options Prometheus would reject or that make an alert meaningless, naming each field', () => {
+    throws(
+      () => alertOptions({ ctl: ['A'] }, { sidecarDown: { for: '5 minutes' }, newlyBlocked: { window: '0m' }, operationStarved: { seconds: -1 } }),
+      (e: Error) =>
+        e.message ===
+        'alert options: operationStarved.seconds: must be a positive number; newlyBlocked.window: "0m" is not a Prometheus duration (e.g. 30s, 5m, 1h); sidecarDown.for: "5 minutes" is not a Prometheus duration (e.g. 30s, 5m, 1h)',
+    );
+    throws(() => alertOptions({ ctl: ['A'] }, { criticalOperationFailing: { errorRatio: 1 } }), /errorRatio: must be at least 0 and below 1/);
+    throws(() => alertOptions({ ctl: [] }), /no critical operation in any model/);
+    throws(() => alertOptions({ ctl: ['A'] }, { selector: '{job="x"}' }), /selector: give matchers without braces/);
+  });
+});
