@@ -1,0 +1,80 @@
+/**
+ * OTLP ingest: spans/s from request body to updated metrics (decode → assemble attempts → both loops → metrics),
+ * for bodies the real OTel exporters sent (captured once from a local HTTP server), against decoding the same
+ * bodies alone: protobufjs for protobuf, JSON.parse for JSON.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { createMetrics } from '../analyzer/metrics/registry.js';
+import { MetricsPublisher } from '../analyzer/publish/metrics.js';
+import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
+import { decodeTraceRequest } from '../collector/otlp/decode.js';
+import { emitAttempt } from '../collector/otlp/emit.js';
+import { otlpTypes } from '../collector/otlp/proto.js';
+import { DEFAULT_LIMITS } from '../collector/otlp/receiver.js';
+import type { Scheduler } from '../collector/otlp/scheduler.js';
+import { fleetDay, HYPERSHIFT } from './data.js';
+import { atLeast, throughput, type BenchResult } from './harness.js';
+
+const ATTEMPTS = 3000;
+
+/** Bodies exactly as an exporter sends them, captured by a local server. */
+async function captureBodies(exporter: (url: string) => SpanExporter): Promise<Buffer[]> {
+  const bodies: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(parts));
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter(url), { maxExportBatchSize: 512, maxQueueSize: 1_000_000, scheduledDelayMillis: 60_000 })] });
+  const tracer = provider.getTracer('bench');
+  for (const record of fleetDay().slice(0, ATTEMPTS)) emitAttempt(tracer, record);
+  await provider.forceFlush();
+  await provider.shutdown();
+  await new Promise<void>((r) => server.close(() => r()));
+  return bodies;
+}
+
+/** Timers never fire during a pass; flush() at the end of the pass hands on whatever is still pending. */
+const still: Scheduler = { now: () => 0, setTimer: () => ({ cancel: () => undefined }), defer: (run) => run() };
+
+function ingest(bodies: readonly Buffer[], encoding: 'protobuf' | 'json'): () => void {
+  return () => {
+    const { metrics } = createMetrics();
+    const analyzer = new ShadowAnalyzer([HYPERSHIFT]);
+    analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'bench' }));
+    const assembler = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, maxPendingAttempts: 1_000_000, maxPendingSpans: 10_000_000 }, analyzer, still);
+    for (const body of bodies) {
+      const decoded = decodeTraceRequest(body, encoding, DEFAULT_LIMITS);
+      analyzer.received('otlp', decoded.spans.length);
+      for (const span of decoded.spans) assembler.add(span, 'bench');
+    }
+    assembler.flush();
+    if (analyzer.report().controllers[0]!.attempts.total !== ATTEMPTS) throw new Error('not every attempt was assembled');
+  };
+}
+
+export async function benchOtlp(): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  for (const encoding of ['protobuf', 'json'] as const) {
+    const bodies = await captureBodies((url) => (encoding === 'protobuf' ? new ProtoExporter({ url, concurrencyLimit: 10_000 }) : new JsonExporter({ url, concurrencyLimit: 10_000 })));
+    const spans = decodeTraceRequest(bodies[0]!, encoding, DEFAULT_LIMITS).spans.length > 0 ? bodies.reduce((n, b) => n + decodeTraceRequest(b, encoding, DEFAULT_LIMITS).spans.length, 0) : 0;
+    const figure = throughput(spans, ingest(bodies, encoding));
+    const request = otlpTypes().request;
+    const baseline = throughput(spans, () => {
+      for (const body of bodies) (encoding === 'protobuf' ? request.decode(body) : JSON.parse(body.toString('utf8'))) as unknown;
+    });
+    const bytes = bodies.reduce((n, b) => n + b.length, 0);
+    results.push(atLeast(`OTLP ${encoding} ingest`, 'spans/s', figure, baseline, 0.5, `${spans} spans in ${bodies.length} bodies (${(bytes / 2 ** 20).toFixed(1)} MiB) from the real exporter`));
+  }
+  return results;
+}
