@@ -8,8 +8,7 @@ import { parseArgs } from 'node:util';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { attemptRow } from '../analyzer/engine.js';
 import { renderReport } from '../analyzer/report/render.js';
-import { parseAttemptLine } from '../collector/journal.js';
-import { LineSplitter } from '../collector/lines.js';
+import { readJournal } from '../collector/journal-reader.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 
@@ -59,28 +58,9 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
       if (printed++ < MAX_REJECTIONS_PRINTED) io.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
     },
   });
-  const ctx = { file, knownOperations: shadow.knownOperations };
-  const splitter = new LineSplitter({
-    line(text, lineNo) {
-      if (text.trim() === '') return;
-      analyzer.received('journal', 1);
-      const parsed = parseAttemptLine(text, lineNo, ctx);
-      if (parsed.ok) analyzer.attempt(parsed.record);
-      else analyzer.reject(parsed.rejection);
-    },
-    tooLong(lineNo, bytes) {
-      analyzer.received('journal', 1);
-      analyzer.reject({ source: 'journal', reason: 'line_too_long', where: `${file}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` });
-    },
-  });
-
   try {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-    for await (const chunk of input) {
-      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-      if (out.needsFlush) await out.flush();
-    }
-    splitter.end();
+    await readJournal(input, analyzer, { file, knownOperations: shadow.knownOperations, afterChunk: () => (out.needsFlush ? out.flush() : undefined) });
   } catch (e) {
     await out.flush();
     io.stderr.write(`cannot read journal ${file}: ${(e as Error).message}\n`);

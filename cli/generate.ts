@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Document } from 'yaml';
 import { alertRuleGroups } from '../alerts/rules.js';
-import { builtinAlertOptions, type AlertOptions } from '../alerts/options.js';
+import { alertOptions, type AlertOptions } from '../alerts/options.js';
 import { prometheusRule, rulesFile } from '../alerts/render.js';
 import { METRICS, type MetricSpec } from '../analyzer/metrics/catalog.js';
 import { overviewDashboard } from '../dashboards/overview.js';
@@ -37,7 +37,7 @@ function yamlFile(value: object, source: string): string {
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Every generated file except the README, from the given alert options (the shipped ones by default). */
-export function generatedFiles(alerts: AlertOptions = builtinAlertOptions()): GeneratedFile[] {
+export function generatedFiles(alerts: AlertOptions = alertOptions()): GeneratedFile[] {
   const groups = alertRuleGroups(alerts);
   return [
     { path: 'dashboards/reconcile-shadow-overview.json', content: json(overviewDashboard(alerts)) },

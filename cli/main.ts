@@ -3,6 +3,7 @@
 import { analyzeCommand } from './analyze.js';
 import { EXIT, type CommandIO } from './io.js';
 import { recreationsCommand } from './recreations-command.js';
+import { reportCommand } from './report-command.js';
 import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 
@@ -12,6 +13,7 @@ commands:
   run          the sidecar: sources in, metrics/traces/report out (no --config: the embedded demo)
   analyze      replay a journal of reconcile attempts through both loops and report
   simulate     write a journal from a seeded simulated world
+  report       decide switch readiness from a journal: verdict, evidence, rollout plan (HTML or Markdown)
   recreations  dry-run an adapter's lifecycle rules over recorded objects and report every recreation
   help         this text
 
@@ -21,6 +23,7 @@ type Command = (argv: string[], io: CommandIO) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   analyze: analyzeCommand,
   recreations: recreationsCommand,
+  report: reportCommand,
   run: runCommand,
   simulate: simulateCommand,
 };

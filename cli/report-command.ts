@@ -15,8 +15,7 @@ import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../a
 import { reportDocument } from '../analyzer/report/html/document.js';
 import { renderHtml } from '../analyzer/report/html/html.js';
 import { renderMarkdown } from '../analyzer/report/html/markdown.js';
-import { parseAttemptLine } from '../collector/journal.js';
-import { LineSplitter } from '../collector/lines.js';
+import { readJournal } from '../collector/journal-reader.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { YamlSource } from '../model/yaml-source.js';
 import { check } from '../sidecar/config-schema.js';
@@ -88,24 +87,9 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
     },
   });
   const file = values.journal;
-  const ctx = { file, knownOperations: analyzer.shadows[0]!.knownOperations };
-  const splitter = new LineSplitter({
-    line(text, lineNo) {
-      if (text.trim() === '') return;
-      analyzer.received('journal', 1);
-      const parsed = parseAttemptLine(text, lineNo, ctx);
-      if (parsed.ok) analyzer.attempt(parsed.record);
-      else analyzer.reject(parsed.rejection);
-    },
-    tooLong(lineNo, bytes) {
-      analyzer.received('journal', 1);
-      analyzer.reject({ source: 'journal', reason: 'line_too_long', where: `${file}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` });
-    },
-  });
   try {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-    for await (const chunk of input) splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    splitter.end();
+    await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
   } catch (e) {
     io.stderr.write(`cannot read journal ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;

@@ -17,7 +17,7 @@ import { runPhased } from '../loops.js';
 import type { ControllerEvidence } from './evidence.js';
 import { benjaminiHochberg, fisherExact, type TwoByTwo } from './fisher.js';
 import type { DecisionThresholds } from './thresholds.js';
-import { equalsP, percent, points } from './wording.js';
+import { count, equalsP, percent, points } from './wording.js';
 
 export type EvidenceStatus = 'dependent' | 'safe' | 'inconclusive';
 
@@ -34,7 +34,6 @@ export interface PairDecision {
   readonly riskDifference: number | null;
   /** One-sided Fisher p-value (then fails more after first failed), null when not tested. */
   readonly pGreater: number | null;
-  readonly pTwoSided: number | null;
   /** Benjamini–Hochberg adjusted pGreater. */
   readonly q: number | null;
   /** `then`'s noise floor (flip rate with no spec change), null when unknown. */
@@ -76,7 +75,6 @@ interface Candidate {
   readonly table: TwoByTwo;
   readonly enough: boolean;
   pGreater: number | null;
-  pTwoSided: number | null;
   q: number | null;
 }
 
@@ -91,15 +89,11 @@ export function decideOrdering(evidence: ControllerEvidence, noise: readonly (nu
       const table = evidence.table(first, then);
       if (table.a + table.b + table.c + table.d === 0 && !reorderedKey.has(first * n + then)) continue;
       const enough = table.a + table.b >= t.minFailedObservations && table.c + table.d >= t.minBaselineObservations;
-      candidates.push({ first, then, table, enough, pGreater: null, pTwoSided: null, q: null });
+      candidates.push({ first, then, table, enough, pGreater: null, q: null });
     }
   }
   const tested = candidates.filter((c) => c.enough);
-  for (const c of tested) {
-    const f = fisherExact(c.table);
-    c.pGreater = f.greater;
-    c.pTwoSided = f.twoSided;
-  }
+  for (const c of tested) c.pGreater = fisherExact(c.table).greater;
   benjaminiHochberg(tested.map((c) => c.pGreater!)).forEach((q, i) => (tested[i]!.q = q));
 
   const followers = followersOfFailure(cm);
@@ -124,9 +118,9 @@ function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, follows
   const riskDifference = rateAfterFailure === null || rateAfterSuccess === null ? null : rateAfterFailure - rateAfterSuccess;
   const first = cm.ops[c.first]!;
   const then = cm.ops[c.then]!;
-  const base = { first, then, reordered, table: c.table, rateAfterFailure, rateAfterSuccess, riskDifference, pGreater: c.pGreater, pTwoSided: c.pTwoSided, q: c.q, noiseFloor, followsFailure, firstFailureRuns };
+  const base = { first, then, reordered, table: c.table, rateAfterFailure, rateAfterSuccess, riskDifference, pGreater: c.pGreater, q: c.q, noiseFloor, followsFailure, firstFailureRuns };
   const noise = noiseFloor ?? 0;
-  const counts = `${then} failed after ${first} failed in ${a} of ${a + b}, after it succeeded in ${c0} of ${c0 + d}`;
+  const counts = `${then} failed after ${first} failed in ${count(a)} of ${count(a + b)}, after it succeeded in ${count(c0)} of ${count(c0 + d)}`;
 
   if (!c.enough) {
     let why: string;

@@ -10,12 +10,11 @@
  *   ready         none of the above.
  * No data is never a pass: every reason is listed, the deciding ones first.
  */
-import { formatDuration } from '../report/render.js';
 import type { ControllerSummary } from '../report/summary.js';
 import type { GroupDecision } from './classification.js';
 import type { OrderingEvidence } from './ordering.js';
 import type { DecisionThresholds } from './thresholds.js';
-import { hours, percent, plural } from './wording.js';
+import { count, percent, plural, span } from './wording.js';
 
 export type VerdictStatus = 'ready' | 'not-ready' | 'inconclusive';
 export type ReasonKind =
@@ -68,10 +67,10 @@ export function decideVerdict({ summary, newlyBlockedAttempts, ordering, groups,
       .filter((o) => o.newlyBlocked > 0)
       .sort((x, y) => y.newlyBlocked - x.newlyBlocked || (x.name < y.name ? -1 : 1))
       .slice(0, 3)
-      .map((o) => `${o.name} (${o.newlyBlocked})`);
+      .map((o) => `${o.name} (${count(o.newlyBlocked)})`);
     notReady(
       'newly-blocked',
-      `the phased loop would have skipped work the sequential loop ran in ${newlyBlockedAttempts} of ${attempts} attempts (${percent(newlyBlockedAttempts / attempts)}, ` +
+      `the phased loop would have skipped work the sequential loop ran in ${count(newlyBlockedAttempts)} of ${count(attempts)} attempts (${percent(newlyBlockedAttempts / attempts)}, ` +
         `${percent(t.maxNewlyBlockedRate)} tolerated); most often ${mostOften.join(', ')}`,
     );
   }
@@ -82,10 +81,10 @@ export function decideVerdict({ summary, newlyBlockedAttempts, ordering, groups,
     notReady('non-critical-downstream', `${g.group} is non-critical, but ${g.why}`);
   }
 
-  if (attempts < t.minAttempts) inconclusive('too-few-attempts', `${plural(attempts, 'attempt')} observed (${t.minAttempts} needed)`);
-  if (summary.objects < t.minObjects) inconclusive('too-few-objects', `${plural(summary.objects, 'object')} observed (${t.minObjects} needed)`);
+  if (attempts < t.minAttempts) inconclusive('too-few-attempts', `${plural(attempts, 'attempt')} observed (${count(t.minAttempts)} needed)`);
+  if (summary.objects < t.minObjects) inconclusive('too-few-objects', `${plural(summary.objects, 'object')} observed (${count(t.minObjects)} needed)`);
   if (summary.window.seconds * 1000 < t.minWindowMs) {
-    inconclusive('window-too-short', `observed for ${formatDuration(summary.window.seconds) === '-' ? '0s' : formatDuration(summary.window.seconds)} (${hours(t.minWindowMs)} needed)`);
+    inconclusive('window-too-short', `observed for ${span(summary.window.seconds * 1000)} (${span(t.minWindowMs)} needed)`);
   }
   const material = groups.filter((g) => g.failureRuns >= t.materialFailures);
   for (const g of material.filter((x) => x.status === 'inconclusive')) {

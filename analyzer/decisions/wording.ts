@@ -1,4 +1,10 @@
 /** Number wording shared by every explanation the decisions give, so the report reads the same everywhere. */
+import { formatDuration } from '../report/render.js';
+
+/** A count with thousands separators: `27,201`. */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
 
 export function percent(rate: number | null): string {
   if (rate === null) return '-';
@@ -28,11 +34,15 @@ export function equalsP(name: string, p: number): string {
   return text.startsWith('<') ? `${name} ${text}` : `${name} = ${text}`;
 }
 
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
 }
 
-export function hours(ms: number): string {
+/** A threshold's time span as people write it: `3d`, `24h`, else minutes and seconds (`1m00s`). */
+export function span(ms: number): string {
+  if (ms <= 0) return '0s';
   const h = ms / 3_600_000;
-  return h >= 48 && Number.isInteger(h / 24) ? `${h / 24}d` : `${Number.isInteger(h) ? h : h.toFixed(1)}h`;
+  if (h >= 24 && Number.isInteger(h / 24)) return `${h / 24}d`;
+  if (h >= 1 && Number.isInteger(h)) return `${h}h`;
+  return formatDuration(ms / 1000);
 }

@@ -65,7 +65,7 @@ const WIDTH = 460;
 const BAR_STEP = 18;
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 
-export const PALETTE = {
+const PALETTE = {
   critical: '#c5221f',
   nonCritical: '#1a73e8',
   failFast: '#5f6368',
@@ -90,7 +90,7 @@ function spec(body: Record<string, unknown>): TopLevelSpec {
 }
 
 /** A chart that only says why there is nothing to draw. */
-export function messageSpec(text: string): TopLevelSpec {
+function messageSpec(text: string): TopLevelSpec {
   return spec({
     width: WIDTH,
     height: 60,
@@ -184,7 +184,7 @@ export function blockedByChart(summary: ControllerSummary): Chart {
       transform: [{ joinaggregate: [{ op: 'max', field: 'count', as: 'max' }] }],
       encoding: {
         x: { field: 'blocked', type: 'nominal', title: 'skipped group', axis: { labelAngle: -40, labelLimit: 220 } },
-        y: { field: 'blocker', type: 'nominal', title: 'failed critical group' },
+        y: { field: 'blocker', type: 'nominal', title: 'failed critical group', axis: { titlePadding: 14 } },
       },
       layer: [
         { mark: { type: 'rect', cornerRadius: 2 }, encoding: { color: { field: 'count', type: 'quantitative', scale: { scheme: 'oranges' }, title: 'attempts' } } },
@@ -261,7 +261,7 @@ export function orderingChart(ordering: OrderingEvidence): Chart {
   if (pairs.length === 0) return { ...base, spec: messageSpec('no reordered pair has been seen after its first op failed') };
   const rows = pairs.map((p) => ({ pair: `${p.first} → ${p.then}`, status: p.status, low: Math.min(p.rateAfterFailure!, p.rateAfterSuccess!), high: Math.max(p.rateAfterFailure!, p.rateAfterSuccess!), afterFailure: p.rateAfterFailure, afterSuccess: p.rateAfterSuccess }));
   const color = { field: 'status', type: 'nominal', scale: { domain: ['dependent', 'safe', 'inconclusive'], range: [PALETTE.dependent, PALETTE.safe, PALETTE.inconclusive] }, title: null };
-  const y = { field: 'pair', type: 'nominal', sort: rows.map((r) => r.pair), title: null, axis: { labelLimit: 260 } };
+  const y = { field: 'pair', type: 'nominal', sort: rows.map((r) => r.pair), title: null, axis: { labelLimit: 340 } };
   return {
     ...base,
     spec: spec({
@@ -276,6 +276,15 @@ export function orderingChart(ordering: OrderingEvidence): Chart {
       ],
     }),
   };
+}
+
+/**
+ * Starts the clip-path and gradient ids of the next SVGs from zero. Call once per document, then render its charts
+ * one after another: ids stay unique within the document (inline SVGs share one id space) and the same report
+ * renders to the same bytes.
+ */
+export function startSvgDocument(): void {
+  vega.resetSVGDefIds();
 }
 
 /** Renders a Vega-Lite spec to a standalone SVG string (no DOM, no canvas, no network). */

@@ -7,7 +7,7 @@ import type { PairDecision } from '../../decisions/ordering.js';
 import type { ControllerDecisions, DecisionReport } from '../../decisions/report.js';
 import type { RolloutStep } from '../../decisions/rollout.js';
 import type { VerdictReason, VerdictStatus } from '../../decisions/verdict.js';
-import { hours, percent, plural, points, pValue } from '../../decisions/wording.js';
+import { count, percent, plural, points, pValue, span } from '../../decisions/wording.js';
 import { formatDuration } from '../render.js';
 import type { ControllerSummary } from '../summary.js';
 import { blockedByChart, divergenceChart, failureRateChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
@@ -54,7 +54,6 @@ export interface DocumentOptions {
   readonly recreations?: readonly RecreationDurations[];
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
 const TONE: Record<string, Tone> = { dependent: 'bad', safe: 'good', inconclusive: 'unknown', 'candidate-critical': 'bad', 'candidate-non-critical': 'good', consistent: 'good', move: 'good', wait: 'unknown', 'keep-critical': 'bad' };
 const badge = (text: string): Cell => ({ text, tone: TONE[text] ?? 'unknown' });
 const categoryName = (c: string): string => (c === 'nonCritical' ? 'non-critical' : c);
@@ -140,7 +139,7 @@ const PAIR_WIDE = [8];
 
 function pairRow(p: PairDecision): Cell[] {
   const { a, b, c, d } = p.table;
-  return [p.first, p.then, a + b === 0 ? '-' : `${a}/${a + b}`, c + d === 0 ? '-' : `${c}/${c + d}`, points(p.riskDifference), percent(p.noiseFloor), pValue(p.q), badge(p.status), p.why];
+  return [p.first, p.then, a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`, c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`, points(p.riskDifference), percent(p.noiseFloor), pValue(p.q), badge(p.status), p.why];
 }
 
 function reorderedSection(pairs: readonly PairDecision[]): Section {
@@ -258,7 +257,7 @@ function thresholdsSection(d: ControllerDecisions): Section {
     ['materialFailures', String(t.materialFailures), 'failure runs that make a group or pair matter for the verdict'],
     ['minAttempts', String(t.minAttempts), ''],
     ['minObjects', String(t.minObjects), ''],
-    ['minWindowMs', hours(t.minWindowMs), ''],
+    ['minWindowMs', span(t.minWindowMs), ''],
     ['maxNewlyBlockedRate', String(t.maxNewlyBlockedRate), 'share of attempts with newly blocked work tolerated'],
   ];
   return { id: 'thresholds', title: 'Thresholds used', intro: [], table: { head: ['threshold', 'value', 'meaning'], numeric: [], wide: [2], rows } };

@@ -2,7 +2,7 @@
  * The report as one self-contained HTML file: inline CSS, charts as inline SVG rendered at build time, no script and
  * no external reference, so it opens offline, in a CI artifact viewer or attached to a ticket.
  */
-import { renderSvg } from './charts.js';
+import { renderSvg, startSvgDocument } from './charts.js';
 import type { Cell, ControllerDocument, ReportDocument, Section, Table } from './document.js';
 
 const STYLE = `
@@ -48,7 +48,7 @@ details { margin-top: 8px; } summary { cursor: pointer; color: var(--muted); }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 `;
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
@@ -79,9 +79,10 @@ async function controller(c: ControllerDocument): Promise<string> {
   const v = c.verdict;
   const reasons = v.deciding.length === 0 ? '' : `<ul>${v.deciding.map((r) => `<li>${prose(r.message)}</li>`).join('')}</ul>`;
   const notes = v.notes.length === 0 ? '' : `<div class="notes">Also: <ul>${v.notes.map((r) => `<li>${prose(r.message)}</li>`).join('')}</ul></div>`;
-  const charts = await Promise.all(
-    c.charts.map(async (ch) => `<figure class="chart" data-chart="${ch.id}"><figcaption><b>${escapeHtml(ch.title)}</b><span>${escapeHtml(ch.caption)}</span></figcaption>${await renderSvg(ch.spec)}</figure>`),
-  );
+  const charts: string[] = [];
+  for (const ch of c.charts) {
+    charts.push(`<figure class="chart" data-chart="${ch.id}"><figcaption><b>${escapeHtml(ch.title)}</b><span>${escapeHtml(ch.caption)}</span></figcaption>${await renderSvg(ch.spec)}</figure>`);
+  }
   return [
     `<article data-controller="${escapeHtml(c.id)}">`,
     `<h2>${escapeHtml(c.heading)}</h2>`,
@@ -94,7 +95,9 @@ async function controller(c: ControllerDocument): Promise<string> {
 }
 
 export async function renderHtml(doc: ReportDocument): Promise<string> {
-  const body = await Promise.all(doc.controllers.map(controller));
+  startSvgDocument();
+  const body: string[] = [];
+  for (const c of doc.controllers) body.push(await controller(c));
   const input = doc.input.length === 0 ? '' : `<section data-section="input"><h3>Input</h3>${doc.input.map((f) => `<p>${prose(f)}</p>`).join('')}</section>`;
   return [
     '<!DOCTYPE html>',
