@@ -4,8 +4,6 @@
  * overrides over the defaults and refuses values Prometheus would reject or that would make an alert meaningless.
  */
 import { parseDuration } from '../cli/duration.js';
-import { BUILTIN_MODELS, resolveModel } from '../model/load.js';
-import type { ReconcileModel } from '../model/types.js';
 
 /** A Prometheus duration as written in rules: `30s`, `5m`, `1h`, `1h30m`. */
 export type Duration = string;
@@ -37,12 +35,11 @@ export interface AlertOptions {
   readonly operationStarved: ThresholdAndFor;
   /** Attempts in which the phased loop would not run an operation the current loop runs. */
   readonly newlyBlocked: WindowAndFor;
-  /** A critical operation failing in more than `errorRatio` of the attempts that ran it. */
-  readonly criticalOperationFailing: WindowAndFor & {
-    readonly errorRatio: number;
-    /** Per controller, the operations whose failure blocks later work; by default from the built-in models. */
-    readonly operations: Readonly<Record<string, readonly string[]>>;
-  };
+  /**
+   * A critical operation failing in more than `errorRatio` of the attempts that ran it. Which operations are
+   * critical the sidecar publishes from its models (`reconcile_shadow_operation_info{category="critical"}`).
+   */
+  readonly criticalOperationFailing: WindowAndFor & { readonly errorRatio: number };
   readonly sidecarDown: ForOnly;
   readonly sourceDown: ForOnly;
   /** No source of a kind has handed on a record for `seconds`, on any replica. */
@@ -60,26 +57,8 @@ export interface AlertOptions {
 /** Where alerts/runbook.md is published. The lead owns the repository URL; change it here only. */
 export const RUNBOOK_URL = 'https://github.com/reconcile-shadow/reconcile-shadow/blob/main/alerts/runbook.md';
 
-/**
- * The operations whose failure stops later work in the phased loop: the ops of its `critical` groups. These are
- * the model's own words for "critical" (the operator logs `critical failures: [...]` with these group's names).
- */
-export function criticalOperations(models: readonly ReconcileModel[]): Record<string, string[]> {
-  const byController: Record<string, string[]> = {};
-  for (const model of models) {
-    const ops = model.phased.flatMap((step) => (step.kind === 'group' && step.category === 'critical' ? step.ops : []));
-    byController[model.controller] = [...(byController[model.controller] ?? []), ...ops];
-  }
-  return byController;
-}
-
-/** The options the shipped rules are generated with: the defaults over the built-in models, plus `overrides`. */
-export function builtinAlertOptions(overrides: Overrides = {}): AlertOptions {
-  return alertOptions(criticalOperations(BUILTIN_MODELS.map((name) => resolveModel(name))), overrides);
-}
-
-/** The defaults, given the critical operations (see criticalOperations()). */
-export function defaultAlertOptions(operations: Readonly<Record<string, readonly string[]>>): AlertOptions {
+/** The defaults the shipped rules are generated with. */
+function defaultAlertOptions(): AlertOptions {
   return {
     selector: 'job="reconcile-shadow"',
     runbookUrl: RUNBOOK_URL,
@@ -89,7 +68,7 @@ export function defaultAlertOptions(operations: Readonly<Record<string, readonly
     recreationStuckCritical: { seconds: 1800, for: '5m' },
     operationStarved: { seconds: 1800, for: '5m' },
     newlyBlocked: { window: '15m', for: '5m' },
-    criticalOperationFailing: { errorRatio: 0.5, window: '15m', for: '15m', operations },
+    criticalOperationFailing: { errorRatio: 0.5, window: '15m', for: '15m' },
     sidecarDown: { for: '5m' },
     sourceDown: { for: '10m' },
     sourceSilent: { seconds: 1800, for: '5m' },
@@ -102,8 +81,8 @@ export function defaultAlertOptions(operations: Readonly<Record<string, readonly
 export type Overrides = { readonly [K in keyof AlertOptions]?: AlertOptions[K] extends string ? string : Partial<AlertOptions[K]> };
 
 /** The defaults with `overrides` applied field by field, validated. Throws naming every bad field. */
-export function alertOptions(operations: Readonly<Record<string, readonly string[]>>, overrides: Overrides = {}): AlertOptions {
-  const defaults = defaultAlertOptions(operations);
+export function alertOptions(overrides: Overrides = {}): AlertOptions {
+  const defaults = defaultAlertOptions();
   const merged: Record<string, unknown> = { ...defaults };
   for (const [key, value] of Object.entries(overrides)) {
     const base = defaults[key as keyof AlertOptions];
@@ -128,9 +107,6 @@ function validate(options: AlertOptions): string[] {
   }
   const ratio = options.criticalOperationFailing.errorRatio;
   if (!(ratio >= 0 && ratio < 1)) problems.push('criticalOperationFailing.errorRatio: must be at least 0 and below 1');
-  if (Object.values(options.criticalOperationFailing.operations).every((ops) => ops.length === 0)) {
-    problems.push('criticalOperationFailing.operations: no critical operation in any model');
-  }
   if (options.selector.includes('{') || options.selector.includes('}')) problems.push('selector: give matchers without braces, e.g. job="reconcile-shadow"');
   return problems;
 }

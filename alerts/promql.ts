@@ -8,12 +8,12 @@ export function series(metric: MetricName | 'up', selector: string, ...matchers:
 }
 
 /** A PromQL string literal. */
-export function quote(value: string): string {
+function quote(value: string): string {
   return JSON.stringify(value);
 }
 
 /** `label=~"a|b|c"` matching exactly these values. */
-export function oneOf(label: string, values: readonly string[]): string {
+function oneOf(label: string, values: readonly string[]): string {
   const escaped = values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return `${label}=~${quote(escaped.join('|'))}`;
 }

@@ -8,7 +8,7 @@
  * replica of the operator, and each tracks the same recreations, so one object is one alert.
  */
 import type { AlertOptions, Duration } from './options.js';
-import { increasedOrNew, noneOf, oneOf, quote, series } from './promql.js';
+import { increasedOrNew, noneOf, series } from './promql.js';
 
 export type Severity = 'critical' | 'warning' | 'info';
 
@@ -95,23 +95,24 @@ function shadowRules(o: AlertOptions): AlertRule[] {
       for: o.criticalOperationFailing.for,
       severity: 'critical',
       summary: 'A critical operation keeps failing.',
-      description: `Critical operation {{ $labels.operation }} of controller {{ $labels.controller }} failed in {{ $value | humanizePercentage }} of the attempts that ran it over the last ${o.criticalOperationFailing.window}; every blockable operation after it is held back.`,
+      description: `Critical operation {{ $labels.operation }} (group {{ $labels.group }}) of controller {{ $labels.controller }} failed in {{ $value | humanizePercentage }} of the attempts that ran it over the last ${o.criticalOperationFailing.window}; every blockable operation after it is held back.`,
     },
   ];
 }
 
-/** Error share of the attempts that ran the op (ok, error or stop; skip means it did not run), per controller. */
+/**
+ * Error share of the attempts that ran the op (ok, error or stop; skip means it did not run), kept for the ops the
+ * sidecar publishes as critical. The join takes criticality from the running sidecar's own models, so a user's
+ * model needs no regenerated rules; `max by` makes the replicas' identical info series one, and `group_left`
+ * brings the op's group into the alert.
+ */
 function criticalFailureRatio(o: AlertOptions): string {
-  const { window, errorRatio, operations } = o.criticalOperationFailing;
-  const perController = Object.entries(operations)
-    .filter(([, ops]) => ops.length > 0)
-    .map(([controller, ops]) => {
-      const scope = [`controller=${quote(controller)}`, oneOf('operation', ops)];
-      const errors = series('reconcile_shadow_operation_observed_total', o.selector, ...scope, 'outcome="error"');
-      const ran = series('reconcile_shadow_operation_observed_total', o.selector, ...scope, 'outcome=~"ok|error|stop"');
-      return `(sum by (controller, operation) (rate(${errors}[${window}])) / sum by (controller, operation) (rate(${ran}[${window}]))) > ${errorRatio}`;
-    });
-  return perController.join(' or ');
+  const { window, errorRatio } = o.criticalOperationFailing;
+  const errors = series('reconcile_shadow_operation_observed_total', o.selector, 'outcome="error"');
+  const ran = series('reconcile_shadow_operation_observed_total', o.selector, 'outcome=~"ok|error|stop"');
+  const critical = series('reconcile_shadow_operation_info', o.selector, 'category="critical"');
+  const ratio = `sum by (controller, operation) (rate(${errors}[${window}])) / sum by (controller, operation) (rate(${ran}[${window}]))`;
+  return `(${ratio} > ${errorRatio}) * on (controller, operation) group_left (group) max by (controller, operation, group) (${critical})`;
 }
 
 function sidecarRules(o: AlertOptions): AlertRule[] {

@@ -48,15 +48,18 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
 
     .withRow(new RowBuilder('Operations'))
     .withPanel(
-      timeseries(
-        'Failure rate per operation',
-        'Observed errors as a share of the attempts that ran the operation (ok, error or stop).',
-        'percentunit',
-        { span: 12 },
-        query(
-          `sum by (operation) (rate(reconcile_shadow_operation_observed_total{${C},outcome="error"}${RATE})) / sum by (operation) (rate(reconcile_shadow_operation_observed_total{${C},${ran}}${RATE}))`,
-          '{{operation}}',
+      withThresholdLines(
+        timeseries(
+          'Failure rate per operation',
+          'Observed errors as a share of the attempts that ran the operation (ok, error or stop), with the operation’s phased-loop category. The red line is the ReconcileShadowCriticalOperationFailing threshold, which applies to critical operations.',
+          'percentunit',
+          { span: 12 },
+          query(
+            `(sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{${C},outcome="error"}${RATE})) / sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{${C},${ran}}${RATE}))) * on (controller, operation) group_left (category) max by (controller, operation, category) (reconcile_shadow_operation_info{${C}})`,
+            '{{operation}} ({{category}})',
+          ),
         ),
+        [[alerts.criticalOperationFailing.errorRatio, 'red']],
       ),
     )
     .withPanel(

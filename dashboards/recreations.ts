@@ -5,16 +5,13 @@
  */
 import { DashboardBuilder, RowBuilder, type Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { AlertOptions } from '../alerts/options.js';
-import { DEFAULT_STUCK_THRESHOLD_MS } from '../analyzer/recreations/config.js';
+import { DURATION_PHASES } from '../analyzer/recreations/tracker.js';
 import { dashboardLinks, datasourceVariable, heatmap, labelVariable, numberPanels, query, stacked, stat, table, TAGS, timeseries, withThresholdLines } from './panels.js';
 
 export const RECREATIONS_UID = 'reconcile-shadow-recreations';
 
-/** The sidecar's default per-kind stuck threshold (as the HyperFleet API's); kinds may override it. */
-const DEFAULT_STUCK_THRESHOLD_SECONDS = DEFAULT_STUCK_THRESHOLD_MS / 1000;
-
-/** The phases `reconcile_shadow_recreation_duration_seconds` is recorded for. */
-export const RECREATION_PHASES = ['deletion', 'creation', 'availability', 'total'] as const;
+/** The legend prefix of the per-kind threshold series, drawn dashed. */
+const THRESHOLD_LEGEND = 'stuck threshold';
 
 const K = 'kind=~"$kind"';
 const RATE = '[$__rate_interval]';
@@ -50,15 +47,13 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
       withThresholdLines(
         timeseries(
           'Oldest unfinished recreation',
-          `Age of the oldest unfinished recreation per kind, from its trigger. Orange: the sidecar's default stuck threshold (${DEFAULT_STUCK_THRESHOLD_SECONDS}s; kinds may set their own). Red: the ReconcileShadowRecreationStuckCritical threshold.`,
+          'Age of the oldest unfinished recreation per kind, from its trigger, against the stuck threshold the sidecar is configured with for that kind (dashed): above it, the recreation counts as stuck. Red: the ReconcileShadowRecreationStuckCritical threshold.',
           's',
           { span: 8 },
           query(`max by (kind) (reconcile_shadow_recreation_oldest_seconds{${K}})`, '{{kind}}'),
-        ),
-        [
-          [DEFAULT_STUCK_THRESHOLD_SECONDS, 'orange'],
-          [critical, 'red'],
-        ],
+          query(`max by (kind) (reconcile_shadow_recreation_stuck_threshold_seconds{${K}})`, `${THRESHOLD_LEGEND} {{kind}}`),
+        ).overrideByRegexp(`^${THRESHOLD_LEGEND} `, [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }]),
+        [[critical, 'red']],
       ),
     )
     .withPanel(
@@ -92,7 +87,7 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
     )
 
     .withRow(new RowBuilder('How long recreations take'));
-  for (const phase of RECREATION_PHASES) {
+  for (const phase of DURATION_PHASES) {
     builder.withPanel(
       heatmap(
         `Duration: ${phase}`,

@@ -13,12 +13,14 @@ export interface Overlay {
   readonly config: () => SidecarConfig;
 }
 
+/** The HyperShift operator as `hypershift install` creates it. */
+const HYPERSHIFT_OPERATOR: PatchTarget = { deployment: 'operator', namespace: 'hypershift', operatorVolumeMounts: [] };
+
 export const OVERLAYS: readonly Overlay[] = [
   {
     dir: 'hypershift',
-    // As `hypershift install` creates it.
-    target: { deployment: 'operator', namespace: 'hypershift', operatorVolumeMounts: [] },
-    config: hypershiftSidecarConfig,
+    target: HYPERSHIFT_OPERATOR,
+    config: () => hypershiftSidecarConfig({ namespace: HYPERSHIFT_OPERATOR.namespace, name: HYPERSHIFT_OPERATOR.deployment }),
   },
   {
     dir: 'hyperfleet-adapter',

@@ -33,18 +33,29 @@ export interface SidecarConfig {
   readonly summary: typeof SUMMARY;
 }
 
+/** The Deployment the sidecar runs in, as `namespace/name`. */
+export interface OperatorDeployment {
+  readonly namespace: string;
+  readonly name: string;
+}
+
 /**
- * Next to the HyperShift operator: the HostedCluster reconcile model. The operator in the same pod sends spans to
- * OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 if it is instrumented; the log and HostedCluster status
- * sources join here once the config schema has them (see docs/deploy.md).
+ * Next to the HyperShift operator: the HostedCluster reconcile model, fed by the operator's own log (the pod's
+ * `operator` container, found through POD_NAMESPACE/POD_NAME from the downward API), the HostedCluster status source
+ * (cluster-wide; the operator's own Deployment tells which loop it runs) and OTLP spans, which the operator in the
+ * same pod sends to OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 if it is instrumented.
  */
-export function hypershiftSidecarConfig(): SidecarConfig {
+export function hypershiftSidecarConfig(operator: OperatorDeployment): SidecarConfig {
   return {
     apiVersion: 'reconcile-shadow/v1',
     kind: 'ShadowConfig',
     models: ['hypershift-hostedcluster'],
     listen: LISTEN,
-    sources: { otlp: { listen: `127.0.0.1:${OTLP_PORT}` } },
+    sources: {
+      otlp: { listen: `127.0.0.1:${OTLP_PORT}` },
+      logs: { input: { pod: { container: 'operator' } } },
+      status: { operatorDeployment: { namespace: operator.namespace, name: operator.name } },
+    },
     traces: {},
     summary: SUMMARY,
   };

@@ -53,7 +53,7 @@ const str = (doc: string, required = false): Field => ({ kind: 'string', require
 export interface LogsConfig {
   /** The model (by metadata.name) whose controller wrote the log; default: the only model. */
   readonly model?: string;
-  readonly input: { readonly file?: string; readonly stdin?: boolean; readonly pod?: { readonly namespace: string; readonly name: string; readonly container: string } };
+  readonly input: { readonly file?: string; readonly stdin?: boolean; readonly pod?: { readonly namespace?: string; readonly name?: string; readonly container: string } };
   readonly loop: 'sequential' | 'phased' | 'auto';
   readonly autoFallback: 'sequential' | 'phased';
   readonly maxUndecided: number;
@@ -78,7 +78,14 @@ const LOGS_SCHEMA: Field = {
       fields: {
         file: str('a log file, followed across rotation'),
         stdin: { kind: 'boolean' },
-        pod: { kind: 'object', fields: { namespace: str('', true), name: str('', true), container: { kind: 'string', default: 'operator' } } },
+        pod: {
+          kind: 'object',
+          fields: {
+            namespace: str('default: POD_NAMESPACE from the environment (the sidecar’s own pod)'),
+            name: str('default: POD_NAME from the environment (the sidecar’s own pod)'),
+            container: { kind: 'string', default: 'operator' },
+          },
+        },
       },
     },
     loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },

@@ -16,7 +16,9 @@ import { liveSummary } from './live-summary.js';
 import { LogOnce } from './log-once.js';
 import { startHttpServer, type HttpServer } from './server.js';
 import { SimulatorSource } from './simulator-source.js';
-import { configuredSources } from './sources.js';
+import { configuredSources, SourceStartError } from './sources.js';
+
+export { SourceStartError } from './sources.js';
 import { VERSION } from './version.js';
 
 export interface SidecarOptions {
@@ -37,15 +39,6 @@ export interface Sidecar {
   stop(): Promise<void>;
 }
 
-export class SourceStartError extends Error {
-  constructor(
-    readonly source: string,
-    cause: unknown,
-  ) {
-    super(`source ${source} failed to start: ${cause instanceof Error ? cause.message : String(cause)}`);
-    this.name = 'SourceStartError';
-  }
-}
 
 /**
  * The recreation shadow: live from the config's `recreations` section, or, in the embedded demo, a simulated adapter
@@ -102,7 +95,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     ...configuredSources(config, analyzer, {
       up: (source, up) => metrics.metrics.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
       error: (source, e) => logOnce.error(`source ${source}`, e),
-    }),
+    }, env),
   ];
 
   let ready = false;

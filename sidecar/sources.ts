@@ -9,19 +9,37 @@ import { HostedClusterStatusSource } from '../collector/status/source.js';
 import type { ReconcileModel } from '../model/types.js';
 import type { LogsConfig, ShadowConfig, StatusConfig } from './config.js';
 
+export class SourceStartError extends Error {
+  constructor(
+    readonly source: string,
+    cause: unknown,
+  ) {
+    super(`source ${source} failed to start: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'SourceStartError';
+  }
+}
+
 /** What sources tell the sidecar besides records: whether they are connected, and failures already retried. */
 export interface SourceHooks {
   up(source: SourceKind, up: boolean): void;
   error(source: SourceKind, error: unknown): void;
 }
 
-export function configuredSources(config: ShadowConfig, sink: RecordSink, hooks: SourceHooks): Source[] {
-  const s = config.sources;
+export function configuredSources(config: ShadowConfig, sink: RecordSink, hooks: SourceHooks, env: NodeJS.ProcessEnv): Source[] {
   const out: Source[] = [];
-  if (s.journal) out.push(new JournalSource(s.journal, sink));
-  if (s.otlp) out.push(otlpReceiver(s.otlp, config, sink));
-  if (s.logs) out.push(logSource(s.logs, config, sink));
-  if (s.status) out.push(statusSource(s.status, config, sink, hooks));
+  // A source that cannot even be built (a missing token file, no pod name) fails start naming the source.
+  const build = (kind: SourceKind, make: () => Source): void => {
+    try {
+      out.push(make());
+    } catch (e) {
+      throw new SourceStartError(kind, e);
+    }
+  };
+  const { journal, otlp, logs, status } = config.sources;
+  if (journal) build('journal', () => new JournalSource(journal, sink));
+  if (otlp) build('otlp', () => otlpReceiver(otlp, config, sink));
+  if (logs) build('logs', () => logSource(logs, config, sink, env));
+  if (status) build('status', () => statusSource(status, config, sink, hooks));
   return out;
 }
 
@@ -83,10 +101,18 @@ function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: S
   );
 }
 
-function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink): OperatorLogSource {
+/** The pod whose log to follow; left out, it is the sidecar's own pod (POD_NAMESPACE/POD_NAME from the downward API). */
+function podOf(pod: NonNullable<LogsConfig['input']['pod']>, env: NodeJS.ProcessEnv): { namespace: string; name: string; container: string } {
+  const namespace = pod.namespace ?? env.POD_NAMESPACE;
+  const name = pod.name ?? env.POD_NAME;
+  if (!namespace || !name) throw new Error('sources.logs.input.pod: namespace and name are needed, or POD_NAMESPACE and POD_NAME in the environment');
+  return { namespace, name, container: pod.container };
+}
+
+function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink, env: NodeJS.ProcessEnv): OperatorLogSource {
   // The config check guarantees the model exists and exactly one input is named.
   const model = modelFor(config, l.model);
-  const input: LogInput = l.input.file ? { file: l.input.file } : l.input.pod ? { pod: l.input.pod } : { stdin: true };
+  const input: LogInput = l.input.file ? { file: l.input.file } : l.input.pod ? { pod: podOf(l.input.pod, env) } : { stdin: true };
   return new OperatorLogSource(
     {
       input,

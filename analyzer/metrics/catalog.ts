@@ -171,6 +171,13 @@ export const METRICS = [
     cardinality: 'resource kinds',
   },
   {
+    name: 'reconcile_shadow_recreation_stuck_threshold_seconds',
+    type: 'gauge',
+    help: 'The stuck threshold configured for the kind: an unfinished recreation older than this counts as stuck.',
+    labels: ['kind'],
+    cardinality: 'resource kinds',
+  },
+  {
     name: 'reconcile_shadow_recreation_stuck_seconds',
     type: 'gauge',
     help: 'Age of each stuck recreation; capped series, removed when the recreation finishes, so an alert can name the object.',
@@ -191,6 +198,13 @@ export const METRICS = [
     labels: ['resource_type', 'flow'],
     buckets: RECREATION_BUCKETS,
     cardinality: 'resource types x 4 causes',
+  },
+  {
+    name: 'reconcile_shadow_operation_info',
+    type: 'gauge',
+    help: 'Always 1, one series per model operation: its phased-loop group (empty for a fail-fast step or a sequential-only operation) and category (critical, nonCritical, failFast, sequentialOnly), so alerts can select operations by category.',
+    labels: ['controller', 'operation', 'group', 'category'],
+    cardinality: 'operations',
   },
   {
     name: 'reconcile_shadow_info',

@@ -1,12 +1,13 @@
 /**
  * Publishes analysis results as Prometheus metrics (the catalog's objects). Label children are bound once per
  * operation, group and pair, so an attempt costs array lookups and increments, not label hashing.
- * Gauges that depend on "now" (starvation, tracked objects) are refreshed just before each scrape.
+ * Gauges that depend on "now" (starvation, tracked objects) are refreshed just before each scrape; the models'
+ * operations are published once, as info series.
  */
 import type { Counter, Gauge } from 'prom-client';
 import type { Rejection, SourceKind } from '../../collector/records.js';
 import type { AnalysisListener } from '../analyzer.js';
-import { OUTCOME_NAME } from '../compiled-model.js';
+import { OUTCOME_NAME, type CompiledModel } from '../compiled-model.js';
 import type { AttemptAnalysis } from '../engine.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { ControllerShadow } from '../shadow.js';
@@ -35,7 +36,10 @@ export class MetricsPublisher implements AnalysisListener {
     private readonly now: () => number,
     info: { version: string },
   ) {
-    for (const s of shadows) this.bound.set(s, this.bind(s));
+    for (const s of shadows) {
+      this.bound.set(s, this.bind(s));
+      publishOperations(metrics, s.cm);
+    }
     metrics.reconcile_shadow_info.set({ version: info.version, models: shadows.map((s) => s.model.name).join(',') }, 1);
   }
 
@@ -100,6 +104,22 @@ export class MetricsPublisher implements AnalysisListener {
       b.tracked.set(s.trackedObjects);
     }
   }
+}
+
+/** Where an operation runs in the phased loop (reconcile_shadow_operation_info{category}). */
+type OperationCategory = 'critical' | 'nonCritical' | 'failFast' | 'sequentialOnly';
+
+/**
+ * The model's operations as info series (value 1) with their group and category, so rules select operations by
+ * joining on them (e.g. `category="critical"`) and never have to be regenerated for a user's own model.
+ */
+function publishOperations(metrics: Metrics, cm: CompiledModel): void {
+  const controller = cm.model.controller;
+  cm.ops.forEach((operation, op) => {
+    const group = cm.groups[cm.groupOf[op]!];
+    const category: OperationCategory = group ? group.category : cm.phasedPosition[op]! >= 0 ? 'failFast' : 'sequentialOnly';
+    metrics.reconcile_shadow_operation_info.set({ controller, operation, group: group?.name ?? '', category }, 1);
+  });
 }
 
 /** Bounded kinds of failure inside the sidecar (reconcile_shadow_internal_errors_total{kind}). */

@@ -60,7 +60,7 @@ export class RecreationService {
     readonly now: () => number,
     hooks: RecreationServiceHooks,
   ) {
-    this.publisher = new RecreationMetrics(metrics, { maxStuckSeries, kinds: [...new Set(compiled.resources.map((r) => r.kind))] });
+    this.publisher = new RecreationMetrics(metrics, { maxStuckSeries, kinds: [...new Set(compiled.resources.map((r) => r.kind))], stuckThresholdMs: tracker.stuckThresholdMs });
     const publisher = this.publisher;
     this.shadow = new RecreationShadow(compiled, tracker, {
       decision: (d) => publisher.decision(d),

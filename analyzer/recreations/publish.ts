@@ -17,6 +17,11 @@ export interface PublishOptions {
   readonly maxStuckSeries: number;
   /** Kinds whose gauges are always present (0 when nothing is in flight), e.g. the task config's resource kinds. */
   readonly kinds: readonly string[];
+  /**
+   * The tracker's stuck threshold per kind (TrackerOptions.stuckThresholdMs), published with the other per-kind
+   * gauges as `reconcile_shadow_recreation_stuck_threshold_seconds` so dashboards draw each kind's own threshold.
+   */
+  readonly stuckThresholdMs: (kind: string) => number;
 }
 
 type StuckLabels = { kind: string; namespace: string; name: string };
@@ -72,6 +77,7 @@ export class RecreationMetrics implements ShadowListener {
       for (const phase of IN_FLIGHT_PHASES) this.metrics.reconcile_shadow_recreations_in_flight.set({ kind, phase }, phases?.get(phase) ?? 0);
       this.metrics.reconcile_shadow_recreation_oldest_seconds.set({ kind }, s.oldestSeconds.get(kind) ?? 0);
       this.metrics.reconcile_shadow_recreation_stuck.set({ kind }, stuckByKind.get(kind) ?? 0);
+      this.metrics.reconcile_shadow_recreation_stuck_threshold_seconds.set({ kind }, this.options.stuckThresholdMs(kind) / 1000);
     }
 
     const gauge = this.metrics.reconcile_shadow_recreation_stuck_seconds;

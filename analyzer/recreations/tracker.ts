@@ -13,6 +13,8 @@ import { predictUnreconciled, type PredictedUnreconciled } from './predicted.js'
 
 export const IN_FLIGHT_PHASES = ['triggered', 'deletion', 'creation', 'availability'] as const;
 export type RecreationPhase = (typeof IN_FLIGHT_PHASES)[number];
+/** The phases a finished recreation's durations are recorded for (reconcile_shadow_recreation_duration_seconds). */
+export const DURATION_PHASES = ['deletion', 'creation', 'availability', 'total'] as const;
 
 /** When a recreated object counts as available. */
 export type Readiness =

@@ -1,13 +1,21 @@
 /**
- * What the end-to-end alert test scrapes: a running sidecar (`startSidecar`, the code behind `reconcile-shadow
- * run`) that can hold a recreation stuck and let it finish. Until the recreation tracker is wired into `run`, the
- * recreation is written into the sidecar's own metric set exactly as analyzer/recreations/publish.ts writes it.
- * Once it is wired, holdRecreation() becomes: create the object in the in-test Kubernetes API server with a
- * finalizer, trigger its recreation and wait until it is older than its kind's (short) `stuckThresholds`;
- * completeRecreation(): remove the finalizer and let the new object become available. The test does not change.
+ * What the end-to-end alert test scrapes: the real sidecar (`startSidecar`, the code behind `reconcile-shadow run`)
+ * with a `recreations:` section, configured as a user would: the shipped example task config, a kubeconfig file for
+ * an in-test Kubernetes API server (where it watches the Jobs) and an in-test HyperFleet API polled every second.
+ * The test plays the adapter and the cluster's owner: it changes the cluster's spec (the new generation triggers
+ * `recreate_on_change`), deletes the Job while a finalizer holds it, and later lets it go and creates the new Job.
  */
-import { parseConfig } from '../../sidecar/config.js';
-import { startSidecar } from '../../sidecar/sidecar.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { EXAMPLE_TASK_CONFIG } from '../../analyzer/recreations/live.js';
+import { loadConfig } from '../../sidecar/config.js';
+import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
+import { FakeHyperFleetApi } from '../support/fake-hyperfleet-api.js';
+import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type FakeObject } from '../support/fake-kube-apiserver.js';
+import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
+import { until } from './prometheus-server.js';
 
 export interface RecreatedObject {
   readonly kind: string;
@@ -15,43 +23,125 @@ export interface RecreatedObject {
   readonly name: string;
 }
 
-export interface StuckRecreationSource {
-  /** `127.0.0.1:<port>`, serving /metrics. */
+export interface RecreationWorld {
+  /** `127.0.0.1:<port>`, serving the sidecar's /metrics. */
   readonly target: string;
-  /** Returns once /metrics shows the object's recreation as stuck, `ageSeconds` after its trigger. */
-  holdRecreation(object: RecreatedObject, ageSeconds: number): Promise<void>;
-  /** Returns once /metrics no longer shows it as stuck. */
-  completeRecreation(object: RecreatedObject): Promise<void>;
+  /** The Job the example task config manages for the one cluster. */
+  readonly object: RecreatedObject;
+  /**
+   * The cluster's spec changes and the adapter deletes the Job, which its finalizer holds. Returns once the
+   * sidecar's /metrics shows the recreation in its deletion phase.
+   */
+  holdRecreation(): Promise<void>;
+  /**
+   * The finalizer goes, the adapter creates the new Job and it completes. Returns once the sidecar's /metrics
+   * counts the recreation as finished.
+   */
+  completeRecreation(): Promise<void>;
+  /** The sidecar's /metrics, parsed. */
+  scrape(): Promise<Sample[]>;
   stop(): Promise<void>;
 }
 
-const CONFIG = `apiVersion: reconcile-shadow/v1
-kind: ShadowConfig
-models: [hypershift-hostedcluster]
-listen: {metrics: 127.0.0.1:0}
-sources: {}
-summary: {enabled: false}
-`;
+export interface WorldOptions {
+  /** `recreations.stuckThresholds.Job` in the sidecar config, e.g. `1s`. */
+  readonly jobStuckThreshold: string;
+}
 
-export async function startSidecarSource(): Promise<StuckRecreationSource> {
-  const sidecar = await startSidecar(parseConfig(CONFIG, 'e2e-shadow.yaml'), { env: {}, log: () => undefined });
-  const { metrics } = sidecar.metrics;
+const CLUSTER = 'c001';
+const JOBS = RESOURCES.jobs;
+const HOLD = 'example.com/hold';
+const WAIT_MS = 10_000;
+
+function validationJob(generation: number, finalizers: string[]): FakeObject {
   return {
-    target: `127.0.0.1:${sidecar.metricsAddress.port}`,
-    holdRecreation({ kind, namespace, name }, ageSeconds) {
-      metrics.reconcile_shadow_recreations_in_flight.set({ kind, phase: 'deletion' }, 1);
-      metrics.reconcile_shadow_recreation_oldest_seconds.set({ kind }, ageSeconds);
-      metrics.reconcile_shadow_recreation_stuck.set({ kind }, 1);
-      metrics.reconcile_shadow_recreation_stuck_seconds.set({ kind, namespace, name }, ageSeconds);
-      return Promise.resolve();
+    metadata: {
+      name: `validate-${CLUSTER}`,
+      namespace: `hf-${CLUSTER}`,
+      labels: { 'hyperfleet.io/cluster-id': CLUSTER },
+      annotations: { 'hyperfleet.io/generation': String(generation) },
+      finalizers,
     },
-    completeRecreation({ kind, namespace, name }) {
-      metrics.reconcile_shadow_recreation_stuck_seconds.remove({ kind, namespace, name });
-      metrics.reconcile_shadow_recreation_stuck.set({ kind }, 0);
-      metrics.reconcile_shadow_recreations_in_flight.set({ kind, phase: 'deletion' }, 0);
-      metrics.reconcile_shadow_recreation_oldest_seconds.set({ kind }, 0);
-      return Promise.resolve();
+    spec: { template: {} },
+  };
+}
+
+/** An RFC 3339 time with whole seconds, as the API server writes condition times. */
+const kubeNow = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export async function startRecreationWorld(options: WorldOptions): Promise<RecreationWorld> {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-e2e-world-'));
+  const kube = new FakeKubeApiServer();
+  const api = new FakeHyperFleetApi();
+  const logs: string[] = [];
+  let sidecar: Sidecar | undefined;
+  const stop = async (): Promise<void> => {
+    await sidecar?.stop();
+    await kube.close();
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await kube.start();
+    await api.start();
+    // The cluster at generation 1, reconciled; its validation Job of generation 1 has completed.
+    api.createCluster(CLUSTER);
+    api.setReconciled(CLUSTER, true);
+    kube.create(JOBS, validationJob(1, [HOLD]));
+    kube.patchStatus(JOBS, `hf-${CLUSTER}`, `validate-${CLUSTER}`, { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: kubeNow() }], succeeded: 1 });
+
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, kubeConfigFor(kube).exportConfig());
+    const configFile = join(dir, 'shadow.yaml');
+    writeFileSync(
+      configFile,
+      stringify({
+        apiVersion: 'reconcile-shadow/v1',
+        kind: 'ShadowConfig',
+        models: [],
+        listen: { metrics: '127.0.0.1:0' },
+        sources: {},
+        recreations: {
+          taskConfig: EXAMPLE_TASK_CONFIG,
+          kubernetes: { kubeconfig },
+          hyperfleetApi: { url: api.url, intervalSeconds: 1, timeoutSeconds: 1 },
+          stuckThresholds: { Job: options.jobStuckThreshold },
+        },
+        summary: { enabled: false },
+      }),
+    );
+    sidecar = await startSidecar(loadConfig(configFile), { env: {}, log: (line) => logs.push(line) });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const target = `127.0.0.1:${sidecar.metricsAddress.port}`;
+  const object: RecreatedObject = { kind: 'Job', namespace: `hf-${CLUSTER}`, name: `validate-${CLUSTER}` };
+  const scrape = async (): Promise<Sample[]> => parsePrometheusText(await (await fetch(`http://${target}/metrics`)).text());
+  const inFlight = (s: readonly Sample[], phase: string): number => valueOf(s, 'reconcile_shadow_recreations_in_flight', { kind: 'Job', phase });
+  const sidecarShows = (what: string, holds: (s: Sample[]) => boolean): Promise<true> =>
+    until(async () => (holds(await scrape()) ? true : undefined), WAIT_MS, () => `the sidecar's /metrics to show ${what} (sidecar log: ${JSON.stringify(logs)})`);
+
+  return {
+    target,
+    object,
+    async holdRecreation() {
+      // The next poll sees generation 2: the adapter would recreate the Job (recreate_on_change).
+      api.patchSpec(CLUSTER, { version: '2' });
+      await sidecarShows('the recreation triggered', (s) => inFlight(s, 'triggered') === 1);
+      kube.delete(JOBS, object.namespace, object.name);
+      await sidecarShows('the recreation in its deletion phase', (s) => inFlight(s, 'deletion') === 1);
     },
-    stop: () => sidecar.stop(),
+    async completeRecreation() {
+      kube.removeFinalizers(JOBS, object.namespace, object.name, [HOLD]);
+      await sidecarShows('the old Job gone', (s) => inFlight(s, 'creation') === 1);
+      kube.create(JOBS, validationJob(2, []));
+      kube.patchStatus(JOBS, object.namespace, object.name, { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: kubeNow() }], succeeded: 1 });
+      await sidecarShows('the recreation finished', (s) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase: 'total' }) === 1);
+    },
+    scrape,
+    stop,
   };
 }

@@ -1,44 +1,47 @@
 /**
- * End to end with a real Prometheus: it scrapes the sidecar's metrics and evaluates the generated rules (with short
- * `for:` durations, chosen at generation time); a recreation held stuck makes ReconcileShadowRecreationStuck fire
- * naming the object, and it resolves once the recreation completes. The sidecar is the real one (`startSidecar`);
- * metrics-source.ts says how the stuck recreation is produced.
+ * End to end with a real Prometheus: it scrapes the real sidecar and evaluates the generated rules (with short
+ * `for:` durations, chosen at generation time). The sidecar tracks a real recreation through its informers and
+ * HyperFleet API poller (metrics-source.ts): the cluster's spec changes, the Job's deletion is held by a finalizer,
+ * and ReconcileShadowRecreationStuck fires naming the Job once it is older than the Job's 1 s stuck threshold;
+ * when the finalizer goes and the new Job completes, the alert resolves.
  */
-import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
-import { alertOptions, criticalOperations } from '../../alerts/options.js';
+import { deepStrictEqual, match, ok, strictEqual } from 'node:assert/strict';
+import { alertOptions } from '../../alerts/options.js';
 import { rulesFile } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
-import { resolveModel } from '../../model/load.js';
-import { startSidecarSource, type RecreatedObject, type StuckRecreationSource } from './metrics-source.js';
+import { valueOf } from '../support/prometheus-text.js';
+import { startRecreationWorld, type RecreationWorld } from './metrics-source.js';
 import { startPrometheus, until, type PrometheusAlert, type RunningPrometheus } from './prometheus-server.js';
 
 const JOB = 'reconcile-shadow';
-const OBJECT: RecreatedObject = { kind: 'Job', namespace: 'hf-c001', name: 'validate-c001' };
-const isStuckAlert = (a: PrometheusAlert): boolean => a.labels.alertname === 'ReconcileShadowRecreationStuck' && a.labels.name === OBJECT.name;
+/** A few scrapes and evaluations (1 s each) after the Job's 1 s threshold plus `for: 2s`; generous for a slow CI. */
+const ALERT_WAIT_MS = 20_000;
 
-describe('alerts: end to end with a real Prometheus', () => {
-  let source: StuckRecreationSource | undefined;
+describe('alerts: end to end with a real Prometheus and a recreation held by a finalizer', () => {
+  let world: RecreationWorld | undefined;
   let prometheus: RunningPrometheus | undefined;
 
   before(async () => {
-    source = await startSidecarSource();
-    const options = alertOptions(criticalOperations([resolveModel('hypershift-hostedcluster')]), {
-      selector: `job="${JOB}"`,
-      recreationStuck: { for: '2s' },
-      recreationStuckCritical: { for: '2s' },
-    });
-    prometheus = await startPrometheus({ rules: rulesFile(alertRuleGroups(options), options), job: JOB, target: source.target });
+    world = await startRecreationWorld({ jobStuckThreshold: '1s' });
+    const options = alertOptions({ selector: `job="${JOB}"`, recreationStuck: { for: '2s' }, recreationStuckCritical: { for: '2s' } });
+    prometheus = await startPrometheus({ rules: rulesFile(alertRuleGroups(options), options), job: JOB, target: world.target });
+    // Prometheus hands new targets to its scrapers every 5 s: start the clock once it scrapes the sidecar.
+    const p = prometheus;
+    await until(async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined), ALERT_WAIT_MS, () => 'Prometheus to scrape the sidecar');
   });
 
   after(async () => {
     await prometheus?.stop();
-    await source?.stop();
+    await world?.stop();
   });
 
-  it('fires ReconcileShadowRecreationStuck naming the object, and resolves it when the recreation completes', async () => {
+  it('fires ReconcileShadowRecreationStuck naming the Job while its finalizer holds it, and resolves it once the new Job completes', async () => {
     const p = prometheus!;
-    await source!.holdRecreation(OBJECT, 700);
+    const w = world!;
+    const isStuckAlert = (a: PrometheusAlert): boolean => a.labels.alertname === 'ReconcileShadowRecreationStuck' && a.labels.name === w.object.name;
 
+    const specChangedAt = Date.now();
+    await w.holdRecreation();
     const statesSeen = new Set<string>();
     const firing = await until(
       async () => {
@@ -46,22 +49,34 @@ describe('alerts: end to end with a real Prometheus', () => {
         if (stuck) statesSeen.add(stuck.state);
         return stuck?.state === 'firing' ? stuck : undefined;
       },
-      20_000,
+      ALERT_WAIT_MS,
       () => 'ReconcileShadowRecreationStuck to fire',
     );
+    const secondsSinceSpecChange = (Date.now() - specChangedAt) / 1000;
     // `for: 2s` held it pending for two evaluations first.
     deepStrictEqual([...statesSeen], ['pending', 'firing']);
     deepStrictEqual(firing.labels, { alertname: 'ReconcileShadowRecreationStuck', severity: 'warning', kind: 'Job', namespace: 'hf-c001', name: 'validate-c001' });
-    strictEqual(firing.value, '7e+02');
-    ok(firing.annotations.description?.startsWith('The recreation of Job hf-c001/validate-c001 started 11m 40s ago'), firing.annotations.description);
-    // 700 s is past the kind's threshold but far from the critical one.
+    // The value is the recreation's age at the last scrape: past the Job's 1 s threshold, and no older than the spec change.
+    const age = Number(firing.value);
+    ok(age > 1 && age <= secondsSinceSpecChange, `age ${firing.value} s, ${secondsSinceSpecChange} s since the spec change`);
+    match(firing.annotations.description ?? '', /^The recreation of Job hf-c001\/validate-c001 started \d+(\.\d+)?s ago and the new object is not available yet; it is past the stuck threshold configured for Job\.$/);
+    // Far from the critical threshold (1800 s).
     strictEqual((await p.alerts()).filter((a) => a.labels.alertname === 'ReconcileShadowRecreationStuckCritical').length, 0);
 
-    await source!.completeRecreation(OBJECT);
-    await until(
-      async () => ((await p.alerts()).some(isStuckAlert) ? undefined : true),
-      20_000,
-      () => 'ReconcileShadowRecreationStuck to resolve',
+    await w.completeRecreation();
+    await until(async () => ((await p.alerts()).some(isStuckAlert) ? undefined : true), ALERT_WAIT_MS, () => 'ReconcileShadowRecreationStuck to resolve');
+
+    // The sidecar measured the whole recreation: every phase observed once, nothing left in flight or stuck.
+    const s = await w.scrape();
+    deepStrictEqual(
+      ['deletion', 'creation', 'availability', 'total'].map((phase) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase })),
+      [1, 1, 1, 1],
     );
+    deepStrictEqual(
+      ['triggered', 'deletion', 'creation', 'availability'].map((phase) => valueOf(s, 'reconcile_shadow_recreations_in_flight', { kind: 'Job', phase })),
+      [0, 0, 0, 0],
+    );
+    strictEqual(valueOf(s, 'reconcile_shadow_recreation_stuck', { kind: 'Job' }), 0);
+    deepStrictEqual(s.filter((x) => x.name === 'reconcile_shadow_recreation_stuck_seconds'), []);
   });
 });

@@ -16,9 +16,18 @@ export interface PrometheusAlert {
   readonly value: string;
 }
 
+/** One series of an instant query's vector result. */
+export interface PrometheusSample {
+  readonly metric: Record<string, string>;
+  /** [unix seconds, value as text] */
+  readonly value: [number, string];
+}
+
 export interface RunningPrometheus {
   readonly url: string;
   alerts(): Promise<PrometheusAlert[]>;
+  /** An instant query (`/api/v1/query`) at the current time; its vector result. */
+  query(expr: string): Promise<PrometheusSample[]>;
   stop(): Promise<void>;
 }
 
@@ -107,6 +116,10 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
     async alerts() {
       const body = (await (await fetch(`${url}/api/v1/alerts`)).json()) as { data: { alerts: PrometheusAlert[] } };
       return body.data.alerts;
+    },
+    async query(expr) {
+      const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as { data: { result: PrometheusSample[] } };
+      return body.data.result;
     },
     stop,
   };

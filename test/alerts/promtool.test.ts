@@ -8,10 +8,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { alertOptions, builtinAlertOptions, criticalOperations } from '../../alerts/options.js';
+import { alertOptions } from '../../alerts/options.js';
 import { rulesFile } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
-import { resolveModel } from '../../model/load.js';
 import { packageRoot } from '../../model/package-root.js';
 
 const alertsDir = join(packageRoot(), 'alerts');
@@ -79,7 +78,7 @@ describe('alerts: promtool (Debian prometheus 2.42)', () => {
   it('has, for every alert, a case one evaluation before it fires (not firing) and one where it fires', () => {
     const suite = parse(readFileSync(TESTS, 'utf8')) as UnitTests;
     strictEqual(suite.evaluation_interval, '1m');
-    const alerts = alertRuleGroups(builtinAlertOptions()).flatMap((g) => g.rules.map((r) => r.alert));
+    const alerts = alertRuleGroups(alertOptions()).flatMap((g) => g.rules.map((r) => r.alert));
     const withBoundary = alerts.filter((alert) =>
       suite.tests.some((t) => {
         const cases = (t.alert_rule_test ?? []).filter((c) => c.alertname === alert);
@@ -90,7 +89,7 @@ describe('alerts: promtool (Debian prometheus 2.42)', () => {
   });
 
   it('moves the for: boundary when the rules are generated with another for:', () => {
-    const options = alertOptions(criticalOperations([resolveModel('hypershift-hostedcluster')]), { recreationStuck: { for: '2m' } });
+    const options = alertOptions({ recreationStuck: { for: '2m' } });
     writeFileSync(join(tmp, 'custom.rules.yaml'), rulesFile(alertRuleGroups(options), options));
     const labels = { severity: 'warning', kind: 'Job', namespace: 'hf-c001', name: 'validate-c001' };
     const at = (minute: number, firing: boolean): object => ({

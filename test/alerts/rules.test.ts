@@ -2,14 +2,13 @@ import { deepStrictEqual, match, ok, strictEqual, throws } from 'node:assert/str
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { alertOptions, builtinAlertOptions, criticalOperations, isDuration } from '../../alerts/options.js';
+import { alertOptions, isDuration } from '../../alerts/options.js';
 import { prometheusRule, rulesFile, runbookAnchor } from '../../alerts/render.js';
 import { ALERT_PREFIX, alertRuleGroups, type AlertRule } from '../../alerts/rules.js';
-import { resolveModel } from '../../model/load.js';
 import { packageRoot } from '../../model/package-root.js';
 
 const root = packageRoot();
-const options = builtinAlertOptions();
+const options = alertOptions();
 const rules: AlertRule[] = alertRuleGroups(options).flatMap((g) => [...g.rules]);
 const ruleNamed = (rs: readonly AlertRule[], name: string): AlertRule => {
   const rule = rs.find((r) => r.alert === name);
@@ -73,54 +72,35 @@ describe('alerts/rules: mixin conventions', () => {
 });
 
 describe('alerts/options: thresholds and for: chosen at generation time', () => {
-  it('takes the critical operations from the critical groups of the built-in model', () => {
-    deepStrictEqual(criticalOperations([resolveModel('hypershift-hostedcluster')]), {
-      hostedcluster: [
-        'GetPullSecretBytes',
-        'GetCPOImage',
-        'ControlPlaneNamespace',
-        'PlatformCredentials',
-        'PullSecretSync',
-        'SecretEncryptionSync',
-        'AutoscalerAndNTHNeeded',
-        'HostedControlPlane',
-        'CAPIInfraCR',
-        'CAPICluster',
-        'ReleaseImageVersion',
-        'ManagedHSMVersionCheck',
-      ],
-    });
-  });
-
   it('applies overrides field by field and keeps the other defaults', () => {
-    const custom = alertOptions({ ctl: ['A', 'B.c'] }, { selector: 'job="shadow",cluster="prod"', recreationStuckCritical: { seconds: 3600 }, operationStarved: { for: '20m' } });
+    const custom = alertOptions({ selector: 'job="shadow",cluster="prod"', recreationStuckCritical: { seconds: 3600 }, operationStarved: { for: '20m' } });
     const rs = alertRuleGroups(custom).flatMap((g) => [...g.rules]);
     const critical = ruleNamed(rs, 'ReconcileShadowRecreationStuckCritical');
     strictEqual(critical.expr, 'max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{job="shadow",cluster="prod"}) > 3600');
     strictEqual(critical.for, '5m');
     strictEqual(ruleNamed(rs, 'ReconcileShadowOperationStarved').for, '20m');
     strictEqual(ruleNamed(rs, 'ReconcileShadowOperationStarved').expr, 'max by (controller, operation) (reconcile_shadow_operation_starved_seconds{job="shadow",cluster="prod"}) > 1800');
-    // Operation names are matched literally: regex metacharacters are escaped.
-    match(ruleNamed(rs, 'ReconcileShadowCriticalOperationFailing').expr, /controller="ctl",operation=~"A\|B\\\\.c",outcome="error"/);
+    // Ignored drop reasons are matched literally: regex metacharacters are escaped.
+    const dropped = ruleNamed(alertRuleGroups(alertOptions({ recordsDropped: { ignoreReasons: ['shutdown', 'a.b'] } })).flatMap((g) => [...g.rules]), 'ReconcileShadowRecordsDropped');
+    match(dropped.expr, /reconcile_shadow_records_dropped_total\{job="reconcile-shadow",reason!~"shutdown\|a\\\\\.b"\}/);
   });
 
-  it('joins one failure-ratio expression per controller', () => {
-    const custom = alertOptions({ one: ['A'], two: ['B'] });
-    const expr = ruleNamed(alertRuleGroups(custom).flatMap((g) => [...g.rules]), 'ReconcileShadowCriticalOperationFailing').expr;
-    strictEqual(expr.split(' or ').length, 2);
-    match(expr, /controller="one",operation=~"A"/);
-    match(expr, /controller="two",operation=~"B"/);
+  it('takes the critical operations from the info series the sidecar publishes, not from models known at generation time', () => {
+    const custom = alertOptions({ selector: 'job="shadow"', criticalOperationFailing: { errorRatio: 0.25, window: '30m' } });
+    strictEqual(
+      ruleNamed(alertRuleGroups(custom).flatMap((g) => [...g.rules]), 'ReconcileShadowCriticalOperationFailing').expr,
+      '(sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{job="shadow",outcome="error"}[30m])) / sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{job="shadow",outcome=~"ok|error|stop"}[30m])) > 0.25) * on (controller, operation) group_left (group) max by (controller, operation, group) (reconcile_shadow_operation_info{job="shadow",category="critical"})',
+    );
   });
 
   it('refuses options Prometheus would reject or that make an alert meaningless, naming each field', () => {
     throws(
-      () => alertOptions({ ctl: ['A'] }, { sidecarDown: { for: '5 minutes' }, newlyBlocked: { window: '0m' }, operationStarved: { seconds: -1 } }),
+      () => alertOptions({ sidecarDown: { for: '5 minutes' }, newlyBlocked: { window: '0m' }, operationStarved: { seconds: -1 } }),
       (e: Error) =>
         e.message ===
         'alert options: operationStarved.seconds: must be a positive number; newlyBlocked.window: "0m" is not a Prometheus duration (e.g. 30s, 5m, 1h); sidecarDown.for: "5 minutes" is not a Prometheus duration (e.g. 30s, 5m, 1h)',
     );
-    throws(() => alertOptions({ ctl: ['A'] }, { criticalOperationFailing: { errorRatio: 1 } }), /errorRatio: must be at least 0 and below 1/);
-    throws(() => alertOptions({ ctl: [] }), /no critical operation in any model/);
-    throws(() => alertOptions({ ctl: ['A'] }, { selector: '{job="x"}' }), /selector: give matchers without braces/);
+    throws(() => alertOptions({ criticalOperationFailing: { errorRatio: 1 } }), /errorRatio: must be at least 0 and below 1/);
+    throws(() => alertOptions({ selector: '{job="x"}' }), /selector: give matchers without braces/);
   });
 });

@@ -1,6 +1,6 @@
 /** Every metric a dashboard panel, a dashboard variable or an alert reads is in the catalog; every catalog metric is shown. */
 import { deepStrictEqual } from 'node:assert/strict';
-import { builtinAlertOptions } from '../../alerts/options.js';
+import { alertOptions } from '../../alerts/options.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { METRICS, seriesNames } from '../../analyzer/metrics/catalog.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
@@ -11,7 +11,7 @@ import { metricNames, variableQueryMetricNames } from './promql-metric-names.js'
 /** Series Prometheus adds itself; the only non-catalog names a query may read. */
 const PROMETHEUS_SERIES = ['up'];
 const CATALOG_SERIES = new Set(METRICS.flatMap((m) => seriesNames(m)));
-const options = builtinAlertOptions();
+const options = alertOptions();
 const dashboards = [asJson(overviewDashboard(options)), asJson(recreationsDashboard(options))];
 
 /** `where → names read` for every query. */

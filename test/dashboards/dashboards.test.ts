@@ -4,12 +4,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { alertOptions, builtinAlertOptions } from '../../alerts/options.js';
+import { alertOptions } from '../../alerts/options.js';
+import { DURATION_PHASES } from '../../analyzer/recreations/tracker.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
-import { RECREATION_PHASES, recreationsDashboard } from '../../dashboards/recreations.js';
+import { recreationsDashboard } from '../../dashboards/recreations.js';
 import { asJson, contentPanels, panel, type DashboardJson } from './dashboard-json.js';
 
-const options = builtinAlertOptions();
+const options = alertOptions();
 const overview = asJson(overviewDashboard(options));
 const recreations = asJson(recreationsDashboard(options));
 
@@ -86,11 +87,11 @@ describe('dashboards: shape', () => {
 
   it('recreations: one heatmap of pre-bucketed durations per phase', () => {
     const heatmaps = contentPanels(recreations).filter((p) => p.type === 'heatmap');
-    deepStrictEqual(heatmaps.map((p) => p.title), RECREATION_PHASES.map((phase) => `Duration: ${phase}`));
+    deepStrictEqual(heatmaps.map((p) => p.title), DURATION_PHASES.map((phase) => `Duration: ${phase}`));
     for (const [i, p] of heatmaps.entries()) {
       strictEqual(p.options?.calculate, false);
       deepStrictEqual(p.targets, [
-        { expr: `sum by (le) (increase(reconcile_shadow_recreation_duration_seconds_bucket{kind=~"$kind",phase="${RECREATION_PHASES[i]}"}[$__rate_interval]))`, legendFormat: '{{le}}', format: 'heatmap' },
+        { expr: `sum by (le) (increase(reconcile_shadow_recreation_duration_seconds_bucket{kind=~"$kind",phase="${DURATION_PHASES[i]}"}[$__rate_interval]))`, legendFormat: '{{le}}', format: 'heatmap' },
       ]);
     }
   });
@@ -113,9 +114,31 @@ describe('dashboards: shape', () => {
   it('draws the alert thresholds the rules were generated with', () => {
     const steps = (d: DashboardJson, title: string): (number | null)[] => panel(d, title).fieldConfig?.defaults.thresholds?.steps.map((s) => s.value) ?? [];
     deepStrictEqual(steps(overview, 'Longest starvation per operation'), [null, 1800]);
-    deepStrictEqual(steps(recreations, 'Oldest unfinished recreation'), [null, 600, 1800]);
-    const custom = alertOptions({ ctl: ['A'] }, { operationStarved: { seconds: 900 }, recreationStuckCritical: { seconds: 3600 } });
+    deepStrictEqual(steps(overview, 'Failure rate per operation'), [null, 0.5]);
+    deepStrictEqual(steps(recreations, 'Oldest unfinished recreation'), [null, 1800]);
+    const custom = alertOptions({ operationStarved: { seconds: 900 }, recreationStuckCritical: { seconds: 3600 }, criticalOperationFailing: { errorRatio: 0.25 } });
     deepStrictEqual(steps(asJson(overviewDashboard(custom)), 'Longest starvation per operation'), [null, 900]);
-    deepStrictEqual(steps(asJson(recreationsDashboard(custom)), 'Oldest unfinished recreation'), [null, 600, 3600]);
+    deepStrictEqual(steps(asJson(overviewDashboard(custom)), 'Failure rate per operation'), [null, 0.25]);
+    deepStrictEqual(steps(asJson(recreationsDashboard(custom)), 'Oldest unfinished recreation'), [null, 3600]);
+  });
+
+  it('recreations: draws each kind’s configured stuck threshold (dashed) next to its oldest recreation', () => {
+    const p = panel(recreations, 'Oldest unfinished recreation');
+    deepStrictEqual(p.targets, [
+      { expr: 'max by (kind) (reconcile_shadow_recreation_oldest_seconds{kind=~"$kind"})', legendFormat: '{{kind}}' },
+      { expr: 'max by (kind) (reconcile_shadow_recreation_stuck_threshold_seconds{kind=~"$kind"})', legendFormat: 'stuck threshold {{kind}}' },
+    ]);
+    deepStrictEqual(p.fieldConfig?.overrides, [
+      { matcher: { id: 'byRegexp', options: '^stuck threshold ' }, properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }] },
+    ]);
+  });
+
+  it('overview: failure rate per operation carries each operation’s category from the published info series', () => {
+    deepStrictEqual(panel(overview, 'Failure rate per operation').targets, [
+      {
+        expr: '(sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{controller=~"$controller",outcome="error"}[$__rate_interval])) / sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{controller=~"$controller",outcome=~"ok|error|stop"}[$__rate_interval]))) * on (controller, operation) group_left (category) max by (controller, operation, category) (reconcile_shadow_operation_info{controller=~"$controller"})',
+        legendFormat: '{{operation}} ({{category}})',
+      },
+    ]);
   });
 });

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { builtinAlertOptions } from '../../alerts/options.js';
+import { alertOptions } from '../../alerts/options.js';
 import { prometheusRule } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
@@ -252,13 +252,13 @@ describe('deploy: kustomize overlays (kubectl kustomize)', () => {
     });
 
     it('renders the generated PrometheusRule', () => {
-      const options = builtinAlertOptions();
+      const options = alertOptions();
       const rule = find(objects, 'PrometheusRule', 'reconcile-shadow');
       deepStrictEqual(rule.spec, (parse(prometheusRule(alertRuleGroups(options), options)) as { spec: unknown }).spec);
     });
 
     it('renders each dashboard as a ConfigMap labelled grafana_dashboard: "1", small enough for kubectl apply', () => {
-      const options = builtinAlertOptions();
+      const options = alertOptions();
       const expected: Record<string, [string, unknown]> = {
         'reconcile-shadow-overview-dashboard': ['reconcile-shadow-overview.json', overviewDashboard(options)],
         'reconcile-shadow-recreations-dashboard': ['reconcile-shadow-recreations.json', recreationsDashboard(options)],

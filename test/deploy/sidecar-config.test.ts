@@ -1,32 +1,45 @@
-/** The configs the overlays ship are accepted by the sidecar's own config validation. */
+/** The configs the overlays ship are accepted by the sidecar's own config validation (`reconcile-shadow run`). */
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RECREATIONS_SECTION } from '../../analyzer/recreations/config.js';
-import { hyperfleetAdapterSidecarConfig } from '../../deploy/sidecar-config.js';
 import { packageRoot } from '../../model/package-root.js';
-import { YamlSource } from '../../model/yaml-source.js';
-import { parseConfig } from '../../sidecar/config.js';
-import { check } from '../../sidecar/config-schema.js';
+import { parseConfig, type ShadowConfig } from '../../sidecar/config.js';
 
-const overlayFile = (dir: string): string => join(packageRoot(), 'deploy', 'overlays', dir, 'shadow.yaml');
+const overlayConfig = (dir: string): ShadowConfig => {
+  const file = join(packageRoot(), 'deploy', 'overlays', dir, 'shadow.yaml');
+  return parseConfig(readFileSync(file, 'utf8'), file);
+};
 
 describe('deploy: the shipped sidecar configs', () => {
-  it('hypershift: passes `reconcile-shadow run` config validation, metrics beyond loopback, OTLP on loopback', () => {
-    const file = overlayFile('hypershift');
-    const config = parseConfig(readFileSync(file, 'utf8'), file);
+  it('hypershift: the HostedCluster model fed by its own pod’s log, the status source and OTLP on loopback, metrics beyond loopback', () => {
+    const config = overlayConfig('hypershift');
     deepStrictEqual(config.models.map((m) => m.name), ['hypershift-hostedcluster']);
     deepStrictEqual(config.listen.metrics, { host: '0.0.0.0', port: 9464 });
+    deepStrictEqual(Object.keys(config.sources).sort(), ['logs', 'otlp', 'status']);
+    // The pod is left out: the sidecar reads POD_NAMESPACE/POD_NAME, which the patch sets from the downward API.
+    deepStrictEqual(config.sources.logs?.input, { pod: { container: 'operator' } });
     deepStrictEqual(config.sources.otlp?.listen, { host: '127.0.0.1', port: 4318 });
+    const status = config.sources.status;
+    // Cluster-wide with the in-cluster identity; the loop read from the operator Deployment the sidecar runs in.
+    deepStrictEqual([status?.kubeconfig, status?.namespace, status?.loop, status?.readOperatorDeployment], [undefined, undefined, 'auto', true]);
+    deepStrictEqual(status?.operatorDeployment, { namespace: 'hypershift', name: 'operator' });
+    strictEqual(config.recreations, undefined);
     strictEqual(config.summary.enabled, false);
   });
 
-  it('hyperfleet-adapter: its recreations section passes the recreations schema', () => {
-    const file = overlayFile('hyperfleet-adapter');
-    const src = new YamlSource(readFileSync(file, 'utf8'), file);
-    const section = (src.value as { recreations: unknown }).recreations;
-    deepStrictEqual(section, hyperfleetAdapterSidecarConfig().recreations);
-    check(src, ['recreations'], section, RECREATIONS_SECTION);
-    deepStrictEqual(src.problems, []);
+  it('hyperfleet-adapter: no reconcile model, the recreations section with its defaults applied', () => {
+    const config = overlayConfig('hyperfleet-adapter');
+    deepStrictEqual(config.models, []);
+    deepStrictEqual(config.sources, {});
+    deepStrictEqual(config.recreations, {
+      taskConfig: '/etc/adapter/task-config.yaml',
+      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', intervalSeconds: 15, timeoutSeconds: 5, kinds: ['clusters'] },
+      sentinelIntervalSeconds: 10,
+      stuckThresholds: { default: 600_000 },
+      maxInFlight: 10_000,
+      maxStuckSeries: 50,
+    });
+    deepStrictEqual(config.listen.metrics, { host: '0.0.0.0', port: 9464 });
+    strictEqual(config.summary.enabled, false);
   });
 });

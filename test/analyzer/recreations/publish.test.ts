@@ -11,7 +11,7 @@ async function scrape(registry: ReturnType<typeof createMetrics>['registry']) {
 describe('recreation metrics', () => {
   it('publishes decisions, phase durations, predicted flows, in-flight gauges and Reconciled=False periods', async () => {
     const { registry, metrics } = createMetrics();
-    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 50, kinds: ['Job'] });
+    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 50, kinds: ['Job'], stuckThresholdMs: () => 600_000 });
     const shadow = shadowOf(JOB_TASK_CONFIG, publisher);
     const old = { cluster: 'c1', uid: 'old', generation: 1, created: at(0), complete: at(30) };
     shadow.observe(cluster(at(0), { id: 'c1', generation: 1 }));
@@ -49,7 +49,7 @@ describe('recreation metrics', () => {
 
   it('names stuck recreations up to the cap, removes them when they finish, and counts the ones over the cap once', async () => {
     const { registry, metrics } = createMetrics();
-    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 2, kinds: ['Job'] });
+    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 2, kinds: ['Job'], stuckThresholdMs: () => 600_000 });
     const shadow = shadowOf(JOB_TASK_CONFIG, publisher);
     for (const [i, id] of ['c1', 'c2', 'c3'].entries()) {
       shadow.observe(job('ADDED', at(i), { cluster: id, uid: `u-${id}`, generation: 1, created: at(i) }));
@@ -84,7 +84,7 @@ describe('recreation metrics', () => {
 
   it('counts in-flight evictions and conflicts', async () => {
     const { registry, metrics } = createMetrics();
-    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 50, kinds: [] });
+    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 50, kinds: [], stuckThresholdMs: () => 600_000 });
     const conflicting = JOB_TASK_CONFIG.replace(
       '    lifecycle:\n',
       '    lifecycle:\n      recreate:\n        when: {expression: \'resources.?job.hasValue() && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]\'}\n',
