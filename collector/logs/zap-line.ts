@@ -219,13 +219,16 @@ function leafCauses(value: unknown, depth: number): string[] | undefined {
 
 const toSecond = (time: { ms: number }): number => Math.floor(time.ms / 1000);
 
+const MAX_EPOCH_SECONDS = Date.parse('10000-01-01T00:00:00Z') / 1000;
+
 function readTime(value: unknown): { text: string; ms: number } | undefined {
   if (typeof value === 'string') {
     if (!RFC3339.test(value)) return undefined;
     const ms = Date.parse(value);
     return Number.isNaN(ms) ? undefined : { text: value, ms };
   }
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+  // Epoch seconds; beyond year 9999 a number is no log time (and Date cannot render it).
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < MAX_EPOCH_SECONDS) {
     const ms = Math.round(value * 1000);
     return { text: new Date(ms).toISOString(), ms };
   }

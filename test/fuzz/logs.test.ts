@@ -1,0 +1,74 @@
+/**
+ * Property: no log line, however broken, escapes as an exception from the log pipeline; every line ends as ignored,
+ * part of an attempt, or a rejection under a bounded reason, and every emitted attempt names only model operations.
+ */
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { ErrorMapper } from '../../collector/error-mapping.js';
+import { AttemptAssembler } from '../../collector/logs/assembler.js';
+import { HYPERSHIFT_LOG_PATTERNS } from '../../collector/logs/zap-line.js';
+import { REJECT_REASONS, type AttemptRecord, type Rejection } from '../../collector/records.js';
+import { resolveModel } from '../../model/load.js';
+import { FUZZ_RUNS } from './runs.js';
+
+const model = resolveModel('hypershift-hostedcluster');
+const mapper = new ErrorMapper(model);
+const ops = new Set(model.operations.map((o) => o.name));
+const SSH = 'failed to get hostedcluster SSHKey secret clusters/alpha-ssh: not found';
+const line = (msg: string, extra: Record<string, unknown>): string =>
+  JSON.stringify({ level: 'error', ts: '2026-11-29T10:00:05Z', msg, controller: 'hostedcluster', HostedCluster: { name: 'alpha', namespace: 'clusters' }, namespace: 'clusters', name: 'alpha', reconcileID: 'r1', ...extra });
+const VALID = [
+  line('Reconciler error', { error: SSH }),
+  line('successfully reconciled', {}),
+  line('reconciliation completed with errors', { summary: 'critical failures: [PullSecretSync]; blocked operations: [OperatorDeployments]' }),
+  line('Reconciler error', { error: `critical error: [${SSH}, failed to get pull secret: x]; blocked operations: [OperatorDeployments]` }),
+];
+
+/** Log-shaped JSON with every field sometimes wrong. */
+const zapish = fc.record(
+  {
+    level: fc.oneof(fc.constantFrom('info', 'error'), fc.anything()),
+    ts: fc.oneof(fc.constant('2026-11-29T10:00:05Z'), fc.double(), fc.string()),
+    msg: fc.oneof(fc.constantFrom('Reconciler error', 'successfully reconciled', 'reconciliation completed with errors'), fc.string()),
+    controller: fc.oneof(fc.constant('hostedcluster'), fc.anything()),
+    HostedCluster: fc.oneof(fc.constant({ name: 'alpha', namespace: 'clusters' }), fc.anything()),
+    namespace: fc.oneof(fc.constant('clusters'), fc.anything()),
+    name: fc.oneof(fc.constant('alpha'), fc.anything()),
+    reconcileID: fc.oneof(fc.string(), fc.anything()),
+    error: fc.oneof(fc.constant(SSH), fc.string(), fc.anything()),
+    summary: fc.oneof(fc.string(), fc.anything()),
+  },
+  { requiredKeys: [] },
+);
+
+function feed(lines: readonly string[]): void {
+  const attempts: AttemptRecord[] = [];
+  const rejections: Rejection[] = [];
+  const assembler = new AttemptAssembler(
+    { model, mapper, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', autoFallback: 'phased', maxUndecided: 100, samplingThreshold: 100, maxPending: 100, unmappedSampleSize: 5 },
+    { attempt: (a) => attempts.push(a), reject: (r) => rejections.push(r) },
+  );
+  lines.forEach((text, i) => assembler.line(text, `op.log:${i + 1}`));
+  assembler.end();
+  for (const r of rejections) {
+    assert.ok((REJECT_REASONS as readonly string[]).includes(r.reason), r.reason);
+    assert.match(r.where, /\S/);
+  }
+  for (const a of attempts) for (const op of a.operations) assert.ok(ops.has(op.name), op.name);
+  assert.ok(attempts.length <= lines.length);
+}
+
+describe('fuzz: operator log lines', () => {
+  it('arbitrary text and binary', () => fc.assert(fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 8 }), feed), { numRuns: FUZZ_RUNS }));
+  it('log-shaped JSON with wrong types', () => fc.assert(fc.property(fc.array(zapish, { maxLength: 8 }), (values) => feed(values.map((v) => JSON.stringify(v)))), { numRuns: FUZZ_RUNS }));
+  it('valid end lines cut short or with a byte replaced, mixed with whole ones', () =>
+    fc.assert(
+      fc.property(fc.constantFrom(...VALID), fc.nat(400), fc.integer({ min: 0, max: 255 }), (valid, at, byte) => {
+        feed([valid.slice(0, at), valid, valid.slice(0, at) + String.fromCharCode(byte) + valid.slice(at + 1)]);
+      }),
+      { numRuns: FUZZ_RUNS },
+    ));
+  it('a 1 MiB line and deep nesting', () => {
+    feed([line('Reconciler error', { error: 'x'.repeat(1 << 20) }), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '['.repeat(100_000)]);
+  });
+});
