@@ -219,7 +219,8 @@ function leafCauses(value: unknown, depth: number): string[] | undefined {
 
 const toSecond = (time: { ms: number }): number => Math.floor(time.ms / 1000);
 
-const MAX_EPOCH_SECONDS = Date.parse('10000-01-01T00:00:00Z') / 1000;
+/** 10000-01-01T00:00:00Z. */
+const MAX_EPOCH_SECONDS = 253_402_300_800;
 
 function readTime(value: unknown): { text: string; ms: number } | undefined {
   if (typeof value === 'string') {
