@@ -5,6 +5,7 @@
  */
 import type { AttemptRecord, RecordSink, Source } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
+import { VirtualClock } from '../collector/virtual-clock.js';
 import { World, type ObserveMode } from '../simulator/world.js';
 
 export interface SimulatorSourceOptions {
@@ -24,25 +25,25 @@ export class SimulatorSource implements Source {
   private readonly worlds: Iterator<AttemptRecord>[];
   private readonly pending: (AttemptRecord | undefined)[];
   private timer: NodeJS.Timeout | undefined;
-  private readonly startWall: number;
-  private readonly startVirtual: number;
+  private readonly clock: VirtualClock;
 
   constructor(
     models: readonly ReconcileModel[],
     private readonly options: SimulatorSourceOptions,
     private readonly sink: RecordSink,
-    private readonly wallClock: () => number = Date.now,
+    wallClock: () => number = Date.now,
   ) {
-    this.startWall = wallClock();
-    this.startVirtual = this.startWall;
-    this.worlds = models.map((model, i) =>
-      new World({ model, objects: options.objects, durationMs: THIRTY_DAYS_MS, seed: options.seed + i, observe: options.observe, startMs: this.startVirtual }).attempts(),
-    );
+    // The fleet starts now, so its virtual times read as recent ones.
+    this.clock = new VirtualClock(wallClock(), options.speed, wallClock);
+    const startMs = this.clock.now();
+    this.worlds = models.map((model, i) => new World({ model, objects: options.objects, durationMs: THIRTY_DAYS_MS, seed: options.seed + i, observe: options.observe, startMs }).attempts());
     this.pending = this.worlds.map((w) => w.next().value as AttemptRecord | undefined);
   }
 
   /** The virtual time the fleet is at. */
-  readonly now = (): number => this.startVirtual + (this.wallClock() - this.startWall) * this.options.speed;
+  get now(): () => number {
+    return this.clock.now;
+  }
 
   start(): Promise<void> {
     this.timer = setInterval(() => this.tick(), this.options.tickMs);

@@ -6,6 +6,7 @@
  * time order — cluster states as the HyperFleet API would show them, Job events as an informer would — from a seed
  * and a virtual clock, so the same seed always tells the same story.
  */
+import { VirtualClock } from '../virtual-clock.js';
 import type { Source } from '../records.js';
 import { Random } from '../../simulator/random.js';
 import { toHyperFleetResource, toManagedObject, type Observation, type ObservationSink } from './observation.js';
@@ -231,23 +232,23 @@ export interface SimulatedAdapterOptions {
 export class SimulatedAdapterSource implements Source {
   readonly kind = 'simulator' as const;
   private readonly world: AdapterWorld;
-  private readonly startWall: number;
-  private readonly startVirtual: number;
+  private readonly clock: VirtualClock;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: SimulatedAdapterOptions,
     private readonly sink: ObservationSink,
-    private readonly wallClock: () => number = Date.now,
+    wallClock: () => number = Date.now,
   ) {
     const world = options.world ?? DEFAULT_ADAPTER_WORLD;
     this.world = new AdapterWorld(world);
-    this.startWall = wallClock();
-    this.startVirtual = world.startMs;
+    this.clock = new VirtualClock(world.startMs, options.speed, wallClock);
   }
 
   /** The virtual time the world is at. */
-  readonly now = (): number => this.startVirtual + (this.wallClock() - this.startWall) * this.options.speed;
+  get now(): () => number {
+    return this.clock.now;
+  }
 
   start(): Promise<void> {
     this.timer = setInterval(() => this.tick(), this.options.tickMs);

@@ -2,24 +2,14 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { recreationsCommand } from '../../cli/recreations-command.js';
+import { runCli, type CommandResult } from '../support/run-command.js';
 import { CONTRACT, REPO } from '../support/paths.js';
 
 const CASE = join(CONTRACT, 'recreations');
 const TASK_CONFIG = join(CASE, 'task-config.yaml');
 const JOURNAL = join(CASE, 'journal.jsonl');
 
-async function run(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  const code = await recreationsCommand(argv, { stdout, stderr, stdin: Readable.from([Buffer.from(stdin)]) });
-  return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-}
+const run = (argv: string[], stdin = ''): Promise<CommandResult> => runCli(['recreations', ...argv], stdin);
 
 type Row = Record<string, unknown>;
 const key = (r: Row): string => `${String(r.namespace)}/${String(r.name)}/${String(r.oldUid)}`;

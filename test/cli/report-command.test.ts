@@ -3,23 +3,13 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { reportCommand } from '../../cli/report-command.js';
+import { runCli, type CommandResult } from '../support/run-command.js';
 import { REPO } from '../support/paths.js';
 
 const MODEL = join(REPO, 'examples/database-operator/model.yaml');
 const JOURNAL = join(REPO, 'examples/database-operator/journal.jsonl');
 
-async function report(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  const code = await reportCommand(argv, { stdout, stderr, stdin: Readable.from([Buffer.from(stdin)]) });
-  return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-}
+const report = (argv: string[], stdin = ''): Promise<CommandResult> => runCli(['report', ...argv], stdin);
 
 describe('reconcile-shadow report', () => {
   let dir: string;

@@ -1,0 +1,14 @@
+/** Time that runs `speed` times faster than the wall clock from a virtual start: the clock of the demo's simulated worlds. */
+export class VirtualClock {
+  private readonly startWall: number;
+
+  constructor(
+    private readonly startVirtual: number,
+    private readonly speed: number,
+    private readonly wallClock: () => number = Date.now,
+  ) {
+    this.startWall = wallClock();
+  }
+
+  readonly now = (): number => this.startVirtual + (this.wallClock() - this.startWall) * this.speed;
+}
