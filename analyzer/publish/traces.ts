@@ -48,7 +48,11 @@ class CountingExporter implements SpanExporter {
 /** The exporter the standard variables ask for: http/protobuf (the OTLP default) or http/json. */
 export function exporterFromEnv(env: NodeJS.ProcessEnv): SpanExporter {
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  return protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
+  // The exporters read process.env themselves; the URL is passed so the environment the sidecar was given is the one used.
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, '');
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
+  const config = url ? { url } : {};
+  return protocol === 'http/json' ? new JsonExporter(config) : new ProtoExporter(config);
 }
 
 export interface TraceOutput {

@@ -150,3 +150,34 @@ describe('reconcile-shadow run with the OTLP source', () => {
     }
   });
 });
+
+describe('reconcile-shadow run trace export', () => {
+  it('exports one shadow.attempt span per attempt to the endpoint the OTEL_* variables name, flushed at stop', async () => {
+    const { createServer } = await import('node:http');
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const journal = join(CONTRACT, 'pull-secret-missing.journal.jsonl');
+      const sidecar = await startSidecar(parseConfig(journalConfig(journal), 'shadow.yaml'), {
+        env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      });
+      await (sidecar.sources[0] as JournalSource).done;
+      await sidecar.stop();
+      const spans = bodies.flatMap((b) => (JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[] }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+      const roots = spans.filter((s) => s.name === 'shadow.attempt');
+      assert.equal(roots.length, 2);
+      assert.deepEqual(roots.map((r) => r.attributes.find((a) => a.key === 'reconcile.observed_model')?.value.stringValue).sort(), ['phased', 'sequential']);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
