@@ -1,11 +1,6 @@
 #!/usr/bin/env node
 /** The `reconcile-shadow` command: one entry, one subcommand per job. */
-import { analyzeCommand } from './analyze.js';
 import { EXIT, type CommandIO } from './io.js';
-import { recreationsCommand } from './recreations-command.js';
-import { reportCommand } from './report-command.js';
-import { runCommand } from './run.js';
-import { simulateCommand } from './simulate.js';
 
 const USAGE = `reconcile-shadow <command> [options]
 
@@ -20,12 +15,13 @@ commands:
 Run a command with --help for its options.`;
 
 type Command = (argv: string[], io: CommandIO) => Promise<number>;
-const COMMANDS: Record<string, Command> = {
-  analyze: analyzeCommand,
-  recreations: recreationsCommand,
-  report: reportCommand,
-  run: runCommand,
-  simulate: simulateCommand,
+/** Each command's module is loaded only when it runs, so `run` never pays for the report renderer and vice versa. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run.js')).runCommand,
+  analyze: async () => (await import('./analyze.js')).analyzeCommand,
+  simulate: async () => (await import('./simulate.js')).simulateCommand,
+  report: async () => (await import('./report-command.js')).reportCommand,
+  recreations: async () => (await import('./recreations-command.js')).recreationsCommand,
 };
 
 export async function main(argv: string[], io: CommandIO): Promise<number> {
@@ -34,12 +30,12 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     io.stderr.write(`unknown command "${name}"\n${USAGE}\n`);
     return EXIT.usage;
   }
-  return command(rest, io);
+  return (await load())(rest, io);
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli/main.js') || process.argv[1]?.endsWith('/cli/main.ts')) {

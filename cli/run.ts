@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
 import { TaskConfigError } from '../analyzer/recreations/task-config.js';
+import type { ShadowReport } from '../analyzer/report/summary.js';
 import { EXIT, type CommandIO } from './io.js';
 
 export const RUN_USAGE = 'usage: reconcile-shadow run [--config shadow.yaml]';
@@ -27,6 +28,13 @@ function firstSignal(): Promise<string> {
     process.on('SIGTERM', on);
     process.on('SIGINT', on);
   });
+}
+
+/** What arrived and what became of it, logged at exit so received = analyzed + dropped can be checked after the fact. */
+function finalAccount(r: ShadowReport): Record<string, unknown> {
+  const attempts = r.controllers.reduce((n, c) => n + c.attempts.total, 0);
+  const operations = r.controllers.reduce((n, c) => n + c.operations.reduce((m, o) => m + o.outcomes.ok + o.outcomes.error + o.outcomes.stop + o.outcomes.skip, 0), 0);
+  return { received: r.input.received, rejectedByReason: r.input.rejectedByReason, attempts, operations };
 }
 
 export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks = {}): Promise<number> {
@@ -76,5 +84,6 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
     log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeoutMs} ms; exiting anyway`);
     return EXIT.failure;
   }
+  log(`reconcile-shadow: stopped: ${JSON.stringify(finalAccount(sidecar.analyzer.report()))}`);
   return EXIT.ok;
 }

@@ -7,6 +7,8 @@ import { ModelError, resolveModel } from '../model/load.js';
 import type { ReconcileModel } from '../model/types.js';
 import { YamlSource } from '../model/yaml-source.js';
 import { RECREATIONS_SECTION, type RecreationsSection } from '../analyzer/recreations/config.js';
+import { DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
+import { DEFAULT_LIMITS } from '../collector/otlp/receiver.js';
 import { check, type Address, type Field } from './config-schema.js';
 
 export class ConfigError extends Error {
@@ -31,6 +33,10 @@ export interface ShadowConfig {
       readonly maxAttributesPerSpan: number;
       readonly maxStringLength: number;
       readonly maxQueuedSpans: number;
+      readonly maxQueuedBytes: number;
+      readonly maxPendingSpans: number;
+      readonly maxPendingBytes: number;
+      readonly recentSpanMemory: number;
       readonly maxConcurrentRequests: number;
       readonly retryAfterSeconds: number;
       readonly settleMs: number;
@@ -173,17 +179,22 @@ export const CONFIG_SCHEMA: Field = {
           kind: 'object',
           fields: {
             listen: { kind: 'address', default: '127.0.0.1:4318' },
-            maxBodyBytes: { kind: 'integer', default: 4 * 1024 * 1024, min: 1 },
-            maxDecompressedBytes: { kind: 'integer', default: 16 * 1024 * 1024, min: 1 },
-            maxSpansPerRequest: { kind: 'integer', default: 10_000, min: 1 },
-            maxPendingAttempts: { kind: 'integer', default: 10_000, min: 1 },
-            maxAttributesPerSpan: { kind: 'integer', default: 128, min: 1 },
-            maxStringLength: { kind: 'integer', default: 8192, min: 1 },
-            maxQueuedSpans: { kind: 'integer', default: 50_000, min: 1 },
-            maxConcurrentRequests: { kind: 'integer', default: 16, min: 1 },
+            // Defaults are the receiver's own, so the config and the code cannot disagree.
+            maxBodyBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxBodyBytes, min: 1 },
+            maxDecompressedBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxDecompressedBytes, min: 1 },
+            maxSpansPerRequest: { kind: 'integer', default: DEFAULT_LIMITS.maxSpansPerRequest, min: 1 },
+            maxPendingAttempts: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingAttempts, min: 1 },
+            maxAttributesPerSpan: { kind: 'integer', default: DEFAULT_LIMITS.maxAttributesPerSpan, min: 1 },
+            maxStringLength: { kind: 'integer', default: DEFAULT_LIMITS.maxStringLength, min: 1 },
+            maxQueuedSpans: { kind: 'integer', default: DEFAULT_LIMITS.maxQueuedSpans, min: 1 },
+            maxQueuedBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxQueuedBytes, min: 1 },
+            maxPendingSpans: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingSpans, min: 1 },
+            maxPendingBytes: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingBytes, min: 1 },
+            recentSpanMemory: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.recentSpanMemory, min: 1 },
+            maxConcurrentRequests: { kind: 'integer', default: DEFAULT_LIMITS.maxConcurrentRequests, min: 1 },
             retryAfterSeconds: { kind: 'integer', default: 1, min: 1 },
-            settleMs: { kind: 'duration', default: '1s' },
-            maxWaitMs: { kind: 'duration', default: '30s' },
+            settleMs: { kind: 'duration', default: `${DEFAULT_ASSEMBLER_OPTIONS.settleMs}ms` },
+            maxWaitMs: { kind: 'duration', default: `${DEFAULT_ASSEMBLER_OPTIONS.maxWaitMs}ms` },
             bearerTokenFile: str('require `Authorization: Bearer <token>` with the token in this file'),
             tls: { kind: 'object', fields: { certFile: str('server certificate (PEM)', true), keyFile: str('server key (PEM)', true), clientCaFile: str('require client certificates signed by this CA (mTLS)') } },
           },

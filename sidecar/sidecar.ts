@@ -9,7 +9,7 @@ import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
 import { MetricsPublisher, type InternalErrorKind } from '../analyzer/publish/metrics.js';
 import { exporterFromEnv, startTraceOutput, tracesEnabledByEnv, type TraceOutput } from '../analyzer/publish/traces.js';
 import type { RecordSink, Source } from '../collector/records.js';
-import { RecreationService } from '../analyzer/recreations/live.js';
+import type { RecreationService } from '../analyzer/recreations/live.js';
 import type { ShadowConfig } from './config.js';
 import type { Address } from './config-schema.js';
 import { liveSummary } from './live-summary.js';
@@ -44,14 +44,17 @@ export interface Sidecar {
  * The recreation shadow: live from the config's `recreations` section, or, in the embedded demo, a simulated adapter
  * world on the same virtual clock as the simulated fleet.
  */
-function recreationService(
+async function recreationService(
   config: ShadowConfig,
   simulator: SimulatorSource | undefined,
   metrics: MetricSet,
   sink: RecordSink,
   up: (input: 'objects' | 'hyperfleet', up: boolean) => void,
   logOnce: LogOnce,
-): RecreationService | undefined {
+): Promise<RecreationService | undefined> {
+  if (!config.recreations && !(simulator && config.sources.simulator?.recreations)) return undefined;
+  // Loaded only when used: the live service brings @kubernetes/client-node with it.
+  const { RecreationService } = await import('../analyzer/recreations/live.js');
   if (config.recreations) {
     return RecreationService.live(config.recreations, {
       metrics: metrics.metrics,
@@ -88,14 +91,14 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     analyzer.listen(traces.listener);
   }
 
-  const recreations = recreationService(config, simulator, metrics, analyzer, (input, up) => metrics.metrics.reconcile_shadow_source_up.set({ source: input }, up ? 1 : 0), logOnce);
+  const recreations = await recreationService(config, simulator, metrics, analyzer, (input, up) => metrics.metrics.reconcile_shadow_source_up.set({ source: input }, up ? 1 : 0), logOnce);
   const sources: Source[] = [
     ...(simulator ? [simulator] : []),
     ...(recreations?.sources ?? []),
-    ...configuredSources(config, analyzer, {
+    ...(await configuredSources(config, analyzer, {
       up: (source, up) => metrics.metrics.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
       error: (source, e) => logOnce.error(`source ${source}`, e),
-    }, env),
+    }, env)),
   ];
 
   let ready = false;

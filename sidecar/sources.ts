@@ -1,11 +1,10 @@
 /** Builds the configured sources, each writing to the analyzer; the only place config meets source options. */
 import { readFileSync } from 'node:fs';
 import { JournalSource } from '../collector/journal-source.js';
-import { OperatorLogSource, type LogInput } from '../collector/logs/source.js';
+import type { LogInput, OperatorLogSource } from '../collector/logs/source.js';
 import { OtlpReceiver } from '../collector/otlp/receiver.js';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { RecordSink, Source, SourceKind } from '../collector/records.js';
-import { HostedClusterStatusSource } from '../collector/status/source.js';
+import type { HostedClusterStatusSource } from '../collector/status/source.js';
 import type { ReconcileModel } from '../model/types.js';
 import type { LogsConfig, ShadowConfig, StatusConfig } from './config.js';
 
@@ -25,28 +24,34 @@ export interface SourceHooks {
   error(source: SourceKind, error: unknown): void;
 }
 
-export function configuredSources(config: ShadowConfig, sink: RecordSink, hooks: SourceHooks, env: NodeJS.ProcessEnv): Source[] {
+/**
+ * The Kubernetes-backed sources are loaded only when configured: @kubernetes/client-node alone costs tens of MiB of
+ * resident memory, which a sidecar fed by OTLP or a journal never needs.
+ */
+export async function configuredSources(config: ShadowConfig, sink: RecordSink, hooks: SourceHooks, env: NodeJS.ProcessEnv): Promise<Source[]> {
   const out: Source[] = [];
   // A source that cannot even be built (a missing token file, no pod name) fails start naming the source.
-  const build = (kind: SourceKind, make: () => Source): void => {
+  const build = async (kind: SourceKind, make: () => Source | Promise<Source>): Promise<void> => {
     try {
-      out.push(make());
+      out.push(await make());
     } catch (e) {
       throw new SourceStartError(kind, e);
     }
   };
   const { journal, otlp, logs, status } = config.sources;
-  if (journal) build('journal', () => new JournalSource(journal, sink));
-  if (otlp) build('otlp', () => otlpReceiver(otlp, config, sink));
-  if (logs) build('logs', () => logSource(logs, config, sink, env));
-  if (status) build('status', () => statusSource(status, config, sink, hooks));
+  if (journal) await build('journal', () => new JournalSource(journal, sink));
+  if (otlp) await build('otlp', () => otlpReceiver(otlp, config, sink));
+  if (logs) await build('logs', () => logSource(logs, config, sink, env));
+  if (status) await build('status', () => statusSource(status, config, sink, hooks));
   return out;
 }
 
 const modelFor = (config: ShadowConfig, name: string | undefined): ReconcileModel => config.models.find((m) => m.name === name) ?? config.models[0]!;
 
-function statusSource(st: StatusConfig, config: ShadowConfig, sink: RecordSink, hooks: SourceHooks): HostedClusterStatusSource {
-  let kubeConfig: KubeConfig | undefined;
+async function statusSource(st: StatusConfig, config: ShadowConfig, sink: RecordSink, hooks: SourceHooks): Promise<HostedClusterStatusSource> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { HostedClusterStatusSource } = await import('../collector/status/source.js');
+  let kubeConfig: InstanceType<typeof KubeConfig> | undefined;
   if (st.kubeconfig) {
     kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(st.kubeconfig);
@@ -87,12 +92,16 @@ function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: S
         maxAttributesPerSpan: o.maxAttributesPerSpan,
         maxStringLength: o.maxStringLength,
         maxQueuedSpans: o.maxQueuedSpans,
+        maxQueuedBytes: o.maxQueuedBytes,
         maxConcurrentRequests: o.maxConcurrentRequests,
       },
       assembly: {
         settleMs: o.settleMs,
         maxWaitMs: o.maxWaitMs,
         maxPendingAttempts: o.maxPendingAttempts,
+        maxPendingSpans: o.maxPendingSpans,
+        maxPendingBytes: o.maxPendingBytes,
+        recentSpanMemory: o.recentSpanMemory,
         knownOperations: new Set(config.models.flatMap((m) => m.operations.map((op) => op.name))),
       },
       retryAfterSeconds: o.retryAfterSeconds,
@@ -109,7 +118,8 @@ function podOf(pod: NonNullable<LogsConfig['input']['pod']>, env: NodeJS.Process
   return { namespace, name, container: pod.container };
 }
 
-function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink, env: NodeJS.ProcessEnv): OperatorLogSource {
+async function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink, env: NodeJS.ProcessEnv): Promise<OperatorLogSource> {
+  const { OperatorLogSource } = await import('../collector/logs/source.js');
   // The config check guarantees the model exists and exactly one input is named.
   const model = modelFor(config, l.model);
   const input: LogInput = l.input.file ? { file: l.input.file } : l.input.pod ? { pod: podOf(l.input.pod, env) } : { stdin: true };

@@ -90,7 +90,12 @@ describe('reconcile-shadow run (the sidecar)', () => {
     const code = await runCommand(['--config', join(dir, 'shadow.yaml')], { stdout: new PassThrough(), stderr, stdin: new PassThrough() }, { stopSignal, env: {} });
     assert.equal(code, 0);
     assert.ok(Date.now() - started < 5000);
-    assert.match(log, /reconcile-shadow: SIGTERM, stopping\n$/);
+    const last = /reconcile-shadow: SIGTERM, stopping\nreconcile-shadow: stopped: (\{.*\})\n$/.exec(log);
+    assert.ok(last, log);
+    // Stopped part-way through the journal: whatever was read was analyzed or rejected, nothing in between.
+    const account = JSON.parse(last[1]!) as { received: { journal?: number }; rejectedByReason: Record<string, number>; attempts: number };
+    assert.deepEqual(account.rejectedByReason, {});
+    assert.equal(account.received.journal ?? 0, account.attempts);
   });
 
   it('refuses a bad config naming line and field, and starts nothing', async () => {
