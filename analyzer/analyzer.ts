@@ -5,12 +5,14 @@
  */
 import type { AttemptRecord, RecordSink, Rejection, SourceKind } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
-import type { AttemptAnalysis } from './engine.js';
+import { objectKey, type AttemptAnalysis } from './engine.js';
 import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
 import { ControllerShadow } from './shadow.js';
 
 export interface AnalysisListener {
   attempt?(shadow: ControllerShadow, analysis: AttemptAnalysis): void;
+  /** An object's state was forgotten to keep the tracked objects under the cap. */
+  evicted?(shadow: ControllerShadow, object: string): void;
   reject?(rejection: Rejection): void;
   received?(source: SourceKind, count: number): void;
 }
@@ -19,7 +21,12 @@ interface Controller {
   readonly shadow: ControllerShadow;
   readonly summary: ControllerSummaryBuilder;
   readonly known: ReadonlySet<string>;
+  /** Objects by recency of their last attempt (a Map keeps insertion order): the first is the least recently seen. */
+  readonly recency: Map<string, string>;
 }
+
+/** Objects whose state one controller's shadow keeps at most; past it the least recently seen is forgotten. */
+export const DEFAULT_MAX_TRACKED_OBJECTS = 20_000;
 
 export class ShadowAnalyzer implements RecordSink {
   private readonly controllers = new Map<string, Controller>();
@@ -35,12 +42,13 @@ export class ShadowAnalyzer implements RecordSink {
     private readonly onListenerError: (error: unknown) => void = (e) => {
       throw e;
     },
+    private readonly maxTrackedObjects = DEFAULT_MAX_TRACKED_OBJECTS,
   ) {
     for (const model of models) {
       if (this.controllers.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
       const shadow = new ControllerShadow(model);
       const summary = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
-      this.controllers.set(model.controller, { shadow, summary, known: shadow.knownOperations });
+      this.controllers.set(model.controller, { shadow, summary, known: shadow.knownOperations, recency: new Map() });
     }
   }
 
@@ -66,6 +74,19 @@ export class ShadowAnalyzer implements RecordSink {
     const analysis = c.shadow.analyze(record);
     c.summary.add(analysis);
     for (const l of this.listeners) this.guard(() => l.attempt?.(c.shadow, analysis));
+    this.touch(c, record);
+  }
+
+  /** Keeps per-object state bounded: a sender of ever-new object names cannot grow memory without end. */
+  private touch(c: Controller, record: AttemptRecord): void {
+    const key = objectKey(record);
+    c.recency.delete(key);
+    c.recency.set(key, record.object);
+    if (c.recency.size <= this.maxTrackedObjects) return;
+    const [oldestKey, oldestObject] = c.recency.entries().next().value as [string, string];
+    c.recency.delete(oldestKey);
+    c.shadow.forget(oldestKey);
+    for (const l of this.listeners) this.guard(() => l.evicted?.(c.shadow, oldestObject));
   }
 
   reject(rejection: Rejection): void {

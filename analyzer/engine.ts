@@ -6,7 +6,7 @@
  * Pure: no I/O, no clock; the only state is the per-object outcome history, kept in compact typed arrays.
  */
 import type { AttemptRecord } from '../collector/records.js';
-import { OK, OUTCOME_CODE, UNKNOWN, type CompiledModel } from './compiled-model.js';
+import { ERROR, OK, SKIP, STOP, UNKNOWN, type CompiledModel, type OutcomeCode } from './compiled-model.js';
 import { runPhased, runSequential, type LoopRun } from './loops.js';
 
 export interface AttemptAnalysis {
@@ -57,17 +57,39 @@ export class OutcomeHistory {
 
 export const objectKey = (record: Pick<AttemptRecord, 'controller' | 'object'>): string => `${record.controller}\u0000${record.object}`;
 
-export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history: OutcomeHistory): AttemptAnalysis {
+/**
+ * OUTCOME_CODE[outcome] without the keyed lookup, which costs a string-table probe for every outcome string a
+ * source freshly decoded. Records are validated, so the default never runs; it reads as OK, as the lookup's
+ * undefined did once stored in the Uint8Array.
+ */
+function outcomeCode(outcome: string): OutcomeCode {
+  switch (outcome) {
+    case 'ok':
+      return OK;
+    case 'error':
+      return ERROR;
+    case 'stop':
+      return STOP;
+    case 'skip':
+      return SKIP;
+    default:
+      return OK;
+  }
+}
+
+/** `key` is the record's objectKey, passed in by a caller that needs it too. */
+export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history: OutcomeHistory, key = objectKey(record)): AttemptAnalysis {
   const n = cm.ops.length;
-  const key = objectKey(record);
   const outcomes = new Uint8Array(n);
   const observed = new Uint8Array(n);
   const past = history.lookup(key);
   if (past) for (let i = 0; i < n; i++) outcomes[i] = past[i] === UNKNOWN ? OK : past[i]!;
-  for (const op of record.operations) {
+  const operations = record.operations;
+  for (let k = 0; k < operations.length; k++) {
+    const op = operations[k]!;
     const i = cm.opIndex.get(op.name);
     if (i === undefined) continue; // sources reject unknown ops before the engine; nothing to replay here
-    outcomes[i] = OUTCOME_CODE[op.outcome];
+    outcomes[i] = outcomeCode(op.outcome);
     observed[i] = 1;
   }
 

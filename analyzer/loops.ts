@@ -17,7 +17,9 @@ export interface LoopRun {
   /** Per op: 1 when the loop ran it (whatever its outcome), else 0. */
   readonly ran: Uint8Array;
   /** Per op that did not run: what kept it from running (see groupBlocker), or NO_BLOCKER when nothing did. */
-  readonly blocker: Int32Array;
+  readonly blocker: readonly number[];
+  /** `blocker[op]`, without building the whole array when it was not needed yet. */
+  blockerOf(op: number): number;
   /** The op whose error or stop ended the attempt, or -1. */
   readonly endedBy: number;
   /** Phased only: groups that ran and failed. */
@@ -27,64 +29,147 @@ export interface LoopRun {
 }
 
 const endsLoop = (code: number): boolean => code === ERROR || code === STOP;
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * A run's `blocker` is read only where the loops diverge, so it is derived on first read from what the run kept:
+ * the loop runs a prefix of its order (of a chain group's ops) and stops at `endedBy` (at the group's last op that
+ * ran). It is a plain array: an Int32Array of a model's size lives off the V8 heap (a malloc and a finalizer each).
+ */
+abstract class Run implements LoopRun {
+  private blockers: number[] | undefined;
+
+  constructor(
+    protected readonly cm: CompiledModel,
+    readonly ran: Uint8Array,
+    readonly endedBy: number,
+    readonly failedGroups: readonly number[],
+    readonly blockedBy: readonly (readonly [number, number])[],
+  ) {}
+
+  get blocker(): readonly number[] {
+    if (!this.blockers) {
+      this.blockers = new Array<number>(this.ran.length).fill(NO_BLOCKER);
+      this.fillBlockers(this.blockers);
+    }
+    return this.blockers;
+  }
+
+  blockerOf(op: number): number {
+    if (this.blockers) return this.blockers[op]!;
+    return this.ran[op] === 1 ? NO_BLOCKER : this.blockerOfSkipped(op);
+  }
+
+  protected abstract fillBlockers(blocker: number[]): void;
+
+  /** What kept `op`, which did not run, from running. */
+  protected abstract blockerOfSkipped(op: number): number;
+}
+
+class SequentialRun extends Run {
+  protected fillBlockers(blocker: number[]): void {
+    for (const op of this.cm.sequentialOrder) if (this.ran[op] === 0) blocker[op] = this.endedBy;
+  }
+
+  protected blockerOfSkipped(op: number): number {
+    return this.cm.sequentialPosition[op]! >= 0 ? this.endedBy : NO_BLOCKER;
+  }
+}
+
+class PhasedRun extends Run {
+  protected fillBlockers(blocker: number[]): void {
+    let ended = false;
+    for (const step of this.cm.phasedSteps) {
+      if (ended) {
+        if (step.kind === 'op') blocker[step.op] = this.endedBy;
+        else for (const op of step.ops) blocker[op] = this.endedBy;
+        continue;
+      }
+      if (step.kind === 'op') {
+        ended = step.op === this.endedBy;
+        continue;
+      }
+      // blockedBy lists, per skipped group, every critical group that had failed, the first one first
+      const skipped = this.blockedBy.find(([, group]) => group === step.index);
+      if (skipped) {
+        for (const op of step.ops) blocker[op] = groupBlocker(skipped[0]);
+        continue;
+      }
+      let chainEnd = -1;
+      for (const op of step.ops) {
+        if (this.ran[op] === 1) chainEnd = op;
+        else blocker[op] = chainEnd;
+      }
+    }
+  }
+
+  /** The same answers as fillBlockers, for one op. */
+  protected blockerOfSkipped(op: number): number {
+    const cm = this.cm;
+    const position = cm.phasedPosition[op]!;
+    if (position < 0) return NO_BLOCKER;
+    if (this.endedBy >= 0 && position > cm.phasedPosition[this.endedBy]!) return this.endedBy;
+    const group = cm.groupOf[op]!;
+    if (group < 0) return NO_BLOCKER;
+    const skipped = this.blockedBy.find(([, g]) => g === group);
+    if (skipped) return groupBlocker(skipped[0]);
+    let chainEnd = -1;
+    for (const other of cm.groups[group]!.ops) {
+      if (other === op) break;
+      if (this.ran[other] === 1) chainEnd = other;
+    }
+    return chainEnd;
+  }
+}
 
 export function runSequential(cm: CompiledModel, outcomes: Uint8Array): LoopRun {
-  const n = cm.ops.length;
-  const ran = new Uint8Array(n);
-  const blocker = new Int32Array(n).fill(NO_BLOCKER);
+  const ran = new Uint8Array(cm.ops.length);
   let endedBy = -1;
-  for (const op of cm.sequentialOrder) {
-    if (endedBy >= 0) {
-      blocker[op] = endedBy;
-      continue;
-    }
+  const order = cm.sequentialOrder;
+  for (let i = 0; i < order.length; i++) {
+    const op = order[i]!;
     ran[op] = 1;
-    if (endsLoop(outcomes[op]!)) endedBy = op;
+    if (endsLoop(outcomes[op]!)) {
+      endedBy = op;
+      break;
+    }
   }
-  return { ran, blocker, endedBy, failedGroups: [], blockedBy: [] };
+  return new SequentialRun(cm, ran, endedBy, NONE, NONE);
 }
 
 export function runPhased(cm: CompiledModel, outcomes: Uint8Array): LoopRun {
-  const n = cm.ops.length;
-  const ran = new Uint8Array(n);
-  const blocker = new Int32Array(n).fill(NO_BLOCKER);
-  const failedGroups: number[] = [];
-  const failedCritical: number[] = [];
-  const blockedBy: [number, number][] = [];
+  const ran = new Uint8Array(cm.ops.length);
+  let failedGroups: number[] | undefined;
+  let failedCritical: number[] | undefined;
+  let blockedBy: [number, number][] | undefined;
   let endedBy = -1;
 
   for (const step of cm.phasedSteps) {
-    if (endedBy >= 0) {
-      if (step.kind === 'op') blocker[step.op] = endedBy;
-      else for (const op of step.ops) blocker[op] = endedBy;
-      continue;
-    }
     if (step.kind === 'op') {
       ran[step.op] = 1;
-      if (endsLoop(outcomes[step.op]!)) endedBy = step.op;
+      if (endsLoop(outcomes[step.op]!)) {
+        endedBy = step.op;
+        break;
+      }
       continue;
     }
-    if (step.blockable && failedCritical.length > 0) {
+    if (step.blockable && failedCritical) {
+      blockedBy ??= [];
       for (const critical of failedCritical) blockedBy.push([critical, step.index]);
-      for (const op of step.ops) blocker[op] = groupBlocker(failedCritical[0]!);
       continue;
     }
     let failed = false;
-    let chainEnd = -1;
+    const chain = step.mode === 'chain';
     for (const op of step.ops) {
-      if (chainEnd >= 0) {
-        blocker[op] = chainEnd;
-        continue;
-      }
       ran[op] = 1;
       const code = outcomes[op]!;
       if (code === ERROR) failed = true;
-      if (step.mode === 'chain' && endsLoop(code)) chainEnd = op;
+      if (chain && endsLoop(code)) break;
     }
     if (failed) {
-      failedGroups.push(step.index);
-      if (step.category === 'critical') failedCritical.push(step.index);
+      (failedGroups ??= []).push(step.index);
+      if (step.category === 'critical') (failedCritical ??= []).push(step.index);
     }
   }
-  return { ran, blocker, endedBy, failedGroups, blockedBy };
+  return new PhasedRun(cm, ran, endedBy, failedGroups ?? NONE, blockedBy ?? NONE);
 }

@@ -25,14 +25,21 @@ export class ControllerShadow {
   }
 
   analyze(record: AttemptRecord): AttemptAnalysis {
-    const analysis = analyzeAttempt(this.cm, record, this.history);
+    const key = objectKey(record);
+    const analysis = analyzeAttempt(this.cm, record, this.history, key);
     const observedRun = record.model === 'sequential' ? analysis.sequential : analysis.phased;
     const starving = record.model === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;
-    this.starvation.update(objectKey(record), record.object, record.timeMs, starving, observedRun.ran);
+    this.starvation.update(key, record.object, record.timeMs, starving, observedRun.ran);
     return analysis;
   }
 
   get trackedObjects(): number {
     return this.history.objects;
+  }
+
+  /** Drops everything kept about one object (its outcome history and starvation timers). */
+  forget(key: string): void {
+    this.history.forget(key);
+    this.starvation.forget(key);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The benchmark harness: each benchmark measures its figure and its baseline side by side in one process, on the
- * same data, after a warm-up, taking the median of several repeats (absolute times on a shared machine drift;
- * ratios measured side by side do not drift as much).
+ * same data. Both are timed in CPU time of this process (user + system), not wall time: the machine is shared, and
+ * time spent descheduled while other work runs is no cost of ours. The two alternate, run by run, after a warm-up
+ * of each, and the median of each is taken, so load that comes and goes hits both alike.
  */
 export interface BenchResult {
   readonly name: string;
@@ -16,59 +17,39 @@ export interface BenchResult {
   readonly notes?: string;
 }
 
-/** Runs `fn` (which processes `items` items) `repeats` times after one warm-up; returns the median items/s. */
-export function throughput(items: number, fn: () => void, repeats = 5): number {
-  fn();
-  const rates: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const start = process.hrtime.bigint();
-    fn();
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    rates.push(items / seconds);
-  }
-  return median(rates);
+/** CPU seconds this process has used so far (every thread: the main one and V8's GC helpers). */
+export function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
-export async function throughputAsync(items: number, fn: () => Promise<void>, repeats = 5): Promise<number> {
+/** Seconds of CPU one call takes. */
+export async function cpuTime(fn: () => unknown): Promise<number> {
+  const start = cpuSeconds();
   await fn();
-  const rates: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const start = process.hrtime.bigint();
-    await fn();
-    rates.push(items / (Number(process.hrtime.bigint() - start) / 1e9));
-  }
-  return median(rates);
+  return cpuSeconds() - start;
 }
 
 /**
- * Median seconds per call of two functions, alternated call by call so that load from elsewhere on the machine
- * hits both alike.
+ * Median CPU seconds per call of `figure` and of `baseline`, called alternately `repeats` times each after one
+ * warm-up call of each.
  */
-export async function timeSideBySide(a: () => Promise<unknown>, b: () => Promise<unknown>, repeats = 21): Promise<[number, number]> {
-  await a();
-  await b();
-  const ta: number[] = [];
+export async function sideBySide(figure: () => unknown, baseline: () => unknown, repeats = 7): Promise<[number, number]> {
+  await figure();
+  await baseline();
+  const tf: number[] = [];
   const tb: number[] = [];
   for (let i = 0; i < repeats; i++) {
-    for (const [fn, times] of [[a, ta], [b, tb]] as const) {
-      const start = process.hrtime.bigint();
-      await fn();
-      times.push(Number(process.hrtime.bigint() - start) / 1e9);
-    }
+    tf.push(await cpuTime(figure));
+    tb.push(await cpuTime(baseline));
   }
-  return [median(ta), median(tb)];
+  return [median(tf), median(tb)];
 }
 
-/** Median seconds per call. */
-export async function timeAsync(fn: () => Promise<unknown>, repeats = 9): Promise<number> {
-  await fn();
-  const times: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const start = process.hrtime.bigint();
-    await fn();
-    times.push(Number(process.hrtime.bigint() - start) / 1e9);
-  }
-  return median(times);
+/** Items per CPU second of `figure` and of `baseline`, which each process the same `items` (see sideBySide). */
+export async function throughputSideBySide(items: number, figure: () => unknown, baseline: () => unknown, repeats = 7): Promise<[number, number]> {
+  const [f, b] = await sideBySide(figure, baseline, repeats);
+  return [items / f, items / b];
 }
 
 export function median(values: number[]): number {

@@ -5,27 +5,29 @@ import { LineSplitter } from '../collector/lines.js';
 import type { AttemptRecord } from '../collector/records.js';
 import { operatorLog, reconcileIdFor } from '../test/fixtures/logs/world.js';
 import { fleetDay, HYPERSHIFT } from './data.js';
-import { atLeast, throughputAsync, type BenchResult } from './harness.js';
+import { atLeast, throughputSideBySide, type BenchResult } from './harness.js';
 
 export async function benchLogs(): Promise<BenchResult> {
   const records = fleetDay().filter((r) => r.model === 'sequential');
   const lines = records.flatMap((r, i) => operatorLog(HYPERSHIFT, r, reconcileIdFor(i)));
   const text = Buffer.from(lines.join('\n') + '\n');
   let attempts = 0;
-  const figure = await throughputAsync(lines.length, async () => {
-    attempts = 0;
-    const stdin = Readable.from([text]);
-    const sink = { attempt: (_r: AttemptRecord) => void attempts++, reject: () => undefined };
-    const source = new OperatorLogSource({ input: { stdin: true }, stdin, model: HYPERSHIFT, loop: 'sequential', quietFlushMs: 3_600_000, pollIntervalMs: 3_600_000 }, sink);
-    await source.start();
-    await source.ended;
-    await source.stop();
-  }, 3);
-  const baseline = await throughputAsync(lines.length, () => {
-    const splitter = new LineSplitter({ line: (t) => void JSON.parse(t), tooLong: () => undefined });
-    splitter.push(text);
-    splitter.end();
-    return Promise.resolve();
-  }, 3);
+  const [figure, baseline] = await throughputSideBySide(
+    lines.length,
+    async () => {
+      attempts = 0;
+      const stdin = Readable.from([text]);
+      const sink = { attempt: (_r: AttemptRecord) => void attempts++, reject: () => undefined };
+      const source = new OperatorLogSource({ input: { stdin: true }, stdin, model: HYPERSHIFT, loop: 'sequential', quietFlushMs: 3_600_000, pollIntervalMs: 3_600_000 }, sink);
+      await source.start();
+      await source.ended;
+      await source.stop();
+    },
+    () => {
+      const splitter = new LineSplitter({ line: (t) => void JSON.parse(t), tooLong: () => undefined });
+      splitter.push(text);
+      splitter.end();
+    },
+  );
   return atLeast('log source', 'lines/s', figure, baseline, 0.5, `${lines.length} zap lines -> ${attempts} attempts`);
 }

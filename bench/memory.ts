@@ -1,12 +1,14 @@
 /**
- * Memory: bytes per tracked object at 100k objects (outcome history + starvation timers), measured as heap growth
- * after a forced GC; and the RSS of an idle sidecar (its own process, metrics server up, no input).
+ * Memory: bytes per tracked object at 100k objects, measured as heap growth after a forced GC: for the reconcile
+ * shadow (outcome history + starvation timers) and for the recreation shadow (the world the adapter would see, and a
+ * recreation in flight); and the RSS of an idle sidecar (its own process, metrics server up, no input).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ControllerShadow } from '../analyzer/shadow.js';
 import type { AttemptRecord } from '../collector/records.js';
 import { packageRoot } from '../model/package-root.js';
+import { at, cluster, job, JOB_TASK_CONFIG, shadowOf } from '../test/analyzer/recreations/world.js';
 import type { BenchResult } from './harness.js';
 import { fleetDay, HYPERSHIFT } from './data.js';
 
@@ -35,10 +37,31 @@ export function benchObjectMemory(): BenchResult {
   return { name: 'memory per tracked object (100k objects)', unit: 'B/object', figure: perObject, baseline: null, ratio: null, target: '<= 1024 B/object', met: perObject <= 1024, notes: `${shadow.starvation.objects} objects with open starvation timers` };
 }
 
+/**
+ * 100k HyperFleet clusters, each with its validation Job (the design's task config), each Job being recreated after
+ * its cluster's generation moved: one tracked object = one Job, with its cluster's state and its in-flight recreation.
+ */
+export function benchRecreationMemory(): BenchResult {
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const shadow = shadowOf(JOB_TASK_CONFIG, {}, { maxInFlight: OBJECTS });
+  for (let i = 0; i < OBJECTS; i++) {
+    const id = `c${i}`;
+    shadow.observe(cluster(at(0), { id, generation: 1 }));
+    shadow.observe(job('ADDED', at(1), { cluster: id, uid: `uid-${i}`, generation: 1, created: at(0), complete: at(1) }));
+    shadow.observe(cluster(at(100), { id, generation: 2 }));
+  }
+  gc();
+  const perObject = (process.memoryUsage().heapUsed - before) / OBJECTS;
+  const inFlight = shadow.snapshot(at(100)).inFlight.get('Job')?.get('triggered') ?? 0;
+  if (inFlight !== OBJECTS) throw new Error(`${inFlight} recreations in flight, expected ${OBJECTS}`);
+  return { name: 'memory per recreation-tracked object (100k objects)', unit: 'B/object', figure: perObject, baseline: null, ratio: null, target: '<= 1024 B/object', met: perObject <= 1024, notes: `${inFlight} recreations in flight, each Job's cluster state included` };
+}
+
 export async function benchIdleRss(): Promise<BenchResult> {
   const root = packageRoot();
   const config = `apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nlisten: {metrics: 127.0.0.1:0}\nsummary: {enabled: false}\n`;
-  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   writeFileSync(join(dir, 'idle.yaml'), config);
@@ -58,6 +81,7 @@ export async function benchIdleRss(): Promise<BenchResult> {
   const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+  rmSync(dir, { recursive: true, force: true });
   const mib = rssKiB / 1024;
   return { name: 'idle sidecar RSS', unit: 'MiB', figure: mib, baseline: null, ratio: null, target: '<= 80 MiB', met: mib <= 80 };
 }

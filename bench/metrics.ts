@@ -8,7 +8,7 @@ import { createMetrics } from '../analyzer/metrics/registry.js';
 import { MetricsPublisher } from '../analyzer/publish/metrics.js';
 import type { OperationRecord } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
-import { atMost, timeSideBySide, type BenchResult } from './harness.js';
+import { atMost, sideBySide, type BenchResult } from './harness.js';
 
 const OPS = 2000;
 
@@ -50,12 +50,13 @@ export async function benchMetrics(): Promise<BenchResult> {
     for (const v of m.values) (metric as Gauge).inc(v.labels as Record<string, string>, v.value);
   }
 
-  const [figure, baseline] = await timeSideBySide(
+  const [figure, baseline] = await sideBySide(
     async () => {
       publisher.refresh();
       await registry.metrics();
     },
     () => bare.metrics(),
+    21,
   );
   return atMost('/metrics render', 'ms', figure * 1000, baseline * 1000, 1.2, `${series} series (refresh of the starvation gauges included)`);
 }

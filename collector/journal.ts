@@ -7,6 +7,8 @@ import { LOOP_KINDS, OUTCOMES, type LoopKind, type Outcome } from '../model/type
 import type { AttemptRecord, OperationRecord, Rejection, RejectReason, SourceKind } from './records.js';
 
 export const MAX_OPERATIONS_PER_ATTEMPT = 1000;
+/** A namespace (63) + '/' + a name (253): longer is no Kubernetes object, and names are kept per tracked object. */
+export const MAX_OBJECT_LENGTH = 317;
 
 export interface JournalContext {
   /** Names reported in rejections, e.g. the file path or `-` for stdin. */
@@ -61,6 +63,7 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   if (Number.isNaN(timeMs)) problem('invalid_record', `time: ${JSON.stringify(time)} is not an RFC 3339 time`);
   if (typeof controller !== 'string' || controller === '') problem('invalid_record', 'controller: required string');
   if (typeof object !== 'string' || object === '') problem('invalid_record', 'object: required "namespace/name" string');
+  if (object.length > MAX_OBJECT_LENGTH) problem('invalid_record', `object: ${object.length} characters; a Kubernetes namespace/name has at most ${MAX_OBJECT_LENGTH}`);
   if (generation !== undefined && (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 0)) {
     problem('invalid_record', `generation: must be a non-negative integer, got ${JSON.stringify(generation)}`);
   }
@@ -71,31 +74,91 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   if (operations.length > MAX_OPERATIONS_PER_ATTEMPT) {
     problem('too_many_operations', `operations: ${operations.length} exceeds the limit of ${MAX_OPERATIONS_PER_ATTEMPT}`);
   }
+  const names = ctx.knownOperations && knownNames(ctx.knownOperations).forLoop(model as LoopKind);
   const ops: OperationRecord[] = new Array<OperationRecord>(operations.length);
-  for (let i = 0; i < operations.length; i++) ops[i] = toOperation(operations[i], i, ctx);
+  for (let i = 0; i < operations.length; i++) ops[i] = toOperation(operations[i], i, names);
   const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = { time, timeMs, controller, object, model: model as LoopKind, operations: ops, origin: { source } };
   if (generation !== undefined) record.generation = generation;
   return record;
 }
 
-const OUTCOME_SET: ReadonlySet<string> = new Set(OUTCOMES);
+/**
+ * The known operation names, each mapped to itself. Records carry these string objects instead of the ones JSON.parse
+ * just made (which may be slices of the whole line): every later lookup by name (the analyzer's, the engine's) finds
+ * its hash already computed and its key by identity, and a kept record holds no slice of its line.
+ * Hashing each fresh name was the validator's largest cost, so the name a loop's previous attempt had at the same
+ * position is tried first: a string comparison, and attempts of one loop list their operations in the same order.
+ */
+class KnownNames {
+  private readonly byLoop: Readonly<Record<LoopKind, LoopNames>>;
 
-function toOperation(value: unknown, i: number, ctx: JournalContext): OperationRecord {
+  constructor(known: ReadonlySet<string>) {
+    const byName = new Map([...known].map((n) => [n, n]));
+    this.byLoop = { sequential: { byName, last: [] }, phased: { byName, last: [] } };
+  }
+
+  forLoop(loop: LoopKind): LoopNames {
+    return this.byLoop[loop];
+  }
+}
+
+interface LoopNames {
+  readonly byName: ReadonlyMap<string, string>;
+  /** The names of the loop's last attempt, by position: guesses only, each checked by comparison. */
+  readonly last: string[];
+}
+
+const knownNamesBySet = new WeakMap<ReadonlySet<string>, KnownNames>();
+
+function knownNames(known: ReadonlySet<string>): KnownNames {
+  let names = knownNamesBySet.get(known);
+  if (!names) knownNamesBySet.set(known, (names = new KnownNames(known)));
+  return names;
+}
+
+/** The known name object equal to `name`, or undefined when it is not a known operation. */
+function knownName(names: LoopNames, name: string, i: number): string | undefined {
+  const guess = names.last[i];
+  if (guess === name) return guess;
+  const known = names.byName.get(name);
+  if (known !== undefined) names.last[i] = known;
+  return known;
+}
+
+/** The outcome as the constant of its name, or undefined for anything else. */
+function knownOutcome(outcome: unknown): Outcome | undefined {
+  switch (outcome) {
+    case 'ok':
+      return 'ok';
+    case 'error':
+      return 'error';
+    case 'stop':
+      return 'stop';
+    case 'skip':
+      return 'skip';
+    default:
+      return undefined;
+  }
+}
+
+function toOperation(value: unknown, i: number, names: LoopNames | undefined): OperationRecord {
   if (!isRecord(value)) problem('invalid_record', `operations[${i}]: must be an object with name and outcome`);
-  const { name, outcome, error, durationSeconds } = value;
+  const { name, error, durationSeconds } = value;
   if (typeof name !== 'string' || name === '') problem('invalid_record', `operations[${i}].name: required string`);
-  if (ctx.knownOperations && !ctx.knownOperations.has(name)) problem('unknown_operation', `operations[${i}].name: unknown operation ${JSON.stringify(name)}`);
-  if (typeof outcome !== 'string' || !OUTCOME_SET.has(outcome)) {
-    problem('invalid_record', `operations[${i}].outcome: must be one of ${OUTCOMES.join('|')}, got ${JSON.stringify(outcome)}`);
+  const known = names && knownName(names, name, i);
+  if (names && known === undefined) problem('unknown_operation', `operations[${i}].name: unknown operation ${JSON.stringify(name)}`);
+  const outcome = knownOutcome(value.outcome);
+  if (outcome === undefined) {
+    problem('invalid_record', `operations[${i}].outcome: must be one of ${OUTCOMES.join('|')}, got ${JSON.stringify(value.outcome)}`);
   }
   if (error !== undefined && typeof error !== 'string') problem('invalid_record', `operations[${i}].error: must be a string`);
   if (durationSeconds !== undefined && (typeof durationSeconds !== 'number' || !(durationSeconds >= 0))) {
     problem('invalid_record', `operations[${i}].durationSeconds: must be a non-negative number`);
   }
-  const op: { name: string; outcome: Outcome; error?: string; durationSeconds?: number } = { name, outcome: outcome as Outcome };
-  if (error !== undefined) op.error = error;
-  if (durationSeconds !== undefined) op.durationSeconds = durationSeconds;
-  return op;
+  // one literal per shape: adding properties to an object after it is made costs a shape transition each
+  const n = known ?? name;
+  if (error === undefined) return durationSeconds === undefined ? { name: n, outcome } : { name: n, outcome, durationSeconds };
+  return durationSeconds === undefined ? { name: n, outcome, error } : { name: n, outcome, error, durationSeconds };
 }
 
 /** The journal line for a record (what `simulate` writes and sources can tee). */

@@ -132,6 +132,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'short',
         { span: 12 },
         query(`sum by (controller) (reconcile_shadow_tracked_objects{${C}})`, '{{controller}}'),
+        query(`sum by (controller) (rate(reconcile_shadow_tracked_objects_evicted_total{${C}}[$__rate_interval]))`, '{{controller}} evicted/s'),
       ),
     )
 

@@ -7,6 +7,7 @@ import { ModelError, resolveModel } from '../model/load.js';
 import type { ReconcileModel } from '../model/types.js';
 import { YamlSource } from '../model/yaml-source.js';
 import { RECREATIONS_SECTION, type RecreationsSection } from '../analyzer/recreations/config.js';
+import { DEFAULT_MAX_TRACKED_OBJECTS } from '../analyzer/analyzer.js';
 import { DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
 import { DEFAULT_LIMITS } from '../collector/otlp/receiver.js';
 import { check, type Address, type Field } from './config-schema.js';
@@ -52,6 +53,8 @@ export interface ShadowConfig {
   readonly traces: { readonly enabled?: boolean };
   readonly summary: { readonly enabled: boolean; readonly intervalMs: number };
   readonly shutdownTimeoutMs: number;
+  /** Objects per controller whose outcome history and starvation timers are kept; the least recently seen go first. */
+  readonly maxTrackedObjects: number;
 }
 
 const str = (doc: string, required = false): Field => ({ kind: 'string', required, doc });
@@ -207,6 +210,7 @@ export const CONFIG_SCHEMA: Field = {
     traces: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', doc: 'default: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set' } } },
     summary: { kind: 'object', present: true, fields: { enabled: { kind: 'boolean', default: true }, intervalMs: { kind: 'duration', default: '5s' } } },
     shutdownTimeoutMs: { kind: 'duration', default: '5s' },
+    maxTrackedObjects: { kind: 'integer', default: DEFAULT_MAX_TRACKED_OBJECTS, min: 1, doc: 'objects per controller whose state is kept; the least recently seen is forgotten first' },
   },
 };
 
@@ -218,6 +222,7 @@ interface RawConfig {
   recreations?: RecreationsSection;
   summary: ShadowConfig['summary'];
   shutdownTimeoutMs: number;
+  maxTrackedObjects: number;
 }
 
 export function parseConfig(text: string, file: string): ShadowConfig {

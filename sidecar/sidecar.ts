@@ -79,7 +79,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     logOnce.error(kind, e);
   };
 
-  const analyzer = new ShadowAnalyzer(config.models, (e) => internalError('publish', e));
+  const analyzer = new ShadowAnalyzer(config.models, (e) => internalError('publish', e), config.maxTrackedObjects);
   const simulator = config.sources.simulator ? new SimulatorSource(config.models, { ...config.sources.simulator, tickMs: 200 }, analyzer) : undefined;
   const now = simulator ? simulator.now : Date.now;
   const publisher = new MetricsPublisher(metrics.metrics, analyzer.shadows, now, { version: VERSION });

@@ -78,6 +78,13 @@ export const METRICS = [
     cardinality: 'controllers',
   },
   {
+    name: 'reconcile_shadow_tracked_objects_evicted_total',
+    help: 'Objects whose outcome history and starvation timers were forgotten because the tracked-objects cap was reached (least recently seen first).',
+    type: 'counter',
+    labels: ['controller'],
+    cardinality: 'controllers',
+  },
+  {
     name: 'reconcile_shadow_records_received_total',
     type: 'counter',
     help: 'Input records received by each source, before validation.',

@@ -86,6 +86,10 @@ export class MetricsPublisher implements AnalysisListener {
     return child;
   }
 
+  evicted(shadow: ControllerShadow): void {
+    this.metrics.reconcile_shadow_tracked_objects_evicted_total.inc({ controller: shadow.model.controller });
+  }
+
   reject(r: Rejection): void {
     this.metrics.reconcile_shadow_records_dropped_total.inc({ source: r.source, reason: r.reason });
     if (r.reason === 'unmapped_error' && r.controller) this.metrics.reconcile_shadow_unmapped_errors_total.inc({ controller: r.controller });

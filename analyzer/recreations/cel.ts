@@ -5,6 +5,7 @@
  * regular expressions must be literals without nested quantifiers. Evaluation converts inputs the way CEL expects
  * (JSON integers become `int`, nulls are absent) and reports failures under a bounded reason, never as false.
  */
+import { performance } from 'node:perf_hooks';
 import { Environment, ParseError, type ASTNode } from '@marcbachmann/cel-js';
 import type { ExpressionSpec } from './task-config.js';
 
@@ -63,6 +64,9 @@ export interface CompiledExpression {
 }
 
 const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+/** Rules are mostly predicates: their results are shared rather than made per evaluation. */
+const TRUE: EvalResult = Object.freeze({ ok: true, value: true });
+const FALSE: EvalResult = Object.freeze({ ok: true, value: false });
 const MAX_MESSAGE = 300;
 
 /** Converts JSON-shaped input into CEL values: integers to `int` (bigint), nulls dropped, lists capped. */
@@ -137,7 +141,7 @@ export class CelRuntime {
       try {
         const value: unknown = parsed(context);
         if (performance.now() - started > budget) return { ok: false, reason: 'budget_exceeded', message: `evaluation took longer than ${budget} ms` };
-        return { ok: true, value };
+        return value === true ? TRUE : value === false ? FALSE : { ok: true, value };
       } catch (e) {
         return { ok: false, ...classify(e) };
       }

@@ -91,10 +91,14 @@ export class ControllerSummaryBuilder {
   private readonly oneLoopOnly: Uint8Array;
   private readonly byModel: Record<LoopKind, number> = { sequential: 0, phased: 0 };
   private readonly bySource: Partial<Record<SourceKind, number>> = {};
-  private readonly blockedBy = new Map<string, number>();
+  /** Keyed by blocker group * 65536 + blocked group, named only when the summary is built. */
+  private readonly blockedBy = new Map<number, number>();
   private readonly reordered: number[];
-  private firstTime: { text: string; ms: number } | undefined;
-  private lastTime: { text: string; ms: number } | undefined;
+  /** The earliest and latest attempt times (kept apart rather than as objects: one is replaced on most attempts). */
+  private firstText: string | undefined;
+  private firstMs = 0;
+  private lastText: string | undefined;
+  private lastMs = 0;
 
   constructor(
     private readonly cm: CompiledModel,
@@ -114,7 +118,7 @@ export class ControllerSummaryBuilder {
     if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial++;
     if (a.diverged) {
       this.diverged++;
-      if (a.unblocked.every((op) => this.oneLoopOnly[op] === 1) && a.newlyBlocked.every((op) => this.oneLoopOnly[op] === 1)) this.structuralOnly++;
+      if (this.allOneLoopOnly(a.unblocked) && this.allOneLoopOnly(a.newlyBlocked)) this.structuralOnly++;
     }
     this.noteTime(r);
     for (let op = 0; op < a.observed.length; op++) {
@@ -126,7 +130,7 @@ export class ControllerSummaryBuilder {
     for (const op of a.unblocked) this.countDivergence(op, a, a.sequential, 'unblocked');
     for (const op of a.newlyBlocked) this.countDivergence(op, a, a.phased, 'newlyBlocked');
     for (const [blocker, blocked] of a.phased.blockedBy) {
-      const key = `${this.cm.groups[blocker]!.name}\u0000${this.cm.groups[blocked]!.name}`;
+      const key = blocker * 65536 + blocked;
       this.blockedBy.set(key, (this.blockedBy.get(key) ?? 0) + 1);
     }
     for (const pair of a.reordered) this.reordered[pair]!++;
@@ -137,13 +141,24 @@ export class ControllerSummaryBuilder {
     const c = this.ops[op]!;
     c[kind]++;
     if (a.observed[op] !== 1) c.predicted++;
-    const blocker = notRunIn.blocker[op]!;
+    const blocker = notRunIn.blockerOf(op);
     if (blocker !== NO_BLOCKER) c.blockers.set(blocker, (c.blockers.get(blocker) ?? 0) + 1);
   }
 
+  private allOneLoopOnly(ops: readonly number[]): boolean {
+    for (const op of ops) if (this.oneLoopOnly[op] !== 1) return false;
+    return true;
+  }
+
   private noteTime(r: AttemptRecord): void {
-    if (!this.firstTime || r.timeMs < this.firstTime.ms) this.firstTime = { text: r.time, ms: r.timeMs };
-    if (!this.lastTime || r.timeMs > this.lastTime.ms) this.lastTime = { text: r.time, ms: r.timeMs };
+    if (this.firstText === undefined || r.timeMs < this.firstMs) {
+      this.firstText = r.time;
+      this.firstMs = r.timeMs;
+    }
+    if (this.lastText === undefined || r.timeMs > this.lastMs) {
+      this.lastText = r.time;
+      this.lastMs = r.timeMs;
+    }
   }
 
   build(): ControllerSummary {
@@ -169,7 +184,12 @@ export class ControllerSummaryBuilder {
         inconsistent: c.inconsistent,
       };
     });
-    const blockedBy = topEntries(this.blockedBy, Infinity).map(([key, count]) => {
+    const named = new Map<string, number>();
+    for (const [key, count] of this.blockedBy) {
+      const name = `${cm.groups[Math.floor(key / 65536)]!.name}\u0000${cm.groups[key % 65536]!.name}`;
+      named.set(name, (named.get(name) ?? 0) + count);
+    }
+    const blockedBy = topEntries(named, Infinity).map(([key, count]) => {
       const [blocker = '', blocked = ''] = key.split('\u0000');
       return { blocker, blocked, count };
     });
@@ -182,9 +202,9 @@ export class ControllerSummaryBuilder {
       model: cm.model.name,
       controller: cm.model.controller,
       window: {
-        first: this.firstTime?.text ?? null,
-        last: this.lastTime?.text ?? null,
-        seconds: this.firstTime && this.lastTime ? (this.lastTime.ms - this.firstTime.ms) / 1000 : 0,
+        first: this.firstText ?? null,
+        last: this.lastText ?? null,
+        seconds: this.firstText !== undefined && this.lastText !== undefined ? (this.lastMs - this.firstMs) / 1000 : 0,
       },
       attempts: {
         total: this.total,

@@ -56,7 +56,10 @@ export class SamplingDetector {
 
   /** Judges every second up to and including `second`; the caller guarantees that `second + 1` is complete. */
   closeThrough(second: number): void {
-    const due = [...this.counts.keys()].filter((s) => s <= second).sort((a, b) => a - b);
+    // called at each new second of the stream, which holds a second or two still open: no copies of the whole map
+    const due: number[] = [];
+    for (const s of this.counts.keys()) if (s <= second) due.push(s);
+    if (due.length > 1) due.sort((a, b) => a - b);
     for (const s of due) {
       this.judgePair(s);
       this.counts.delete(s);

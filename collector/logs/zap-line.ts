@@ -151,25 +151,37 @@ export class ZapLineClassifier {
     if (!isObject(value)) return { kind: 'ignored', why: 'not_json' };
     const f = this.patterns.fields;
     const msg = value[f.message];
-    const time = readTime(value[f.time]);
+    const timeValue = value[f.time];
+    const timeMs = readTimeMs(timeValue);
+    const timed = !Number.isNaN(timeMs);
+    const second = Math.floor(timeMs / 1000);
     const kind = typeof msg === 'string' ? this.kinds.get(msg) : undefined;
-    if (kind === undefined || typeof msg !== 'string') return { kind: 'ignored', why: 'other_message', ...(time && { second: toSecond(time) }) };
+    if (kind === undefined || typeof msg !== 'string') return timed ? { kind: 'ignored', why: 'other_message', second } : { kind: 'ignored', why: 'other_message' };
     const levelValue = value[f.level];
     const level = typeof levelValue === 'string' ? levelValue : '';
-    const seen = time && { second: toSecond(time), sighting: { level, message: msg, second: toSecond(time) } };
     try {
       const controller = value[f.controller];
       if (typeof controller !== 'string' || controller === '') throw new FieldProblem(`${f.controller}: required string`);
-      if (controller !== this.controller) return { kind: 'ignored', why: 'other_controller', ...seen };
-      if (!time) throw new FieldProblem(`${f.time}: required RFC 3339 time, got ${JSON.stringify(value[f.time]) ?? 'nothing'}`);
+      if (controller !== this.controller) {
+        return timed ? { kind: 'ignored', why: 'other_controller', second, sighting: { level, message: msg, second } } : { kind: 'ignored', why: 'other_controller' };
+      }
+      if (!timed) throw new FieldProblem(`${f.time}: required RFC 3339 time, got ${JSON.stringify(timeValue) ?? 'nothing'}`);
       const object = this.readObject(value);
       const id = value[f.reconcileID];
       if (id !== undefined && (typeof id !== 'string' || id === '')) throw new FieldProblem(`${f.reconcileID}: must be a non-empty string`);
-      const line: EndLine = { kind, where, time: time.text, timeMs: time.ms, controller, object, correlation: id ?? `object:${object}`, ...this.readText(kind, value) };
-      return { kind: 'end', line, second: toSecond(time), sighting: { level, message: msg, second: toSecond(time) } };
+      const time = typeof timeValue === 'string' ? timeValue : new Date(timeMs).toISOString();
+      const correlation = id ?? `object:${object}`;
+      let line: EndLine;
+      if (kind === 'success') line = { kind, where, time, timeMs, controller, object, correlation };
+      else {
+        const { text, causes } = this.readText(kind, value);
+        line = causes ? { kind, where, time, timeMs, controller, object, correlation, text, causes } : { kind, where, time, timeMs, controller, object, correlation, text };
+      }
+      return { kind: 'end', line, second, sighting: { level, message: msg, second } };
     } catch (e) {
       if (!(e instanceof FieldProblem)) throw e;
-      return { kind: 'rejected', reason: 'invalid_record', message: `${JSON.stringify(msg)} line: ${e.message}`, ...seen };
+      const message = `${JSON.stringify(msg)} line: ${e.message}`;
+      return timed ? { kind: 'rejected', reason: 'invalid_record', message, second, sighting: { level, message: msg, second } } : { kind: 'rejected', reason: 'invalid_record', message };
     }
   }
 
@@ -186,9 +198,9 @@ export class ZapLineClassifier {
     return namespace ? `${namespace}/${name}` : name;
   }
 
-  private readText(kind: EndKind, value: Record<string, unknown>): { text?: string; causes?: string[] } {
+  /** The error text (with zap's causes, when it wrote them) or the summary of a line that is not `success`. */
+  private readText(kind: Exclude<EndKind, 'success'>, value: Record<string, unknown>): { text: string; causes?: string[] } {
     const f = this.patterns.fields;
-    if (kind === 'success') return {};
     const key = kind === 'reconcilerError' ? f.error : f.summary;
     const text = value[key];
     // logSummary() is "" when only non-critical errors occurred, and zap writes the empty string.
@@ -217,21 +229,13 @@ function leafCauses(value: unknown, depth: number): string[] | undefined {
   return out;
 }
 
-const toSecond = (time: { ms: number }): number => Math.floor(time.ms / 1000);
-
 /** 10000-01-01T00:00:00Z. */
 const MAX_EPOCH_SECONDS = 253_402_300_800;
 
-function readTime(value: unknown): { text: string; ms: number } | undefined {
-  if (typeof value === 'string') {
-    if (!RFC3339.test(value)) return undefined;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : { text: value, ms };
-  }
+/** Milliseconds since the epoch, or NaN when the value is neither an RFC 3339 string nor non-negative epoch seconds. */
+function readTimeMs(value: unknown): number {
+  if (typeof value === 'string') return RFC3339.test(value) ? Date.parse(value) : NaN;
   // Epoch seconds; beyond year 9999 a number is no log time (and Date cannot render it).
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < MAX_EPOCH_SECONDS) {
-    const ms = Math.round(value * 1000);
-    return { text: new Date(ms).toISOString(), ms };
-  }
-  return undefined;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < MAX_EPOCH_SECONDS) return Math.round(value * 1000);
+  return NaN;
 }

@@ -1,10 +1,11 @@
 /**
  * The bounded queue between decoding and assembly. Requests add whole batches; the queue hands spans on in
  * slices, one slice per `defer` (setImmediate), so a burst never holds the event loop and /healthz stays fast.
- * When it holds `maxSpans` or more, the receiver answers 429 instead of queueing: memory never grows without end.
+ * When it holds `maxSpans` spans or `maxBytes` of them (heldBytes) or more, the receiver answers 429 instead of
+ * queueing: memory never grows without end.
  */
 import type { Scheduler } from './scheduler.js';
-import type { OtlpSpan } from './span.js';
+import { heldBytes, type OtlpSpan } from './span.js';
 
 interface Batch {
   readonly spans: readonly OtlpSpan[];
@@ -17,10 +18,12 @@ export type SpanConsumer = (span: OtlpSpan, where: string) => void;
 export class SpanQueue {
   private readonly batches: Batch[] = [];
   private queued = 0;
+  private queuedBytes = 0;
   private scheduled = false;
 
   constructor(
     private readonly maxSpans: number,
+    private readonly maxBytes: number,
     private readonly sliceSpans: number,
     private readonly consume: SpanConsumer,
     private readonly scheduler: Scheduler,
@@ -30,14 +33,20 @@ export class SpanQueue {
     return this.queued;
   }
 
-  get full(): boolean {
-    return this.queued >= this.maxSpans;
+  get bytes(): number {
+    return this.queuedBytes;
   }
 
-  push(spans: readonly OtlpSpan[], where: string): void {
+  get full(): boolean {
+    return this.queued >= this.maxSpans || this.queuedBytes >= this.maxBytes;
+  }
+
+  /** `bytes`: the spans' heldBytes, which the receiver already summed to decide whether they fit. */
+  push(spans: readonly OtlpSpan[], bytes: number, where: string): void {
     if (spans.length === 0) return;
     this.batches.push({ spans, where, next: 0 });
     this.queued += spans.length;
+    this.queuedBytes += bytes;
     this.schedule();
   }
 
@@ -61,9 +70,11 @@ export class SpanQueue {
       const batch = this.batches[0]!;
       const end = Math.min(batch.spans.length, batch.next + budget);
       for (; batch.next < end; batch.next++) {
+        const span = batch.spans[batch.next]!;
         this.queued--;
+        this.queuedBytes -= heldBytes(span);
         budget--;
-        this.consume(batch.spans[batch.next]!, batch.where);
+        this.consume(span, batch.where);
       }
       if (batch.next === batch.spans.length) this.batches.shift();
     }

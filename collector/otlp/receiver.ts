@@ -17,25 +17,34 @@ import { otlpTypes } from './proto.js';
 import { SpanQueue } from './queue.js';
 import { errorResponse, exportResponse, type OtlpResponse } from './responses.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
-import { UndecodableBody, type DecodeLimits, type OtlpSpan, type SpanProblem } from './span.js';
+import { UndecodableBody, heldBytes, problemSpans, type DecodeLimits, type OtlpSpan, type SpanProblem } from './span.js';
 
 export const TRACES_PATH = '/v1/traces';
 
 export interface OtlpLimits extends BodyLimits, DecodeLimits {
   /** Decoded spans waiting for assembly; a request that would pass it gets 429 (one larger than it, only while it is empty). */
   readonly maxQueuedSpans: number;
+  /** The same in bytes (heldBytes, an estimate of the heap the spans take), so large spans are bounded too. */
+  readonly maxQueuedBytes: number;
   /** Requests being read and decoded at once (each holds its body in memory); more get 429. */
   readonly maxConcurrentRequests: number;
 }
 
+/**
+ * Sized for the deployed container (V8 heap capped at 192 MiB, RSS target 256 MiB; docs/limits.md has the
+ * arithmetic): bodies being read take up to maxConcurrentRequests × maxDecompressedBytes outside the heap, decoding
+ * one takes up to ~22× its size in the heap for OTLP/JSON (about its size for protobuf), and the queue and the
+ * assembler's pending spans hold up to their byte limits.
+ */
 export const DEFAULT_LIMITS: OtlpLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
-  maxDecompressedBytes: 16 * 1024 * 1024,
+  maxDecompressedBytes: 2 * 1024 * 1024,
   maxSpansPerRequest: 10_000,
   maxAttributesPerSpan: 128,
   maxStringLength: 8 * 1024,
   maxQueuedSpans: 50_000,
-  maxConcurrentRequests: 16,
+  maxQueuedBytes: 16 * 1024 * 1024,
+  maxConcurrentRequests: 4,
 };
 
 /** Node's own TLS: PEM contents (not paths). With `requestCert`, clients must present a certificate signed by `ca`. */
@@ -93,7 +102,7 @@ export class OtlpReceiver implements Source {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.assembler = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, ...options.assembly }, sink, scheduler);
     const slice = options.drainSliceSpans ?? DEFAULT_OPTIONS.drainSliceSpans;
-    this.queue = new SpanQueue(this.limits.maxQueuedSpans, slice, (span, where) => this.assemble(span, where), scheduler);
+    this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, (span, where) => this.assemble(span, where), scheduler);
     this.tokenDigest = options.bearerToken === undefined ? undefined : digest(options.bearerToken);
   }
 
@@ -201,7 +210,7 @@ export class OtlpReceiver implements Source {
       return this.refuse(where, encoding, 415, 'unsupported_media_type', `content-encoding ${JSON.stringify(contentEncoding)}: send gzip or none`);
     }
     if (this.stopping) return this.unavailable(where, encoding);
-    if (this.queue.full) return this.busy(where, encoding, `the queue holds ${this.queue.length} spans (limit ${this.limits.maxQueuedSpans})`);
+    if (this.queue.full) return this.busy(where, encoding, this.queueState());
     if (this.inFlight >= this.limits.maxConcurrentRequests) {
       return this.busy(where, encoding, `${this.inFlight} requests are being read (limit ${this.limits.maxConcurrentRequests})`);
     }
@@ -236,14 +245,35 @@ export class OtlpReceiver implements Source {
       return this.refuse(where, encoding, 400, 'undecodable_body', e.message);
     }
     const { spans, problems } = decoded;
+    const rejected = problemSpans(problems);
+    // spans past the limit are rejected one by one, each a call down to the metrics; past twice the limit that work
+    // is no longer bounded by the kept spans' (a 2 MiB body holds a million empty spans), so the request is refused whole
+    if (spans.length + rejected > 2 * this.limits.maxSpansPerRequest) {
+      const message = `${spans.length + rejected} spans: more than twice the limit of ${this.limits.maxSpansPerRequest} spans per request`;
+      return this.refuse(where, encoding, 413, 'too_many_spans', message);
+    }
+    let bytes = 0;
+    for (const span of spans) bytes += heldBytes(span);
     // requests decoded side by side must not overfill the queue together
     if (this.queue.length > 0 && this.queue.length + spans.length > this.limits.maxQueuedSpans) {
       return this.busy(where, encoding, `the queue holds ${this.queue.length} spans and this request has ${spans.length} (limit ${this.limits.maxQueuedSpans})`);
     }
-    this.sink.received?.('otlp', spans.length + problems.length);
-    for (const p of problems) this.sink.reject({ source: 'otlp', reason: p.reason, where, message: p.message });
-    this.queue.push(spans, where);
-    return exportResponse(encoding, problems.length, summarize(problems));
+    if (this.queue.length > 0 && this.queue.bytes + bytes > this.limits.maxQueuedBytes) {
+      return this.busy(where, encoding, `the queue holds ${this.queue.bytes} bytes of spans and this request has ${bytes} (limit ${this.limits.maxQueuedBytes})`);
+    }
+    this.sink.received?.('otlp', spans.length + rejected);
+    for (const p of problems) {
+      const rejection = { source: 'otlp', reason: p.reason, where, message: p.message } as const;
+      for (let i = p.count ?? 1; i > 0; i--) this.sink.reject(rejection);
+    }
+    this.queue.push(spans, bytes, where);
+    return exportResponse(encoding, rejected, summarize(problems, rejected));
+  }
+
+  /** Why the queue is full: the span count or the bytes. */
+  private queueState(): string {
+    if (this.queue.length >= this.limits.maxQueuedSpans) return `the queue holds ${this.queue.length} spans (limit ${this.limits.maxQueuedSpans})`;
+    return `the queue holds ${this.queue.bytes} bytes of spans (limit ${this.limits.maxQueuedBytes})`;
   }
 
   private busy(where: string, encoding: OtlpEncoding, why: string): OtlpResponse {
@@ -287,10 +317,10 @@ function digest(text: string): Buffer {
 }
 
 /** The `partial_success.error_message`: how many per reason, and the first span's problem. */
-function summarize(problems: readonly SpanProblem[]): string {
+function summarize(problems: readonly SpanProblem[], rejected: number): string {
   if (problems.length === 0) return '';
   const byReason = new Map<string, number>();
-  for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + 1);
+  for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + (p.count ?? 1));
   const counts = [...byReason].map(([reason, n]) => `${n} ${reason}`).join(', ');
-  return `${problems.length} span(s) rejected (${counts}); first: ${problems[0]!.message}`;
+  return `${rejected} span(s) rejected (${counts}); first: ${problems[0]!.message}`;
 }

@@ -58,7 +58,7 @@ describe('dashboards: shape', () => {
   it('overview: filters by $controller wherever the metric has a controller label', () => {
     for (const p of contentPanels(overview)) {
       for (const t of p.targets ?? []) {
-        const hasController = /reconcile_shadow_(attempts_total|operation_\w+|blocked_by_total|reordered_pairs_total|tracked_objects|unmapped_errors_total)\b/.test(t.expr);
+        const hasController = /reconcile_shadow_(attempts_total|operation_\w+|blocked_by_total|reordered_pairs_total|tracked_objects|tracked_objects_evicted_total|unmapped_errors_total)\b/.test(t.expr);
         strictEqual(t.expr.includes('controller=~"$controller"'), hasController, `${p.title}: ${t.expr}`);
       }
     }

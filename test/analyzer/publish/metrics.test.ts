@@ -66,3 +66,20 @@ describe('metrics publisher', () => {
     assert.equal(analyzer.report().controllers[0]!.attempts.total, records.length);
   });
 });
+
+describe('tracked objects cap', () => {
+  it('forgets the least recently seen object past the cap, and counts it', async () => {
+    const model = resolveModel('hypershift-hostedcluster');
+    const { registry, metrics } = createMetrics();
+    const analyzer = new ShadowAnalyzer([model], undefined, 3);
+    analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'test' }));
+    const [record] = new World({ model, objects: 1, durationMs: 600_000, seed: 2, observe: 'sequential' }).attempts();
+    for (const name of ['a', 'b', 'c', 'a', 'd', 'e']) analyzer.attempt({ ...record!, object: `clusters/${name}` });
+    // a was seen again before d arrived, so b goes first, then c.
+    const shadow = analyzer.shadows[0]!;
+    assert.equal(shadow.trackedObjects, 3);
+    assert.deepEqual(['a', 'b', 'c', 'd', 'e'].map((n) => shadow.history.lookup(`hostedcluster\u0000clusters/${n}`) !== undefined), [true, false, false, true, true]);
+    assert.match(await registry.metrics(), /\nreconcile_shadow_tracked_objects_evicted_total\{controller="hostedcluster"\} 2\n/);
+    assert.equal(analyzer.report().controllers[0]!.attempts.total, 6);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * The sidecar as JavaScript, the way it runs in the image (`node dist/cli/main.js`), for tests that measure its
+ * memory: under `node --import tsx` the TypeScript loader's own thread and caches add some 100 MiB of RSS that the
+ * deployed sidecar does not have. The sources are transpiled one by one (no type check: `make typecheck` does that)
+ * into test-output/, where the package root (model/builtin, the .proto) is found as from dist/.
+ */
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
+import { REPO } from '../support/paths.js';
+
+/** The folders tsconfig.build.json compiles. */
+const SOURCE_DIRS = ['collector', 'analyzer', 'model', 'simulator', 'sidecar', 'cli', 'dashboards', 'alerts', 'deploy'];
+const OUT = join(REPO, 'test-output', 'reliability-js');
+
+let compiled: string | undefined;
+
+/** Path of the compiled `cli/main.js`; compiles once per process. */
+export function compiledCli(): string {
+  if (compiled) return compiled;
+  const options: ts.CompilerOptions = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 };
+  for (const dir of SOURCE_DIRS) {
+    for (const file of typeScriptFiles(join(REPO, dir))) {
+      const out = join(OUT, relative(REPO, file)).replace(/\.ts$/, '.js');
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText);
+    }
+  }
+  compiled = join(OUT, 'cli', 'main.js');
+  return compiled;
+}
+
+function typeScriptFiles(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return typeScriptFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
