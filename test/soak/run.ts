@@ -3,7 +3,7 @@
  * deployment's NODE_OPTIONS and CPU limit; for the overload, LOAD_TEST_CPU_CORES or --cpu), each judged by the same checks as the fast tests in test/reliability:
  *   1. overload: real OTel exporters producing 10× what the sidecar analyzes, for 60 s;
  *   2. memory bound: hostile bodies at the receiver's limits, 10 s each;
- *   3. tracked objects: valid attempts of ever new objects (the analyzer's per-object state has no limit yet);
+ *   3. tracked objects: valid attempts of ever new objects (per-object state is capped by maxTrackedObjects);
  *   4. SIGTERM under load, with the accounting the sidecar logs once stopped.
  * Prints the figures and a PASS/FAIL line per check, writes test-output/soak-results.json, and exits 1 on any FAIL.
  *   node --import tsx test/soak/run.ts [--seconds 60] [--cpu 0.25] [--only overload|memory|objects|sigterm ...]
