@@ -71,17 +71,17 @@ export class ShadowAnalyzer implements RecordSink {
       this.reject({ source: record.origin.source, reason: 'unknown_operation', where: record.object, message: `operation "${unknown.name}" is not in model ${c.shadow.model.name}` });
       return;
     }
-    const analysis = c.shadow.analyze(record);
+    const key = objectKey(record);
+    const analysis = c.shadow.analyze(record, key);
     c.summary.add(analysis);
     for (const l of this.listeners) this.guard(() => l.attempt?.(c.shadow, analysis));
-    this.touch(c, record);
+    this.touch(c, key, record.object);
   }
 
   /** Keeps per-object state bounded: a sender of ever-new object names cannot grow memory without end. */
-  private touch(c: Controller, record: AttemptRecord): void {
-    const key = objectKey(record);
+  private touch(c: Controller, key: string, object: string): void {
     c.recency.delete(key);
-    c.recency.set(key, record.object);
+    c.recency.set(key, object);
     if (c.recency.size <= this.maxTrackedObjects) return;
     const [oldestKey, oldestObject] = c.recency.entries().next().value as [string, string];
     c.recency.delete(oldestKey);

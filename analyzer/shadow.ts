@@ -24,8 +24,7 @@ export class ControllerShadow {
     return new Set(this.cm.ops);
   }
 
-  analyze(record: AttemptRecord): AttemptAnalysis {
-    const key = objectKey(record);
+  analyze(record: AttemptRecord, key = objectKey(record)): AttemptAnalysis {
     const analysis = analyzeAttempt(this.cm, record, this.history, key);
     const observedRun = record.model === 'sequential' ? analysis.sequential : analysis.phased;
     const starving = record.model === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;

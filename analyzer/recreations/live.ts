@@ -19,7 +19,7 @@ import { CelRuntime } from './cel.js';
 import { DEFAULT_MAX_STUCK_SERIES, recreationsConfig, type RecreationsSection } from './config.js';
 import { loadTaskConfigFile } from './load.js';
 import { RecreationMetrics } from './publish.js';
-import { formatDuration } from './report.js';
+import { formatDuration } from '../report/duration.js';
 import { CompiledTaskConfig } from './rules.js';
 import { RecreationShadow } from './shadow.js';
 import type { TrackerOptions } from './tracker.js';

@@ -3,6 +3,7 @@
  * trigger time. `jsonl` rows carry exactly the contract's fields in the contract's order; `json` and `table` add the
  * phase timestamps, the predicted unreconciled time under both flows, and a summary of the shadow decisions.
  */
+import { formatDuration } from '../report/duration.js';
 import type { RejectReason } from '../../collector/records.js';
 import type { DecisionKind } from './decisions.js';
 import type { RuleErrorExample, ShadowStats } from './shadow.js';
@@ -180,12 +181,6 @@ export function summarize(entries: readonly RecreationEntry[], stats: ShadowStat
 const fmt = (s: number | null | undefined): string => (s === null || s === undefined ? '-' : formatDuration(s));
 
 /** 5s, 2m05s, 1h02m. */
-export function formatDuration(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
 
 export function renderTable(entries: readonly RecreationEntry[], summary: RecreationSummary): string {
   const header = ['OBJECT', 'TRIGGER', 'STATE', 'DELETION', 'CREATION', 'AVAILABILITY', 'TOTAL/AGE', 'BLOCKING', 'SENTINEL', 'STUCK'];

@@ -123,22 +123,8 @@ export class RecreationTracker {
 
   /** Starts tracking a recreation of `object` unless one is already in flight for it; true when it started. */
   start(s: StartRecreation): boolean {
-    const key = objectKey(s.object);
-    if (this.inFlightByKey.has(key)) return false;
-    if (this.inFlightByKey.size >= this.options.maxInFlight) this.evictOldest();
-    const r: Mutable<InFlightRecreation> = {
-      key,
-      kind: s.object.kind,
-      namespace: s.object.namespace,
-      name: s.object.name,
-      clusterId: s.clusterId,
-      trigger: s.trigger,
-      oldUid: s.object.uid,
-      triggeredAtMs: s.atMs,
-      phase: 'triggered',
-      rebuilt: s.rebuilt ?? false,
-    };
-    this.inFlightByKey.set(key, r);
+    const r = this.admit(s, { oldUid: s.object.uid, phase: 'triggered', rebuilt: s.rebuilt ?? false });
+    if (!r) return false;
     this.markDeletion(r, s.object);
     return true;
   }
@@ -148,10 +134,17 @@ export class RecreationTracker {
    * the deletion and creation phases were not observed.
    */
   rebuildAvailability(s: StartRecreation & { readonly createdAtMs: number }): boolean {
-    const key = objectKey(s.object);
-    if (this.inFlightByKey.has(key)) return false;
-    if (this.inFlightByKey.size >= this.options.maxInFlight) this.evictOldest();
     const gen = s.object.annotations[GENERATION_ANNOTATION];
+    return (
+      this.admit(s, { oldUid: null, newUid: s.object.uid, ...(gen === undefined ? {} : { newGeneration: gen }), createdAtMs: s.createdAtMs, phase: 'availability', rebuilt: true }) !== undefined
+    );
+  }
+
+  /** Registers a recreation of this object unless one is in flight, evicting the oldest when the cap is reached. */
+  private admit(s: StartRecreation, state: Partial<Mutable<InFlightRecreation>> & Pick<InFlightRecreation, 'oldUid' | 'phase' | 'rebuilt'>): Mutable<InFlightRecreation> | undefined {
+    const key = objectKey(s.object);
+    if (this.inFlightByKey.has(key)) return undefined;
+    if (this.inFlightByKey.size >= this.options.maxInFlight) this.evictOldest();
     const r: Mutable<InFlightRecreation> = {
       key,
       kind: s.object.kind,
@@ -159,16 +152,11 @@ export class RecreationTracker {
       name: s.object.name,
       clusterId: s.clusterId,
       trigger: s.trigger,
-      oldUid: null,
       triggeredAtMs: s.atMs,
-      newUid: s.object.uid,
-      ...(gen === undefined ? {} : { newGeneration: gen }),
-      createdAtMs: s.createdAtMs,
-      phase: 'availability',
-      rebuilt: true,
+      ...state,
     };
     this.inFlightByKey.set(key, r);
-    return true;
+    return r;
   }
 
   /** Moves the in-flight recreation of this object (if any) through its phases. */

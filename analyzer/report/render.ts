@@ -2,6 +2,7 @@
  * Renders the shared report for people: `table` for a terminal, `markdown` to paste into a pull-request review.
  * Both show the same sections in the same order; only the table syntax differs.
  */
+import { formatDuration } from './duration.js';
 import type { ControllerSummary, OperationSummary, ShadowReport } from './summary.js';
 
 export type TextFormat = 'table' | 'markdown';
@@ -33,14 +34,6 @@ function renderTable(t: Table, format: TextFormat): string {
 
 const percent = (rate: number | null): string => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
-export function formatDuration(seconds: number): string {
-  if (seconds <= 0) return '-';
-  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)}s`;
-  const m = Math.floor(seconds / 60);
-  if (m < 60) return `${m}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
-  const h = Math.floor(m / 60);
-  return `${h}h${String(m % 60).padStart(2, '0')}m`;
-}
 
 function heading(text: string, format: TextFormat, level: 2 | 3): string {
   return format === 'markdown' ? `${'#'.repeat(level)} ${text}\n\n` : `${level === 2 ? '==' : '--'} ${text}\n`;
@@ -61,7 +54,7 @@ function operationsTable(ops: readonly OperationSummary[]): Table {
       String(o.newlyBlocked),
       String(o.predicted),
       o.topBlockers.map((b) => `${b.blocker} (${b.count})`).join(', ') || '-',
-      formatDuration(o.longestStarvationSeconds),
+      o.longestStarvationSeconds > 0 ? formatDuration(o.longestStarvationSeconds) : '-',
     ]),
   };
 }

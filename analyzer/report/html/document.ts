@@ -8,7 +8,7 @@ import type { ControllerDecisions, DecisionReport } from '../../decisions/report
 import type { RolloutStep } from '../../decisions/rollout.js';
 import type { VerdictReason, VerdictStatus } from '../../decisions/verdict.js';
 import { count, percent, plural, points, pValue, span } from '../../decisions/wording.js';
-import { formatDuration } from '../render.js';
+import { formatDuration } from '../duration.js';
 import type { ControllerSummary } from '../summary.js';
 import { blockedByChart, divergenceChart, failureRateChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
 
@@ -232,7 +232,7 @@ function operationsSection(s: ControllerSummary): Section {
         count(o.newlyBlocked),
         count(o.predicted),
         o.topBlockers.map((b) => `${b.blocker} (${count(b.count)})`).join(', ') || '-',
-        formatDuration(o.longestStarvationSeconds),
+        o.longestStarvationSeconds > 0 ? formatDuration(o.longestStarvationSeconds) : '-',
       ]),
     },
   };
