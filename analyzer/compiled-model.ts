@@ -46,6 +46,8 @@ export interface CompiledModel {
   /** Per op: position in each loop's order, or -1 when that loop never runs it. */
   readonly sequentialPosition: Int16Array;
   readonly phasedPosition: Int16Array;
+  /** Per op: 1 when it exists in one loop only (`only:`). */
+  readonly oneLoopOnly: Uint8Array;
   /** Op indices sorted by name, so per-attempt output is sorted without sorting. */
   readonly byName: readonly number[];
   /** Pairs [a, b] that the sequential loop runs a-then-b and the phased loop b-then-a. */
@@ -102,5 +104,6 @@ export function compileModel(model: ReconcileModel): CompiledModel {
   }
 
   const byName = ops.map((_, i) => i).sort((x, y) => (ops[x]! < ops[y]! ? -1 : ops[x]! > ops[y]! ? 1 : 0));
-  return { model, ops, opIndex, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, byName, invertedPairs };
+  const oneLoopOnly = Uint8Array.from(model.operations, (o) => (o.only === undefined ? 0 : 1));
+  return { model, ops, opIndex, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs };
 }

@@ -17,10 +17,16 @@ export interface AttemptAnalysis {
   readonly observed: Uint8Array;
   readonly sequential: LoopRun;
   readonly phased: LoopRun;
-  /** Ops the phased loop runs and the sequential loop does not; sorted by name. */
+  /** Ops the phased loop runs and the sequential loop does not (one-loop ops left out); sorted by name. */
   readonly unblocked: readonly number[];
-  /** Ops the sequential loop runs and the phased loop does not; sorted by name. */
+  /** Ops the sequential loop runs and the phased loop does not (one-loop ops left out); sorted by name. */
   readonly newlyBlocked: readonly number[];
+  /**
+   * Ops that exist in one loop only (`only:`) and that loop ran: a difference of the models' structure, not of
+   * this attempt's outcomes, so never counted as unblocked, newly blocked or diverged. Sorted by name.
+   */
+  readonly structural: readonly number[];
+  /** Unblocked or newly blocked is non-empty. */
   readonly diverged: boolean;
   /** Indices into `CompiledModel.invertedPairs` of pairs both loops ran, in a different relative order. */
   readonly reordered: readonly number[];
@@ -97,9 +103,12 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
   const phased = runPhased(cm, outcomes);
   const unblocked: number[] = [];
   const newlyBlocked: number[] = [];
+  let structural: number[] | undefined;
   for (const op of cm.byName) {
-    if (phased.ran[op] === 1 && sequential.ran[op] === 0) unblocked.push(op);
-    else if (sequential.ran[op] === 1 && phased.ran[op] === 0) newlyBlocked.push(op);
+    if (phased.ran[op] === sequential.ran[op]) continue;
+    if (cm.oneLoopOnly[op] === 1) (structural ??= []).push(op);
+    else if (phased.ran[op] === 1) unblocked.push(op);
+    else newlyBlocked.push(op);
   }
   const reordered: number[] = [];
   const pairs = cm.invertedPairs;
@@ -120,20 +129,27 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
     phased,
     unblocked,
     newlyBlocked,
+    structural: structural ?? NONE,
     diverged: unblocked.length > 0 || newlyBlocked.length > 0,
     reordered,
     inconsistent,
   };
 }
 
-/** The public per-attempt `jsonl` row (a contract: key order, sorted names, time and object echoed). */
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * The public per-attempt `jsonl` row (a contract: key order, sorted names, time and object echoed). `structural`
+ * is present only when non-empty, so rows of models without one-loop ops are unchanged.
+ */
 export function attemptRow(cm: CompiledModel, a: AttemptAnalysis): string {
-  return JSON.stringify({
+  const row = {
     time: a.record.time,
     object: a.record.object,
     observedModel: a.record.model,
     diverged: a.diverged,
     unblocked: a.unblocked.map((op) => cm.ops[op]),
     newlyBlocked: a.newlyBlocked.map((op) => cm.ops[op]),
-  });
+  };
+  return JSON.stringify(a.structural.length === 0 ? row : { ...row, structural: a.structural.map((op) => cm.ops[op]) });
 }

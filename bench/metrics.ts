@@ -20,8 +20,8 @@ function wideModel(): ReconcileModel {
     controller: 'wide',
     operations,
     phased: [
-      { kind: 'group', group: 'Second', category: 'critical', blockable: false, mode: 'collect', ops: operations.slice(half).map((o) => o.name) },
-      { kind: 'group', group: 'First', category: 'nonCritical', blockable: true, mode: 'collect', ops: operations.slice(0, half).map((o) => o.name) },
+      { kind: 'group', group: 'Second', category: 'critical', blockable: false, mode: 'collect', ops: operations.slice(half).map((o) => o.name), skipWhenBlocked: false },
+      { kind: 'group', group: 'First', category: 'nonCritical', blockable: true, mode: 'collect', ops: operations.slice(0, half).map((o) => o.name), skipWhenBlocked: false },
     ],
   };
 }

@@ -110,7 +110,7 @@ export class ErrorMapper {
   private readonly byLead = new LeadTree();
 
   constructor(model: ReconcileModel) {
-    const pairs = model.operations.flatMap((op) => op.errors.map((f) => [op.name, f] as const));
+    const pairs = model.operations.flatMap((op) => op.errors.map((f) => [op.name, f.format] as const));
     this.formats = pairs.map(([operation, format], index) => compileFormat(index, operation, format));
     for (const f of this.formats) this.byLead.add(f);
   }

@@ -6,7 +6,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 import { fieldName, YamlSource, type FieldPath } from './yaml-source.js';
-import type { GroupCategory, GroupMode, LoopKind, ModelOperation, PhasedStep, ReconcileModel } from './types.js';
+import type { ErrorFormat, GroupCategory, GroupMode, LoopKind, ModelOperation, PhasedStep, ReconcileModel } from './types.js';
 
 export class ModelError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -108,12 +108,12 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
     if (!NAME_PATTERN.test(name)) return c.fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
     if (seen.has(name)) return c.fail([...at, 'name'], `duplicate operation "${name}"`);
     seen.add(name);
-    const errors: string[] = [];
+    const errors: ErrorFormat[] = [];
     if (item.errors !== undefined) {
       if (!Array.isArray(item.errors)) c.fail([...at, 'errors'], 'must be a list of Go format strings');
       else
         item.errors.forEach((e: unknown, j) => {
-          if (typeof e === 'string' && e !== '') errors.push(e);
+          if (typeof e === 'string' && e !== '') errors.push({ format: e });
           else c.fail([...at, 'errors', j], 'must be a non-empty string');
         });
     }
@@ -187,7 +187,7 @@ function parsePhased(c: Checker, value: unknown, operations: readonly ModelOpera
         if (placedOp !== undefined) ops.push(placedOp);
       });
     if (group !== undefined && category !== undefined && mode !== undefined) {
-      steps.push({ kind: 'group', group, category, blockable, mode, ops });
+      steps.push({ kind: 'group', group, category, blockable, mode, ops, skipWhenBlocked: false });
     }
   });
 

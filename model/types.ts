@@ -12,15 +12,43 @@ export type Outcome = 'ok' | 'error' | 'stop' | 'skip';
 export const OUTCOMES: readonly Outcome[] = ['ok', 'error', 'stop', 'skip'];
 
 export type GroupCategory = 'critical' | 'nonCritical';
+
+/**
+ * What an operation's error does to the loop running it:
+ * - `end`: the attempt ends (the sequential loop's default, and a phased fail-fast step's);
+ * - `endGroup`: the group ends and the loop goes on (the default inside a `chain` group);
+ * - `continue`: the loop, or the group, goes on with the next operation (the default inside a `collect` group).
+ */
+export type ErrorEffect = 'end' | 'endGroup' | 'continue';
+export const ERROR_EFFECTS: readonly ErrorEffect[] = ['end', 'endGroup', 'continue'];
+
+/** Per-loop overrides of an error's effect; a loop left out keeps the default of the operation's place in it. */
+export type LoopEffects = Partial<Readonly<Record<LoopKind, ErrorEffect>>>;
+
+/** A Go format string of an error the operation returns, and its effect when that differs from the operation's. */
+export interface ErrorFormat {
+  readonly format: string;
+  readonly onError?: LoopEffects;
+}
+
+/** When the operation fails and the loop goes on, `op` (later in that loop) fails too, with an error of format `error`. */
+export interface Consequence {
+  readonly op: string;
+  readonly error: string;
+}
 /** chain: the group's first failing op ends the group; collect: every op runs and errors are collected. */
 export type GroupMode = 'chain' | 'collect';
 
 export interface ModelOperation {
   readonly name: string;
   /** Go format strings of the errors the operation returns, used to map log and status messages to it. */
-  readonly errors: readonly string[];
+  readonly errors: readonly ErrorFormat[];
   /** Present when the operation exists in only one of the two loops. */
   readonly only?: LoopKind;
+  /** What its errors do, per loop, when that differs from the default of its place in the loop. */
+  readonly onError?: LoopEffects;
+  /** Operations that fail as a consequence when this one fails and the loop goes on. */
+  readonly causes?: readonly Consequence[];
 }
 
 /** A fail-fast step of the phased loop: an error or stop ends the attempt, as in the sequential loop. */
@@ -37,6 +65,12 @@ export interface GroupStep {
   readonly blockable: boolean;
   readonly mode: GroupMode;
   readonly ops: readonly string[];
+  /**
+   * Run through `execute`, but the group's function returns nil at once when a critical group has failed earlier
+   * (it checks `shouldBlock()` itself): its ops count as run with outcome `skip`, it never fails, and, unlike a
+   * blockable group, it is not listed as blocked.
+   */
+  readonly skipWhenBlocked: boolean;
 }
 
 export type PhasedStep = FailFastStep | GroupStep;

@@ -16,7 +16,7 @@ export function liveSummary(report: ShadowReport, previous: Map<string, number>,
     const rate = (a.total - (previous.get(c.controller) ?? 0)) / intervalSeconds;
     previous.set(c.controller, a.total);
     const pct = (n: number): string => (a.total === 0 ? '-' : `${((n / a.total) * 100).toFixed(1)}%`);
-    const divergence = a.structuralOnly > 0 ? `${pct(a.diverged)} (${pct(a.diverged - a.structuralOnly)} beyond one-loop-only ops)` : pct(a.diverged);
+    const divergence = a.structural > 0 ? `${pct(a.diverged)} (structural, one-loop ops: ${pct(a.structural)})` : pct(a.diverged);
     out.push(`[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased}) · diverged ${divergence} · objects ${c.objects}`);
     const top = (key: 'unblocked' | 'newlyBlocked'): string =>
       [...c.operations]

@@ -96,7 +96,7 @@ export function* withConsequences(model: ReconcileModel, records: Iterable<Attem
       .map((o) => {
         const cause = caused.get(indexOf(o.name));
         if (cause === undefined) return o;
-        const format = model.operations[indexOf(o.name)]!.errors[0] ?? '%w';
+        const format = model.operations[indexOf(o.name)]!.errors[0]?.format ?? '%w';
         const filled = cause.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
         return { name: o.name, outcome: 'error', error: formatError(format, filled, { namespace, name }), durationSeconds: o.durationSeconds };
       });

@@ -194,7 +194,7 @@ export class World {
       const code = outcomes[op]!;
       const durationSeconds = Math.round(this.random.exponential(0.004) * 1e6) / 1e6;
       if (code === ERROR) {
-        const format = this.cm.model.operations[op]!.errors[0] ?? '%w';
+        const format = this.cm.model.operations[op]!.errors[0]?.format ?? '%w';
         const cause = (causes.get(op) ?? 'simulated failure').replaceAll('{name}', object.name).replaceAll('{namespace}', this.namespace);
         operations.push({ name: this.cm.ops[op]!, outcome: 'error', error: formatError(format, cause, { namespace: this.namespace, name: object.name }), durationSeconds });
       } else {

@@ -89,6 +89,7 @@ export class TracePublisher implements AnalysisListener {
         'reconcile.projected_model': projected,
         'reconcile.diverged': a.diverged,
         'reconcile.unblocked': names(a.unblocked),
+        ...(a.structural.length > 0 ? { 'reconcile.structural': names(a.structural) } : {}),
         'reconcile.newly_blocked': names(a.newlyBlocked),
         'reconcile.source': r.origin.source,
         ...(r.generation === undefined ? {} : { 'reconcile.generation': r.generation }),

@@ -67,7 +67,7 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   const facts = [
     `attempts: ${a.total} (sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased})${partial}`,
     `diverged: ${a.diverged} (${percent(a.divergenceRate)} of attempts)` +
-      (a.structuralOnly > 0 ? `; ${a.structuralOnly} of them only through operations that exist in one loop alone` : ''),
+      (a.structural > 0 ? `; besides, ${a.structural} ran an operation that exists in one loop alone (structural, not divergence)` : ''),
     `objects: ${s.objects}`,
     `window: ${s.window.first ?? '-'} .. ${s.window.last ?? '-'} (${formatDuration(s.window.seconds)})`,
   ];

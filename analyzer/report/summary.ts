@@ -19,7 +19,7 @@ export interface OperationSummary {
   /** The phased-loop group, or null for a fail-fast step or a sequential-only op. */
   readonly group: string | null;
   readonly category: GroupCategory | 'failFast' | 'sequentialOnly';
-  /** Set when the op exists in one loop alone: it shows as unblocked or newly blocked whenever that loop reaches it. */
+  /** Set when the op exists in one loop alone: it is then never unblocked or newly blocked, only `structural`. */
   readonly onlyIn: LoopKind | null;
   readonly observed: number;
   readonly outcomes: { readonly ok: number; readonly error: number; readonly stop: number; readonly skip: number };
@@ -27,6 +27,8 @@ export interface OperationSummary {
   readonly failureRate: number | null;
   readonly unblocked: number;
   readonly newlyBlocked: number;
+  /** One-loop ops: attempts in which the loop that has the op ran it. */
+  readonly structural: number;
   /** Of the attempts counted in unblocked + newlyBlocked, those where the op's own outcome was predicted, not observed. */
   readonly predicted: number;
   /** What kept the op from running in the loop that did not run it, most frequent first. */
@@ -48,8 +50,8 @@ export interface ControllerSummary {
     readonly bySource: Readonly<Partial<Record<SourceKind, number>>>;
     readonly diverged: number;
     readonly divergenceRate: number | null;
-    /** Diverged only through operations that exist in one loop alone (`only:`), which every attempt that reaches them shows. */
-    readonly structuralOnly: number;
+    /** Attempts in which an operation that exists in one loop alone (`only:`) ran; not divergence. */
+    readonly structural: number;
     /** Attempts seen only in part (OTLP wait expired, sampled logs, status transitions): counts are lower bounds. */
     readonly partial: number;
   };
@@ -75,6 +77,7 @@ interface OpCounters {
   outcomes: [number, number, number, number];
   unblocked: number;
   newlyBlocked: number;
+  structural: number;
   predicted: number;
   /** Keyed by blocker code (see loops.ts), named only when the summary is built. */
   blockers: Map<number, number>;
@@ -86,9 +89,8 @@ export class ControllerSummaryBuilder {
   private readonly ops: OpCounters[];
   private total = 0;
   private diverged = 0;
-  private structuralOnly = 0;
+  private structural = 0;
   private partial = 0;
-  private readonly oneLoopOnly: Uint8Array;
   private readonly byModel: Record<LoopKind, number> = { sequential: 0, phased: 0 };
   private readonly bySource: Partial<Record<SourceKind, number>> = {};
   /** Keyed by blocker group * 65536 + blocked group, named only when the summary is built. */
@@ -105,9 +107,8 @@ export class ControllerSummaryBuilder {
     private readonly starvation: StarvationTracker,
     private readonly objectCount: () => number,
   ) {
-    this.ops = cm.ops.map(() => ({ observed: 0, outcomes: [0, 0, 0, 0], unblocked: 0, newlyBlocked: 0, predicted: 0, blockers: new Map(), inconsistent: 0 }));
+    this.ops = cm.ops.map(() => ({ observed: 0, outcomes: [0, 0, 0, 0], unblocked: 0, newlyBlocked: 0, structural: 0, predicted: 0, blockers: new Map(), inconsistent: 0 }));
     this.reordered = new Array<number>(cm.invertedPairs.length).fill(0);
-    this.oneLoopOnly = Uint8Array.from(cm.model.operations, (o) => (o.only === undefined ? 0 : 1));
   }
 
   add(a: AttemptAnalysis): void {
@@ -116,10 +117,9 @@ export class ControllerSummaryBuilder {
     this.byModel[r.model]++;
     this.bySource[r.origin.source] = (this.bySource[r.origin.source] ?? 0) + 1;
     if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial++;
-    if (a.diverged) {
-      this.diverged++;
-      if (this.allOneLoopOnly(a.unblocked) && this.allOneLoopOnly(a.newlyBlocked)) this.structuralOnly++;
-    }
+    if (a.diverged) this.diverged++;
+    if (a.structural.length > 0) this.structural++;
+    for (const op of a.structural) this.ops[op]!.structural++;
     this.noteTime(r);
     for (let op = 0; op < a.observed.length; op++) {
       if (a.observed[op] !== 1) continue;
@@ -143,11 +143,6 @@ export class ControllerSummaryBuilder {
     if (a.observed[op] !== 1) c.predicted++;
     const blocker = notRunIn.blockerOf(op);
     if (blocker !== NO_BLOCKER) c.blockers.set(blocker, (c.blockers.get(blocker) ?? 0) + 1);
-  }
-
-  private allOneLoopOnly(ops: readonly number[]): boolean {
-    for (const op of ops) if (this.oneLoopOnly[op] !== 1) return false;
-    return true;
   }
 
   private noteTime(r: AttemptRecord): void {
@@ -177,6 +172,7 @@ export class ControllerSummaryBuilder {
         failureRate: c.observed === 0 ? null : c.outcomes[ERROR] / c.observed,
         unblocked: c.unblocked,
         newlyBlocked: c.newlyBlocked,
+        structural: c.structural,
         predicted: c.predicted,
         topBlockers: topEntries(new Map([...c.blockers].map(([code, count]) => [blockerName(cm, code), count])), TOP_BLOCKERS).map(([blocker, count]) => ({ blocker, count })),
         longestStarvationSeconds: this.starvation.longestMs[op]! / 1000,
@@ -212,7 +208,7 @@ export class ControllerSummaryBuilder {
         bySource: { ...this.bySource },
         diverged: this.diverged,
         divergenceRate: this.total === 0 ? null : this.diverged / this.total,
-        structuralOnly: this.structuralOnly,
+        structural: this.structural,
         partial: this.partial,
       },
       objects: this.objectCount(),

@@ -45,7 +45,7 @@ function blockedPairs(shadow: ControllerShadow, a: AttemptAnalysis): string[] {
 const AFTER_SSH_KEY = [
   'AdditionalTrustBundle', 'AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CAPIManager', 'CAPIProvider', 'ClusterPrometheusRBAC',
   'ControlPlaneOperator', 'CustomKubeconfigSync', 'DefaultIngressDomain', 'ETCDMemberRecovery', 'GlobalConfigSync', 'HostedControlPlane',
-  'KarpenterOperator', 'KubeadminPasswordSync', 'KubeconfigSync', 'ManagedHSMVersionCheck', 'MonitoringDashboard', 'NetworkPolicies',
+  'KarpenterOperator', 'KubeadminPasswordSync', 'KubeconfigSync', 'MonitoringDashboard', 'NetworkPolicies',
   'OpenShiftTrustedCAs', 'PKIOperatorRBAC', 'PlatformSpecific', 'PublicEndpointExposed', 'ReleaseImageVersion', 'SREMetricsConfig',
   'SecurityContextUID', 'ServiceAccountSigningKey', 'UnmanagedEtcdMTLS',
 ];
@@ -56,6 +56,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
     const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { SSHKeySync: 'error' }, { until: 'SSHKeySync' })));
     assert.deepEqual(names(shadow, a.unblocked), AFTER_SSH_KEY);
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
+    assert.deepEqual(names(shadow, a.structural), ['ManagedHSMVersionCheck'], 'a one-loop op is structural, never unblocked');
     assert.equal(a.diverged, true);
     const phased = ranIn(shadow, a.phased);
     for (const op of ['SSHKeySync', 'HostedControlPlane', 'ControlPlaneOperator', 'PublicEndpointExposed']) assert.ok(phased.has(op), op);
@@ -99,7 +100,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
     assert.deepEqual(blockedPairs(shadow, a), later.map((g) => `ReleaseImageVersion->${g}`));
     const phased = ranIn(shadow, a.phased);
     for (const op of [...groupOps('KubeconfigAndPasswordSync'), ...groupOps('PlatformOIDCAndCSI'), ...groupOps('MonitoringAndCLISecrets'), 'ManagedHSMVersionCheck']) assert.ok(phased.has(op), op);
-    assert.deepEqual(names(shadow, a.unblocked), ['AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CustomKubeconfigSync', 'HostedControlPlane', 'KubeadminPasswordSync', 'KubeconfigSync', 'ManagedHSMVersionCheck', 'MonitoringDashboard', 'OpenShiftTrustedCAs', 'PlatformSpecific', 'SREMetricsConfig']);
+    assert.deepEqual(names(shadow, a.unblocked), ['AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CustomKubeconfigSync', 'HostedControlPlane', 'KubeadminPasswordSync', 'KubeconfigSync', 'MonitoringDashboard', 'OpenShiftTrustedCAs', 'PlatformSpecific', 'SREMetricsConfig']);
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
   });
 

@@ -31,7 +31,7 @@ describe('reconcile-shadow analyze', () => {
     const report = JSON.parse(r.stdout) as { controllers: { attempts: unknown; operations: { name: string; observed: number; outcomes: { error: number }; unblocked: number; topBlockers: unknown }[]; blockedBy: unknown; reorderedPairs: unknown }[] };
     assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
     const c = report.controllers[0]!;
-    assert.deepEqual(c.attempts, { total: 5, byObservedModel: { sequential: 5, phased: 0 }, bySource: { journal: 5 }, diverged: 3, divergenceRate: 0.6, structuralOnly: 0, partial: 0 });
+    assert.deepEqual(c.attempts, { total: 5, byObservedModel: { sequential: 5, phased: 0 }, bySource: { journal: 5 }, diverged: 3, divergenceRate: 0.6, structural: 0, partial: 0 });
     const backup = c.operations.find((o) => o.name === 'EnsureBackupSchedule')!;
     assert.deepEqual([backup.observed, backup.outcomes.error, backup.unblocked], [3, 2, 0]);
     const sts = c.operations.find((o) => o.name === 'EnsureStatefulSet')!;

@@ -98,7 +98,7 @@ describe('AttemptBuilder: what the end lines of one attempt prove', () => {
 
     it('an operation the sequential loop does not run is refused as outside the loop', () => {
       // ManagedHSMVersionCheck (only: phased) returns its callee's error unwrapped; give it a format for this case.
-      const withFormat = { ...model, operations: model.operations.map((o) => (o.name === 'ManagedHSMVersionCheck' ? { ...o, errors: ['managed HSM version check failed: %w'] } : o)) };
+      const withFormat = { ...model, operations: model.operations.map((o) => (o.name === 'ManagedHSMVersionCheck' ? { ...o, errors: [{ format: 'managed HSM version check failed: %w' }] } : o)) };
       const phasedOnly = new AttemptBuilder(withFormat, new ErrorMapper(withFormat));
       const b = phasedOnly.build('sequential', phasedOnly.interpret({ success: false, error: 'managed HSM version check failed: too old' }));
       assert.deepEqual(b.operations, []);

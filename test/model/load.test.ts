@@ -25,7 +25,7 @@ describe('model format', () => {
     assert.equal(groups.length, 21);
     assert.deepEqual(m.phased.flatMap((s) => (s.kind === 'group' && s.blockable ? [s.group] : [])), ['KubeconfigAndPasswordSync', 'PlatformOIDCAndCSI', 'MonitoringAndCLISecrets', 'OperatorDeployments', 'RBACAndPolicies', 'PublicEndpointExposed']);
     assert.deepEqual(m.operations.filter((o) => o.only).map((o) => `${o.name}:${o.only}`), ['AWSSubnets:sequential', 'ManagedHSMVersionCheck:phased']);
-    assert.deepEqual(m.operations.find((o) => o.name === 'SSHKeySync')?.errors, ['failed to get hostedcluster SSHKey secret %s: %w', 'failed to reconcile controlplane SSHKey secret: %w', 'failed to delete unused SSHKey secret: %w']);
+    assert.deepEqual(m.operations.find((o) => o.name === 'SSHKeySync')?.errors.map((e) => e.format), ['failed to get hostedcluster SSHKey secret %s: %w', 'failed to reconcile controlplane SSHKey secret: %w', 'failed to delete unused SSHKey secret: %w']);
   });
 
   it('loads the contract model written as JSON', () => {

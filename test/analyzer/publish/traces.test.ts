@@ -25,7 +25,7 @@ describe('trace publisher', () => {
     assert.equal(root.attributes['reconcile.object'], 'clusters/alpha');
     assert.equal(root.attributes['reconcile.projected_model'], 'phased');
     assert.equal(root.attributes['reconcile.diverged'], true);
-    assert.equal((root.attributes['reconcile.unblocked'] as string[]).length, 28);
+    assert.equal((root.attributes['reconcile.unblocked'] as string[]).length, 27);
     assert.deepEqual(root.links.map((l) => l.context.spanId), ['b7ad6b7169203331']);
     assert.equal(root.startTime[0], Date.parse('2026-11-29T10:00:00Z') / 1000);
     const children = spans.filter((s) => s !== root);

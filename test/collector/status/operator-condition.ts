@@ -32,7 +32,7 @@ export interface Expectation {
 
 /** The text an operation's error has: its first Go format with the verbs filled in, or a callee's own text. */
 export function errorText(cm: CompiledModel, op: string): string {
-  const format = cm.model.operations.find((o) => o.name === op)?.errors[0];
+  const format = cm.model.operations.find((o) => o.name === op)?.errors[0]?.format;
   if (format === undefined) return `${op.toLowerCase()} callee failed: connection reset by peer`;
   return format.replace(/%[wvsqd]/g, (verb) => (verb === '%q' ? '"item"' : verb === '%d' ? '7' : verb === '%w' ? 'secrets "x" not found' : 'item'));
 }
