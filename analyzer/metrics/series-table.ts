@@ -4,6 +4,10 @@
  * (a "row"): an increment is an array write, with no label hashing and no lookup. prom-client reads the rows only
  * when /metrics is scraped (`get()`), so the cost of exposition is paid per scrape, not per attempt.
  *
+ * Every row a table is made with exists from the first scrape, at 0, so a panel draws 0 and `increase()` sees the
+ * first event; rows marked optional (label sets that are possible but not expected, e.g. a source the sidecar does
+ * not run) appear once written. Series are listed in table order, then row order.
+ *
  * The metrics are prom-client's own Counter and Gauge, so the registry renders them as any other; anything written
  * through prom-client's `inc`/`set` is listed first, then the rows of the metric's tables.
  */
@@ -17,96 +21,65 @@ interface Series<L extends string> {
   value: number;
 }
 
-interface Listed<L extends string> {
-  readonly values: Float64Array;
-  readonly row: number;
-  readonly series: Series<L>;
-}
-
-/**
- * The series of one metric, in the order their rows were first written (the order prom-client lists series it
- * creates itself), for every table of the metric.
- */
-class Listing<L extends string> {
-  private readonly listed: Listed<L>[] = [];
-
-  add(values: Float64Array, row: number, labels: LabelSet<L>): void {
-    this.listed.push({ values, row, series: { labels, value: 0 } });
-  }
-
-  /** The series with the values they have now. */
-  read(): Series<L>[] {
-    const out = new Array<Series<L>>(this.listed.length);
-    for (let i = 0; i < this.listed.length; i++) {
-      const l = this.listed[i]!;
-      l.series.value = l.values[l.row]!;
-      out[i] = l.series;
-    }
-    return out;
-  }
-
-  clear(): void {
-    this.listed.length = 0;
-  }
-}
-
 /** Rows of one metric for one set of label sets (e.g. one controller's operations × outcomes). */
 export class SeriesTable<L extends string> {
-  /** The current value of each row; write through add/set so the row is listed. */
+  /** The current value of each row; write through add/set so an optional row is listed. */
   readonly values: Float64Array;
-  private readonly written: Uint8Array;
+  private readonly series: readonly Series<L>[];
+  /** 1 for a row that is listed: from the start, or since it was first written. */
+  private readonly listed: Uint8Array;
 
-  constructor(
-    private readonly labels: readonly LabelSet<L>[],
-    private readonly listing: Listing<L>,
-  ) {
+  /** `optional(row)`: true for a row listed only once written. */
+  constructor(labels: readonly LabelSet<L>[], private readonly optional: (row: number) => boolean = () => false) {
     this.values = new Float64Array(labels.length);
-    this.written = new Uint8Array(labels.length);
-  }
-
-  get size(): number {
-    return this.labels.length;
+    this.series = labels.map((l) => ({ labels: l, value: 0 }));
+    this.listed = Uint8Array.from(labels, (_, row) => (optional(row) ? 0 : 1));
   }
 
   add(row: number, amount = 1): void {
     this.values[row]! += amount;
-    if (this.written[row] === 0) this.list(row);
+    this.listed[row] = 1;
   }
 
   set(row: number, value: number): void {
     this.values[row] = value;
-    if (this.written[row] === 0) this.list(row);
+    this.listed[row] = 1;
   }
 
-  private list(row: number): void {
-    this.written[row] = 1;
-    this.listing.add(this.values, row, this.labels[row]!);
+  /** Appends the listed rows with their current values to `out`. */
+  read(out: Series<L>[]): void {
+    for (let row = 0; row < this.series.length; row++) {
+      if (this.listed[row] === 0) continue;
+      const s = this.series[row]!;
+      s.value = this.values[row]!;
+      out.push(s);
+    }
   }
 
-  /** Back to no series (the registry's resetMetrics). */
+  /** Back to the start (the registry's resetMetrics). */
   reset(): void {
     this.values.fill(0);
-    this.written.fill(0);
+    for (let row = 0; row < this.listed.length; row++) this.listed[row] = this.optional(row) ? 0 : 1;
   }
 }
 
-/** The tables of one metric and the listing they share. */
+/** The tables of one metric, in the order they were made. */
 class Tables<L extends string> {
-  private readonly listing = new Listing<L>();
   private readonly tables: SeriesTable<L>[] = [];
 
-  create(labels: readonly LabelSet<L>[]): SeriesTable<L> {
-    const t = new SeriesTable(labels, this.listing);
+  create(labels: readonly LabelSet<L>[], optional?: (row: number) => boolean): SeriesTable<L> {
+    const t = new SeriesTable(labels, optional);
     this.tables.push(t);
     return t;
   }
 
   read(): Series<L>[] {
-    return this.listing.read();
+    const out: Series<L>[] = [];
+    for (const t of this.tables) t.read(out);
+    return out;
   }
 
   reset(): void {
-    this.listing.clear();
     for (const t of this.tables) t.reset();
   }
 }
@@ -116,9 +89,9 @@ class Tables<L extends string> {
 export class TableCounter<L extends string> extends Counter<L> {
   private tables: Tables<L> | undefined;
 
-  /** A table of rows with these label sets; increment them with `add`. */
-  table(labels: readonly LabelSet<L>[]): SeriesTable<L> {
-    return (this.tables ??= new Tables()).create(labels);
+  /** A table of rows with these label sets (see SeriesTable); increment them with `add`. */
+  table(labels: readonly LabelSet<L>[], optional?: (row: number) => boolean): SeriesTable<L> {
+    return (this.tables ??= new Tables()).create(labels, optional);
   }
 
   override async get(): ReturnType<Counter<L>['get']> {
@@ -135,9 +108,9 @@ export class TableCounter<L extends string> extends Counter<L> {
 export class TableGauge<L extends string> extends Gauge<L> {
   private tables: Tables<L> | undefined;
 
-  /** A table of rows with these label sets; set them with `set`. */
-  table(labels: readonly LabelSet<L>[]): SeriesTable<L> {
-    return (this.tables ??= new Tables()).create(labels);
+  /** A table of rows with these label sets (see SeriesTable); set them with `set`. */
+  table(labels: readonly LabelSet<L>[], optional?: (row: number) => boolean): SeriesTable<L> {
+    return (this.tables ??= new Tables()).create(labels, optional);
   }
 
   override async get(): ReturnType<Gauge<L>['get']> {

@@ -71,7 +71,7 @@ describe('reconcile-shadow run (the sidecar)', () => {
   it('answers /healthz, /readyz and 404 for anything else', async () => {
     sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
     assert.deepEqual(await get(sidecar, '/healthz'), { status: 200, body: 'ok\n' });
-    assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\n' });
+    assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\nsource journal: up\n' });
     assert.equal((await get(sidecar, '/nope')).status, 404);
   });
 

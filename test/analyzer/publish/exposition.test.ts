@@ -32,6 +32,8 @@ const START = Date.parse('2026-11-01T00:00:00Z');
 const HOUR = 3_600_000;
 /** The analysis clock at the scrape: two hours after the fleets started. */
 const NOW = START + 2 * HOUR;
+/** The wall clock: some other time altogether, as when the analysis runs on a simulated clock. */
+const WALL = Date.parse('2030-01-01T00:00:00Z');
 
 /** A second controller, so series of two controllers interleave; `Audit` runs in the phased loop alone. */
 const WIDGET = parseModel(`
@@ -67,7 +69,8 @@ async function exposition(): Promise<string> {
   const { registry, metrics } = createMetrics();
   // A cap below the fleet's 30 objects, so evictions are counted.
   const analyzer = new ShadowAnalyzer([resolveModel('hypershift-hostedcluster'), WIDGET], undefined, 25);
-  const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => NOW, { version: 'golden' });
+  // The journal is not a declared source: its series appear only with its rejection.
+  const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => NOW, { version: 'golden', sources: ['simulator', 'otlp', 'logs', 'status'], wallClock: () => WALL });
   analyzer.listen(publisher);
 
   const records = fleet();
@@ -81,7 +84,7 @@ async function exposition(): Promise<string> {
   analyzer.reject({ source: 'otlp', reason: 'too_many_spans', where: 'request 3', message: 'y' });
   analyzer.reject({ source: 'journal', reason: 'invalid_json', where: 'j.jsonl:2', message: 'z' });
 
-  const recreations = new RecreationMetrics(metrics, { maxStuckSeries: 2, kinds: ['Job'], stuckThresholdMs: () => 600_000 });
+  const recreations = new RecreationMetrics(metrics, { maxStuckSeries: 2, kinds: ['Job'], stuckThresholdMs: () => 600_000, resourceTypes: ['cluster', 'nodepool'] });
   const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadTaskConfigFile(EXAMPLE_TASK_CONFIG), new CelRuntime()), trackerOptions(), recreations);
   const end = DEFAULT_ADAPTER_WORLD.startMs + 8 * HOUR;
   for (const o of new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed: 1 }).advance(end)) shadow.observe(o);
