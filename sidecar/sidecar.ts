@@ -69,6 +69,16 @@ function together(kind: SourceKind, parts: readonly Source[]): Source {
   };
 }
 
+const MINUTE = 60_000;
+
+/**
+ * The embedded demo's adapter world: clusters change every 6 simulated minutes on average and 40 % of the Job
+ * deletions are held by a finalizer, and a recreation counts as stuck after 3 simulated minutes, so a recreation in
+ * flight, a finished one and a stuck one all show within the demo's first 15 s (15 simulated minutes at 60×).
+ */
+const DEMO_ADAPTER_WORLD = { meanChangeMs: 6 * MINUTE, holdProbability: 0.4 };
+const DEMO_STUCK_THRESHOLD_MS = 3 * MINUTE;
+
 /**
  * The recreation shadow: live from the config's `recreations` section, or, in the embedded demo, a simulated adapter
  * world on the same virtual clock as the simulated fleet.
@@ -87,7 +97,13 @@ async function recreationService(config: ShadowConfig, simulator: SimulatorSourc
     });
   }
   if (simulator && config.sources.simulator?.recreations) {
-    return RecreationService.simulated({ metrics: metrics.metrics, speed: config.sources.simulator.speed, tickMs: 200, world: { startMs: simulator.now() } });
+    return RecreationService.simulated({
+      metrics: metrics.metrics,
+      speed: config.sources.simulator.speed,
+      tickMs: 200,
+      world: { ...DEMO_ADAPTER_WORLD, startMs: simulator.now() },
+      stuckThresholdMs: DEMO_STUCK_THRESHOLD_MS,
+    });
   }
   return undefined;
 }

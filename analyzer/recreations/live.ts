@@ -130,9 +130,10 @@ export class RecreationService {
   }
 
   /** The embedded default: the example task config shadowing a simulated adapter world in sped-up time. */
-  static simulated(options: { metrics: Metrics; world?: Partial<AdapterWorldOptions>; speed: number; tickMs: number; wallClock?: () => number }): RecreationService {
+  static simulated(options: { metrics: Metrics; world?: Partial<AdapterWorldOptions>; speed: number; tickMs: number; wallClock?: () => number; stuckThresholdMs?: number }): RecreationService {
     const compiled = CompiledTaskConfig.compile(loadTaskConfigFile(EXAMPLE_TASK_CONFIG), new CelRuntime());
-    const config = recreationsConfig({ taskConfig: EXAMPLE_TASK_CONFIG, sentinelIntervalSeconds: 10, maxInFlight: 10_000, maxStuckSeries: DEFAULT_MAX_STUCK_SERIES });
+    const thresholds = options.stuckThresholdMs === undefined ? {} : { stuckThresholds: { default: options.stuckThresholdMs } };
+    const config = recreationsConfig({ taskConfig: EXAMPLE_TASK_CONFIG, sentinelIntervalSeconds: 10, maxInFlight: 10_000, maxStuckSeries: DEFAULT_MAX_STUCK_SERIES, ...thresholds });
     // The source hands on to the service's shadow, and the service runs on the source's virtual clock.
     const sink: ObservationSink = { observe: (o) => service.shadow.observe(o), reject: (r) => service.shadow.reject(r) };
     const source = new SimulatedAdapterSource({ world: { ...DEFAULT_ADAPTER_WORLD, ...options.world }, speed: options.speed, tickMs: options.tickMs }, sink, options.wallClock);
