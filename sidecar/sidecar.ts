@@ -46,15 +46,13 @@ export interface Sidecar {
   readonly metrics: MetricSet;
   /** One per configured source, in start order. */
   readonly sources: readonly Source[];
-  readonly health: SourceHealth;
   /** The time the analysis runs at: wall clock, or the simulator's virtual clock in the demo. */
   readonly now: () => number;
-  /** Set when the analysis runs on the simulator's clock. */
-  readonly simulatedClock: SimulatedClock | undefined;
-  /** What GET /report serves. */
-  report(): ShadowReport & { readonly clock?: { readonly simulated: true; readonly speed: number; readonly note: string } };
   stop(): Promise<void>;
 }
+
+/** What GET /report serves: the report, and in the demo a word that its times are simulated. */
+type ServedReport = ShadowReport & { readonly clock?: { readonly simulated: true; readonly speed: number; readonly note: string } };
 
 /** Several inputs started and stopped as one source (the simulated fleet and the adapter world beside it). */
 function together(kind: SourceKind, parts: readonly Source[]): Source {
@@ -115,8 +113,8 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const metrics = createMetrics();
   const m = metrics.metrics;
   for (const kind of INTERNAL_ERROR_KINDS) m.reconcile_shadow_internal_errors_total.inc({ kind }, 0);
-  const internalError = (kind: InternalErrorKind, e: unknown, count = 1): void => {
-    m.reconcile_shadow_internal_errors_total.inc({ kind }, count);
+  const internalError = (kind: InternalErrorKind, e: unknown): void => {
+    m.reconcile_shadow_internal_errors_total.inc({ kind });
     logOnce.error(kind, e);
   };
   const health = new SourceHealth(
@@ -150,7 +148,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   analyzer.listen(publisher);
   if (traces) analyzer.listen(traces.listener);
 
-  const report = (): ReturnType<Sidecar['report']> => {
+  const report = (): ServedReport => {
     const r = analyzer.report();
     if (!simulatedClock) return r;
     const note = `times and windows are simulated fleet time, running ${simulatedClock.speed}× wall-clock speed; /metrics is in wall-clock time`;
@@ -177,7 +175,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const stopAll = async (): Promise<void> => {
     for (const s of [...started].reverse()) {
       health.stopped(s.kind);
-      await s.stop().catch((e: unknown) => internalError('source', e));
+      await s.stop().catch((e: unknown) => health.error(s.kind, e));
     }
   };
   for (const source of sources) {
@@ -213,10 +211,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     analyzer,
     metrics,
     sources,
-    health,
     now,
-    simulatedClock,
-    report,
     async stop() {
       ready = false;
       clearInterval(summaryTimer);

@@ -2,7 +2,9 @@
  * Publishes analysis results as Prometheus metrics (the catalog's objects), aggregated at scrape time: every label
  * set an attempt can move is a row of a table made once per controller (operations × outcomes, operations, groups,
  * pairs) or per source, so an attempt costs array writes, and prom-client reads the rows when /metrics is scraped.
- * Every label set the models and the configured sources allow exists from the first scrape, at 0.
+ * Every label set the models and the configured sources allow exists from the first scrape, at 0, except reordered
+ * pairs: a model's inverted pairs grow with the square of its operations (110 for HyperShift, a million for two
+ * swapped halves of 2,000), so a pair appears when it is first counted.
  * Gauges that depend on "now" (starvation, tracked objects) are refreshed just before each scrape; the models'
  * operations are published once, as info series.
  *
@@ -122,7 +124,10 @@ export class MetricsPublisher implements AnalysisListener {
       unblocked: m.reconcile_shadow_operation_unblocked_total.table(byOp, oneLoop),
       newlyBlocked: m.reconcile_shadow_operation_newly_blocked_total.table(byOp, oneLoop),
       structural: m.reconcile_shadow_operation_structural_total.table(byOp, bothLoops),
-      reordered: m.reconcile_shadow_reordered_pairs_total.table(cm.invertedPairs.map(([a, b]) => ({ controller, first: cm.ops[a]!, second: cm.ops[b]! }))),
+      reordered: m.reconcile_shadow_reordered_pairs_total.table(
+        cm.invertedPairs.map(([a, b]) => ({ controller, first: cm.ops[a]!, second: cm.ops[b]! })),
+        () => true,
+      ),
       blockedBy: m.reconcile_shadow_blocked_by_total.table(
         groups.flatMap((blocker) => groups.map((blocked) => ({ controller, blocker, blocked }))),
         (row) => !canBlock(row),
