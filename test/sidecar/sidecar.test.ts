@@ -157,6 +157,27 @@ describe('reconcile-shadow run with the OTLP source', () => {
 });
 
 describe('reconcile-shadow run trace export', () => {
+  it('a trace endpoint that refuses the spans: counted once under internal_errors_total{kind="trace_export"}, logged once, analysis unchanged', async () => {
+    const { createServer } = await import('node:http');
+    // A collector that answers 400 Bad Request: a failure the exporter does not retry.
+    const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{}')));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const logs: string[] = [];
+    const sidecar = await startSidecar(parseConfig(journalConfig(join(CONTRACT, 'pull-secret-missing.journal.jsonl')), 'shadow.yaml'), {
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      log: (line) => logs.push(line),
+    });
+    await (sidecar.sources[0] as JournalSource).done;
+    // Stopping flushes the spans: the export fails.
+    await sidecar.stop();
+    await new Promise<void>((r) => server.close(() => r()));
+    const samples = parsePrometheusText(await sidecar.metrics.registry.metrics());
+    assert.equal(valueOf(samples, 'reconcile_shadow_internal_errors_total', { kind: 'trace_export' }), 1);
+    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total'), 2);
+    assert.deepEqual(logs, ['reconcile-shadow: trace_export failure (further trace_export failures are only counted in reconcile_shadow_internal_errors_total): span export failed']);
+  });
+
   it('exports one shadow.attempt span per attempt to the endpoint the OTEL_* variables name, flushed at stop', async () => {
     const { createServer } = await import('node:http');
     const bodies: string[] = [];
