@@ -80,8 +80,9 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
     const missing: string[] = [];
     for (const d of DASHBOARDS.map(shipped)) {
       for (const v of d.templating.list.filter((x) => x.type === 'query')) {
-        const m = /^label_values\((.*), (\w+)\)$/.exec(String(v.query));
-        if (!m) throw new Error(`${d.title} $${v.name}: not a label_values query: ${String(v.query)}`);
+        const query = typeof v.query === 'string' ? v.query : JSON.stringify(v.query);
+        const m = /^label_values\((.*), (\w+)\)$/.exec(query);
+        if (!m) throw new Error(`${d.title} $${v.name}: not a label_values query: ${query}`);
         const values = await p.labelValues(m[2]!, substitute(m[1]!));
         if (values.length === 0) missing.push(`${d.title} $${v.name}`);
         variables.set(v.name, values);
