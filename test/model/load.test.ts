@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelError, parseModel, resolveModel } from '../../model/load.js';
-import { CONTRACT, REPO } from '../support/paths.js';
+import { CONTRACT_CASES, REPO } from '../support/paths.js';
 
 const base = readFileSync(join(REPO, 'examples/database-operator/model.yaml'), 'utf8');
 
@@ -29,7 +29,7 @@ describe('model format', () => {
   });
 
   it('loads the contract model written as JSON', () => {
-    assert.equal(resolveModel(join(CONTRACT, 'model.yaml')).name, 'oracle-hostedcluster');
+    assert.equal(resolveModel(join(CONTRACT_CASES, 'model.yaml')).name, 'oracle-hostedcluster');
   });
 
   it('names file, line and field of an unknown operation', () => {
@@ -49,7 +49,7 @@ describe('model format', () => {
     assert.deepEqual(
       problems(text).map((p) => p.replace(/^model\.yaml:\d+ /, '')),
       [
-        'spec.operations[6].retries: unknown field (allowed: name, errors, only, description)',
+        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, description)',
         'spec.phased[4].category: must be one of critical | nonCritical, got "optional"',
         'spec.phased[5].ops[1]: operation "EnsureSecrets" appears more than once (first at spec.phased[2].ops[0])',
       ],
