@@ -4,6 +4,7 @@
  * matches backwards (an object's name → the params it was made from), so the sidecar can tell which cluster
  * an object belongs to without listing every cluster's objects. Anything else is refused when the config loads.
  */
+import { celText } from './cel.js';
 
 export type TemplateFilter = 'lower' | 'upper';
 
@@ -44,6 +45,11 @@ export class GoTemplate {
     return out;
   }
 
+  /** The value paths the template reads: `{{ .a.b }}` reads `a.b`. */
+  get paths(): (readonly string[])[] {
+    return this.parts.flatMap((p) => ('path' in p ? [p.path] : []));
+  }
+
   /** The rendered text, or undefined when a value the template needs is absent. */
   render(values: Readonly<Record<string, unknown>>): string | undefined {
     let out = '';
@@ -55,7 +61,7 @@ export class GoTemplate {
       let v: unknown = values;
       for (const key of p.path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
       if (v === undefined || v === null) return undefined;
-      const s = typeof v === 'string' ? v : typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+      const s = celText(v);
       out += p.filter === 'lower' ? s.toLowerCase() : p.filter === 'upper' ? s.toUpperCase() : s;
     }
     return out;

@@ -7,7 +7,7 @@
  */
 import type { ObjectWatch } from '../../collector/objects/kube-source.js';
 import type { HyperFleetResource, ManagedObject } from '../../collector/objects/observation.js';
-import { CelCompileError, InputTooLarge, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
+import { celText, CelCompileError, InputTooLarge, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
 import type { GoTemplate } from './go-template.js';
 import { TaskConfigError, type ExpressionSpec, type ParamSpec, type PreconditionSpec, type ResourceSpec, type StructuredCondition, type TaskConfig } from './task-config.js';
 
@@ -283,16 +283,12 @@ function dig(value: unknown, path: readonly string[]): unknown {
   return v;
 }
 
-function scalarText(value: unknown): string {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-}
-
 /** A param's declared type, applied as the adapter does (strings parsed, floats truncated to int). */
 function convert(value: unknown, type: ParamSpec['type']): unknown {
   if (value === undefined || type === undefined) return value;
   switch (type) {
     case 'string':
-      return scalarText(value);
+      return celText(value);
     case 'int': {
       const n = typeof value === 'bigint' ? value : Number(value);
       return typeof n === 'bigint' ? n : Number.isFinite(n) ? BigInt(Math.trunc(n)) : value;
@@ -300,7 +296,7 @@ function convert(value: unknown, type: ParamSpec['type']): unknown {
     case 'float':
       return Number(value);
     case 'bool':
-      return typeof value === 'boolean' ? value : ['true', 'yes', 'on', '1'].includes(scalarText(value).toLowerCase());
+      return typeof value === 'boolean' ? value : ['true', 'yes', 'on', '1'].includes(celText(value).toLowerCase());
   }
 }
 
