@@ -87,8 +87,11 @@ export interface TrackerSnapshot {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** What starting a recreation reads of the object: its identity, deletion request and generation annotation. */
+export type TrackedObject = Pick<ManagedObject, 'kind' | 'namespace' | 'name' | 'uid' | 'deletionTimestampMs' | 'annotations'>;
+
 export interface StartRecreation {
-  readonly object: ManagedObject;
+  readonly object: TrackedObject;
   readonly clusterId: string;
   readonly trigger: RecreationTrigger;
   readonly atMs: number;
@@ -123,7 +126,7 @@ export class RecreationTracker {
 
   /** Starts tracking a recreation of `object` unless one is already in flight for it; true when it started. */
   start(s: StartRecreation): boolean {
-    const r = this.admit(s, { oldUid: s.object.uid, phase: 'triggered', rebuilt: s.rebuilt ?? false });
+    const r = this.admit(s, s.object.uid, 'triggered', s.rebuilt ?? false);
     if (!r) return false;
     this.markDeletion(r, s.object);
     return true;
@@ -134,27 +137,22 @@ export class RecreationTracker {
    * the deletion and creation phases were not observed.
    */
   rebuildAvailability(s: StartRecreation & { readonly createdAtMs: number }): boolean {
+    const r = this.admit(s, null, 'availability', true);
+    if (!r) return false;
+    r.newUid = s.object.uid;
     const gen = s.object.annotations[GENERATION_ANNOTATION];
-    return (
-      this.admit(s, { oldUid: null, newUid: s.object.uid, ...(gen === undefined ? {} : { newGeneration: gen }), createdAtMs: s.createdAtMs, phase: 'availability', rebuilt: true }) !== undefined
-    );
+    if (gen !== undefined) r.newGeneration = gen;
+    r.createdAtMs = s.createdAtMs;
+    return true;
   }
 
   /** Registers a recreation of this object unless one is in flight, evicting the oldest when the cap is reached. */
-  private admit(s: StartRecreation, state: Partial<Mutable<InFlightRecreation>> & Pick<InFlightRecreation, 'oldUid' | 'phase' | 'rebuilt'>): Mutable<InFlightRecreation> | undefined {
+  private admit(s: StartRecreation, oldUid: string | null, phase: RecreationPhase, rebuilt: boolean): Mutable<InFlightRecreation> | undefined {
     const key = objectKey(s.object);
     if (this.inFlightByKey.has(key)) return undefined;
     if (this.inFlightByKey.size >= this.options.maxInFlight) this.evictOldest();
-    const r: Mutable<InFlightRecreation> = {
-      key,
-      kind: s.object.kind,
-      namespace: s.object.namespace,
-      name: s.object.name,
-      clusterId: s.clusterId,
-      trigger: s.trigger,
-      triggeredAtMs: s.atMs,
-      ...state,
-    };
+    // One literal with every field a recreation always has, so they are all held in the object itself.
+    const r: Mutable<InFlightRecreation> = { key, kind: s.object.kind, namespace: s.object.namespace, name: s.object.name, clusterId: s.clusterId, trigger: s.trigger, oldUid, triggeredAtMs: s.atMs, phase, rebuilt };
     this.inFlightByKey.set(key, r);
     return r;
   }
@@ -237,7 +235,7 @@ export class RecreationTracker {
     return { inFlight, oldestSeconds, stuck };
   }
 
-  private markDeletion(r: Mutable<InFlightRecreation>, object: ManagedObject): void {
+  private markDeletion(r: Mutable<InFlightRecreation>, object: Pick<ManagedObject, 'deletionTimestampMs'>): void {
     if (r.phase === 'triggered' && object.deletionTimestampMs !== undefined) {
       r.deletionRequestedAtMs = object.deletionTimestampMs;
       r.phase = 'deletion';

@@ -168,6 +168,23 @@ describe('recreation shadow', () => {
     assert.deepEqual([shadow.stats.recreationsAbandoned, shadow.stats.recreationsEvicted], [1, 1]);
   });
 
+  it("a cluster hard-deleted while its Job is still there: the Job's later events are read as without HyperFleet state", () => {
+    const rec = recorder();
+    const shadow = shadowOf(JOB_TASK_CONFIG, rec.listener);
+    const j = { cluster: 'c1', uid: 'j1', generation: 3, created: at(0), complete: at(10), finalizers: ['example.com/hold'] };
+    shadow.observe(cluster(at(0), { id: 'c1', generation: 3 }));
+    shadow.observe(job('ADDED', at(1), j));
+    shadow.observe({ type: 'cluster', time: new Date(at(50)).toISOString(), timeMs: at(50), cluster: { id: 'c1', kind: 'Cluster', generation: 4, conditions: [], raw: { id: 'c1' } }, gone: true, source: 'journal' });
+    // Its deletion is then a trigger, as for any cluster the sidecar has no API state for.
+    shadow.observe(job('MODIFIED', at(60), { ...j, deletion: at(60) }));
+    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.clusterId]), [['deletion', at(60), 'c1']]);
+    shadow.observe(job('DELETED', at(70), { ...j, deletion: at(60), finalizers: [] }));
+    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.goneAtMs]), [['creation', at(70)]]);
+    // The generation it had is the one its annotation says: skip while it is there, create once it is gone.
+    assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { create: 2, skip: 2 });
+    assert.equal(shadow.stats.recreationsAbandoned, 0);
+  });
+
   it('Reconciled=False periods from the API, by cause: create, update, recreate, delete', () => {
     const rec = recorder();
     const shadow = shadowOf(RULE_CONFIG, rec.listener);
