@@ -90,13 +90,6 @@ export function toCelValue(value: unknown, maxList: number): unknown {
   return value;
 }
 
-/** A CEL value as text, as templates and `type: string` params write it: a map or list as JSON, its ints as numbers. */
-export function celText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
-}
-
 export class InputTooLarge extends Error {}
 
 export function listTooLarge(length: number, maxList: number): InputTooLarge {

@@ -4,8 +4,6 @@
  * matches backwards (an object's name → the params it was made from), so the sidecar can tell which cluster
  * an object belongs to without listing every cluster's objects. Anything else is refused when the config loads.
  */
-import { celText } from './cel.js';
-
 export type TemplateFilter = 'lower' | 'upper';
 
 type Part = { readonly literal: string } | { readonly path: readonly string[]; readonly filter?: TemplateFilter };
@@ -61,7 +59,7 @@ export class GoTemplate {
       let v: unknown = values;
       for (const key of p.path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
       if (v === undefined || v === null) return undefined;
-      const s = celText(v);
+      const s = valueText(v);
       out += p.filter === 'lower' ? s.toLowerCase() : p.filter === 'upper' ? s.toUpperCase() : s;
     }
     return out;
@@ -99,6 +97,16 @@ export class GoTemplate {
     this.compiled = new RegExp(src + '$');
     return this.compiled;
   }
+}
+
+/**
+ * A value as a template writes it, and as a `type: string` param converts it: a map or list as JSON, with the CEL ints
+ * in it as numbers. Here rather than in cel.ts: the sidecar reads task configs without loading the CEL runtime.
+ */
+export function valueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
 }
 
 function parseAction(action: string, text: string): Part {

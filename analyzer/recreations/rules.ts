@@ -9,8 +9,8 @@
 import type { ASTNode } from '@marcbachmann/cel-js';
 import type { ObjectWatch } from '../../collector/objects/kube-source.js';
 import type { HyperFleetResource, ManagedObject } from '../../collector/objects/observation.js';
-import { celText, CelCompileError, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
-import type { GoTemplate } from './go-template.js';
+import { CelCompileError, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
+import { valueText, type GoTemplate } from './go-template.js';
 import { projectInput, type ReadSet } from './projection.js';
 import { CLUSTER_STATE, RESOURCE_URL, taskConfigReads } from './reads.js';
 import { TaskConfigError, type ExpressionSpec, type ParamSpec, type PreconditionSpec, type ResourceSpec, type StructuredCondition, type TaskConfig } from './task-config.js';
@@ -302,7 +302,7 @@ function convert(value: unknown, type: ParamSpec['type']): unknown {
   if (value === undefined || type === undefined) return value;
   switch (type) {
     case 'string':
-      return celText(value);
+      return valueText(value);
     case 'int': {
       const n = typeof value === 'bigint' ? value : Number(value);
       return typeof n === 'bigint' ? n : Number.isFinite(n) ? BigInt(Math.trunc(n)) : value;
@@ -310,7 +310,7 @@ function convert(value: unknown, type: ParamSpec['type']): unknown {
     case 'float':
       return Number(value);
     case 'bool':
-      return typeof value === 'boolean' ? value : ['true', 'yes', 'on', '1'].includes(celText(value).toLowerCase());
+      return typeof value === 'boolean' ? value : ['true', 'yes', 'on', '1'].includes(valueText(value).toLowerCase());
   }
 }
 
