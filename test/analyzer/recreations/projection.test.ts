@@ -12,7 +12,7 @@ import type { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js'
 import { TaskConfigError } from '../../../analyzer/recreations/task-config.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
 import { FUZZ_RUNS } from '../../fuzz/runs.js';
-import { compile, jobRaw, JOB_TASK_CONFIG, T0 } from './world.js';
+import { apiClusterRaw, compile, jobRaw, JOB_TASK_CONFIG, listedJobRaw, T0 } from './world.js';
 
 /** The design's Job resource (the recreate rule of adapter-recreation-flow-design.md) behind the adapter's precondition. */
 const DESIGN = `params:
@@ -69,6 +69,10 @@ describe('what the shadow keeps of its inputs', () => {
       status: { conditions: [{ type: 'Reconciled', status: 'False' }] },
     };
     assert.deepEqual(cfg.clusterInput(cluster), { ok: true, value: { deleted_time: '2026-11-02T00:00:00Z', spec: { paused: false } } });
+    // The same from objects as the API servers list them: the rest of them (managedFields, pod template, conditions) is left.
+    const listed = listedJobRaw({ cluster: 'c1', uid: 'u1', generation: 4, created: T0, complete: T0 + 60_000 });
+    assert.deepEqual(objectInput(cfg, listed), { ok: true, value: { metadata: { annotations: { 'hyperfleet.io/generation': '4' } } } });
+    assert.deepEqual(cfg.clusterInput(apiClusterRaw({ id: 'c1', generation: 4, deleted: T0 })), { ok: true, value: { deleted_time: '2026-11-02T00:00:00Z', spec: {} } });
     // The contract's config reads nothing of the Job and only whether the cluster is deleted.
     const contract = compile(JOB_TASK_CONFIG);
     assert.deepEqual(objectInput(contract, JOB), { ok: true, value: {} });
