@@ -6,9 +6,10 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
+import type { LoopComparison, OperationComparison } from '../../decisions/loop-comparison.js';
 import type { OrderingEvidence } from '../../decisions/ordering.js';
 import type { StarvationOverTime } from '../../decisions/report.js';
-import type { ControllerSummary, OperationSummary } from '../summary.js';
+import type { ControllerSummary } from '../summary.js';
 
 /** Recreation durations of one resource kind under both flows (from the recreation tracker), in seconds. */
 export interface RecreationDurations {
@@ -24,6 +25,8 @@ export interface Chart {
   /** One sentence on how to read it. */
   readonly caption: string;
   readonly spec: TopLevelSpec;
+  /** The chart as fixed-width lines, for reports without pictures (Markdown); absent when only the HTML draws it. */
+  readonly text?: readonly string[];
 }
 
 /**
@@ -68,7 +71,6 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Ar
 const PALETTE = {
   critical: '#c5221f',
   nonCritical: '#1a73e8',
-  failFast: '#5f6368',
   sequentialOnly: '#9aa0a6',
   unblocked: '#188038',
   newlyBlocked: '#c5221f',
@@ -100,37 +102,63 @@ function messageSpec(text: string): TopLevelSpec {
   });
 }
 
-const CATEGORY_LABEL: Record<OperationSummary['category'], string> = {
-  critical: 'critical group',
-  nonCritical: 'non-critical group',
-  failFast: 'fail-fast step',
-  sequentialOnly: 'sequential only',
-};
-const categoryScale = {
-  domain: Object.values(CATEGORY_LABEL),
-  range: [PALETTE.critical, PALETTE.nonCritical, PALETTE.failFast, PALETTE.sequentialOnly],
+const FINDING_SCALE = {
+  domain: ['worse-under-phased', 'better-under-phased', 'same', 'inconclusive'],
+  range: [PALETTE.dependent, PALETTE.unblocked, PALETTE.sequentialOnly, PALETTE.inconclusive],
 };
 
-export function failureRateChart(summary: ControllerSummary): Chart {
-  const failing = summary.operations
-    .filter((o) => o.outcomes.error > 0 && o.failureRate !== null)
-    .sort((x, y) => y.failureRate! - x.failureRate! || (x.name < y.name ? -1 : 1))
+/** Ops whose failure rate the loop comparison charts: with a run under both loops and a failure under either. */
+function charted(comparison: LoopComparison): OperationComparison[] {
+  const rank = (o: OperationComparison): number => (o.finding === 'worse-under-phased' ? 0 : o.finding === 'better-under-phased' ? 1 : 2);
+  const highest = (o: OperationComparison): number => Math.max(o.sequential.rate!, o.phased.rate!);
+  return comparison.operations
+    .filter((o) => o.sequential.rate !== null && o.phased.rate !== null && o.sequential.failures + o.phased.failures > 0)
+    .sort((x, y) => rank(x) - rank(y) || highest(y) - highest(x) || (x.operation < y.operation ? -1 : 1))
     .slice(0, MAX_BARS);
-  const base = { id: 'failure-rate', title: 'Failure rate per operation', caption: 'Share of the attempts that observed the op in which it failed; colour is its place in the phased loop.' };
-  if (failing.length === 0) return { ...base, spec: messageSpec('no operation failed in the observed attempts') };
+}
+
+/** The same chart as fixed-width text, for the Markdown report: one line per op, a bar per loop. */
+function loopComparisonText(ops: readonly OperationComparison[]): string[] {
+  const width = 24;
+  const max = Math.max(...ops.flatMap((o) => [o.sequential.rate!, o.phased.rate!]), 1e-9);
+  const name = Math.max(...ops.map((o) => o.operation.length));
+  const bar = (rate: number): string => {
+    const eighths = Math.round((rate / max) * width * 8);
+    return ('█'.repeat(Math.floor(eighths / 8)) + (eighths % 8 === 0 ? '' : ' ▏▎▍▌▋▊▉'[eighths % 8]!)).padEnd(width);
+  };
+  const pct = (rate: number): string => `${(rate * 100).toFixed(rate < 0.1 ? 2 : 1)}%`.padStart(6);
+  return ops.flatMap((o) => [
+    `${o.operation.padEnd(name)}  sequential ${bar(o.sequential.rate!)} ${pct(o.sequential.rate!)}`,
+    `${''.padEnd(name)}  phased     ${bar(o.phased.rate!)} ${pct(o.phased.rate!)}  ${o.finding}`,
+  ]);
+}
+
+/** Per op, the failure rate under each loop (from its own attempts), coloured by the comparison's finding. */
+export function loopComparisonChart(comparison: LoopComparison): Chart {
+  const ops = charted(comparison);
+  const base = {
+    id: 'loop-comparison',
+    title: 'Failure rate per operation, per loop',
+    caption: 'Each op’s failure rate under the sequential loop (•) and the phased loop (○), each from its own attempts, over the runs both loops make; colour is the finding.',
+  };
+  if (ops.length === 0) return { ...base, spec: messageSpec(comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'), text: [comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'] };
+  const rows = ops.map((o) => ({ op: o.operation, finding: o.finding, sequential: o.sequential.rate, phased: o.phased.rate, low: Math.min(o.sequential.rate!, o.phased.rate!), high: Math.max(o.sequential.rate!, o.phased.rate!) }));
+  const color = { field: 'finding', type: 'nominal', scale: FINDING_SCALE, title: null };
+  const highest = Math.max(...rows.map((r) => r.high));
+  const ticks = [0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1].filter((v) => v <= Math.max(highest, 0.01) * 1.05);
+  const x = { type: 'quantitative', scale: { type: 'sqrt', zero: true }, axis: { format: '~%', values: ticks }, title: 'failure rate (square-root scale)' };
   return {
     ...base,
+    text: loopComparisonText(ops),
     spec: spec({
-      width: WIDTH - 140,
-      height: { step: BAR_STEP },
-      data: { values: failing.map((o) => ({ op: o.name, rate: o.failureRate, category: CATEGORY_LABEL[o.category], label: `${o.outcomes.error}/${o.observed}` })) },
-      encoding: {
-        y: { field: 'op', type: 'nominal', sort: failing.map((o) => o.name), title: null },
-        x: { field: 'rate', type: 'quantitative', axis: { format: '.0%' }, title: 'failure rate' },
-      },
+      width: WIDTH - 200,
+      height: { step: BAR_STEP + 2 },
+      data: { values: rows },
+      encoding: { y: { field: 'op', type: 'nominal', sort: rows.map((r) => r.op), title: null, axis: { labelLimit: 220 } } },
       layer: [
-        { mark: { type: 'bar', cornerRadiusEnd: 2 }, encoding: { color: { field: 'category', type: 'nominal', scale: categoryScale, title: null, legend: { columns: 2 } } } },
-        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10, color: '#5f6368' }, encoding: { text: { field: 'label', type: 'nominal' } } },
+        { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x: { field: 'low', ...x }, x2: { field: 'high' }, color } },
+        { mark: { type: 'point', filled: true, size: 50 }, encoding: { x: { field: 'sequential', type: 'quantitative' }, color } },
+        { mark: { type: 'point', filled: false, size: 70, strokeWidth: 2 }, encoding: { x: { field: 'phased', type: 'quantitative' }, color } },
       ],
     }),
   };
