@@ -17,7 +17,6 @@ import { decisionReport } from '../analyzer/decisions/report.js';
 import { decisionsJson } from '../analyzer/decisions/json.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
 import { reportDocument } from '../analyzer/report/html/document.js';
-import { renderHtml } from '../analyzer/report/html/html.js';
 import { renderMarkdown } from '../analyzer/report/html/markdown.js';
 import { readJournal } from '../collector/journal-reader.js';
 import { ModelError, resolveModel } from '../model/load.js';
@@ -129,7 +128,13 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the report)\n`);
 
   const report = decisionReport(analyzer, evidence, thresholds);
-  const output = format === 'json' ? JSON.stringify(decisionsJson(report), null, 2) + '\n' : format === 'html' ? await renderHtml(reportDocument(report)) : renderMarkdown(reportDocument(report));
+  // The HTML renderer (and vega with it) is loaded only for HTML.
+  const output =
+    format === 'json'
+      ? JSON.stringify(decisionsJson(report), null, 2) + '\n'
+      : format === 'html'
+        ? await (await import('../analyzer/report/html/html.js')).renderHtml(reportDocument(report))
+        : renderMarkdown(reportDocument(report));
   if (!values.out) {
     const out = new BufferedWriter(io.stdout);
     out.write(output);

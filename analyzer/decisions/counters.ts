@@ -23,7 +23,8 @@ export interface LoopCounters {
   /**
    * Pair tables, per ordered pair (first, then) that this loop ran in that order and per stratum of the time since
    * the object's previous attempt (`gapStratum`), 4 cells: index
-   * `((first * n + then) * GAP_STRATA + stratum) * 4 + (first failed ? 2 : 0) + (then failed ? 1 : 0)`. An attempt
+   * `((stratum * n + first) * n + then) * 4 + (first failed ? 2 : 0) + (then failed ? 1 : 0)` (stratum outermost, so one
+   * attempt's counts stay within one stratum's block). An attempt
    * counts for a pair only when both ops succeeded in the object's previous attempt under this loop (a change from a
    * healthy state).
    */
@@ -158,7 +159,7 @@ export function pairStrata(loop: LoopCounters, n: number, first: number, then: n
   const p = loop.pairs;
   const tables: Table[] = [];
   for (let stratum = 0; stratum < GAP_STRATA; stratum++) {
-    const i = ((first * n + then) * GAP_STRATA + stratum) * 4;
+    const i = ((stratum * n + first) * n + then) * 4;
     const t = { a: p[i + 3]!, b: p[i + 2]!, c: p[i + 1]!, d: p[i]! };
     if (t.a + t.b + t.c + t.d > 0) tables.push(t);
   }

@@ -3,7 +3,8 @@
  * counters.ts, one small record per object, a fixed number of time buckets).
  *
  * Within the loop that ran the attempt (never pooled across loops):
- * - Pairs. For ops A and B that both ran, A before B: the 2x2 table of B failed/succeeded by A failed/succeeded.
+ * - Pairs. For ops A and B that both ran, A before B, where the loop can run B after A failed: the 2x2 table of B
+ *   failed/succeeded by A failed/succeeded, per stratum of the time since the object's previous attempt.
  *   An attempt counts for a pair only when both ops succeeded in the same object's previous attempt under the same
  *   loop, so every count is a change from a healthy state: a fault that persists counts once, at its onset, not once
  *   per retry (a failing object is retried within seconds, a healthy one every few minutes); and a failure of B that
@@ -29,6 +30,7 @@ import { groupBlocker } from '../loops.js';
 import type { ControllerShadow } from '../shadow.js';
 import type { LoopKind } from '../../model/types.js';
 import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCounters, type LoopCounters } from './counters.js';
+import { followersOfFailure } from './ordering.js';
 import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
 
 export const DEFAULT_MAX_TRACKED_OBJECTS = 100_000;
@@ -64,12 +66,30 @@ class ObjectMemory {
   readonly starved: Uint8Array;
   /** Per op: the length of the open starvation streak, allocated when the object first starves. */
   streakMs: Float64Array | undefined;
+  /** Ops in `starved` that are not NOT_STARVED: most objects have none, and skip the per-op loops. */
+  starvedCount = 0;
+  /**
+   * Healthy attempts not yet in the pair tables: attempts with no failure among the ops counted for pairs, all with
+   * the same set of such ops (`healthyOps`, under `healthyLoop`), per gap stratum. Each adds one to the `d` cell of
+   * every pair among those ops; they are added when the set changes, the object is forgotten, or a snapshot is taken,
+   * so the commonest attempt costs one count instead of a thousand.
+   */
+  healthyOps: Int32Array | undefined;
+  healthyLoop: LoopKind | undefined;
+  healthyCounts: Uint32Array | undefined;
 
   constructor(n: number, groups: number) {
     this.codes = new Uint8Array(n).fill(UNKNOWN);
     this.groupState = new Uint8Array(groups);
     this.starved = new Uint8Array(n);
   }
+}
+
+/** Whether `ops` holds exactly the first `count` entries of `candidate`. */
+function sameOps(ops: Int32Array | undefined, candidate: Int32Array, count: number): boolean {
+  if (ops?.length !== count) return false;
+  for (let i = 0; i < count; i++) if (ops[i] !== candidate[i]) return false;
+  return true;
 }
 
 /** Whether two starvation states continue one streak (the same loop keeps the op from running, for any reason). */
@@ -116,6 +136,24 @@ export class ControllerEvidence {
   /** Scratch space reused by every attempt. */
   private readonly codes: Uint8Array;
   private readonly groupFailed: Uint8Array;
+  /**
+   * Per loop, `[first * n + then]`: 1 when the loop can run `then` after `first` failed. Only those pairs are counted:
+   * the others' "after a failure" row stays empty, so they can never be tested (ordering.ts calls them not testable).
+   */
+  private readonly follows: Readonly<Record<LoopKind, Uint8Array>>;
+  /** Per loop and op: 1 when some op follows its failure. */
+  private readonly hasFollowers: Readonly<Record<LoopKind, Uint8Array>>;
+  /** countPairs: the ops that succeeded in the previous attempt and whether they failed now. */
+  private readonly eligible: Int32Array;
+  private readonly eligibleFailed: Uint8Array;
+  private readonly seen: Int32Array;
+  private readonly nextStarved: Uint8Array;
+  private readonly previousGroupState: Uint8Array;
+  private readonly firstFailure: Int32Array;
+  private readonly blockerCount: Uint8Array;
+  private readonly firstBlocker: Int32Array;
+  private readonly freeing: Uint8Array;
+  private readonly failedNonCritical: Int32Array;
 
   constructor(
     readonly cm: CompiledModel,
@@ -129,6 +167,26 @@ export class ControllerEvidence {
     this.maxObjects = options.maxTrackedObjects ?? DEFAULT_MAX_TRACKED_OBJECTS;
     this.codes = new Uint8Array(this.n);
     this.groupFailed = new Uint8Array(cm.groups.length);
+    const n = this.n;
+    const follows = (loop: LoopKind): Uint8Array => {
+      const matrix = new Uint8Array(n * n);
+      followersOfFailure(cm, loop).forEach((followers, first) => matrix.set(followers, first * n));
+      return matrix;
+    };
+    this.follows = { sequential: follows('sequential'), phased: follows('phased') };
+    const anyFollower = (m: Uint8Array): Uint8Array => Uint8Array.from({ length: n }, (_, first) => (m.subarray(first * n, first * n + n).includes(1) ? 1 : 0));
+    this.hasFollowers = { sequential: anyFollower(this.follows.sequential), phased: anyFollower(this.follows.phased) };
+    this.eligible = new Int32Array(this.n);
+    this.seen = new Int32Array(this.n);
+    this.eligibleFailed = new Uint8Array(this.n);
+    this.nextStarved = new Uint8Array(this.n);
+    const groups = cm.groups.length;
+    this.previousGroupState = new Uint8Array(groups);
+    this.firstFailure = new Int32Array(groups);
+    this.blockerCount = new Uint8Array(groups);
+    this.firstBlocker = new Int32Array(groups);
+    this.freeing = new Uint8Array(groups);
+    this.failedNonCritical = new Int32Array(groups);
   }
 
   get trackedObjects(): number {
@@ -141,7 +199,10 @@ export class ControllerEvidence {
    */
   snapshot(): ControllerCounters {
     const c = copyCounters(this.counters);
-    for (const memory of this.objects.values()) foldClusters(memory, c);
+    for (const memory of this.objects.values()) {
+      foldClusters(memory, c);
+      this.flushHealthy(memory, c, true);
+    }
     return c;
   }
 
@@ -164,7 +225,8 @@ export class ControllerEvidence {
     this.countWork(a);
     // A status transition lists only the failing operations: its missing successes would read as failures.
     if (!r.origin.transition) this.countObserved(loop, memory, a);
-    const starved = (r.model === 'sequential' ? a.unblocked : a.newlyBlocked).filter((op) => this.structural[op] === 0).length;
+    let starved = 0;
+    for (const op of r.model === 'sequential' ? a.unblocked : a.newlyBlocked) starved += 1 - this.structural[op]!;
     this.timeline.add(r.timeMs, starved, () => this.withoutStructural(shadow.starvation.currentLongestSeconds(r.timeMs)));
   }
 
@@ -179,6 +241,7 @@ export class ControllerEvidence {
         const [oldestKey, oldest] = this.objects.entries().next().value as [string, ObjectMemory];
         this.objects.delete(oldestKey);
         foldClusters(oldest, this.counters);
+        this.flushHealthy(oldest, this.counters);
         this.counters.forgottenObjects++;
       }
     }
@@ -191,19 +254,27 @@ export class ControllerEvidence {
     const r = a.record;
     loop.usedAttempts++;
     const order = r.model === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
-    const seen: number[] = [];
+    // The ops observed `ok` or `error`, in the order the loop ran them (a view of reused scratch space).
     const codes = this.codes.fill(UNKNOWN);
-    for (const op of order) {
-      const code = a.outcomes[op]!;
-      if (a.observed[op] === 1 && (code === OK || code === ERROR)) {
-        seen.push(op);
+    const outcomes = a.outcomes;
+    const observed = a.observed;
+    let count = 0;
+    for (let k = 0; k < order.length; k++) {
+      const op = order[k]!;
+      const code = outcomes[op]!;
+      if (observed[op] === 1 && (code === OK || code === ERROR)) {
+        this.seen[count++] = op;
         codes[op] = code;
       }
     }
+    const seen = this.seen.subarray(0, count);
     const sameLoop = memory.loop === r.model;
     const previous = sameLoop ? memory.codes : undefined;
-    if (previous) this.countPairs(loop, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
-    for (const op of seen) if (codes[op] === ERROR && previous?.[op] !== ERROR) loop.failureRuns[op]!++;
+    if (previous) this.countPairs(loop, memory, r.model, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
+    for (let k = 0; k < count; k++) {
+      const op = seen[k]!;
+      if (codes[op] === ERROR && previous?.[op] !== ERROR) loop.failureRuns[op]!++;
+    }
     if (previous && r.generation !== undefined && memory.generation === r.generation) this.countNoise(loop, seen, codes, previous);
     this.countGroups(loop, seen, codes, sameLoop ? memory.groupState : undefined, memory.groupState);
     this.countCommonRuns(loop, memory, a, seen, codes, loopIndex(r.model));
@@ -213,24 +284,67 @@ export class ControllerEvidence {
     memory.codesMs = r.timeMs;
   }
 
-  /** Counts each pair (first before second in this attempt) whose two ops both succeeded in the previous attempt. */
-  private countPairs(loop: LoopCounters, seen: readonly number[], codes: Uint8Array, previous: Uint8Array, stratum: number): void {
-    const eligible = seen.filter((op) => previous[op] === OK);
+  /**
+   * Counts each pair (first before second in this attempt) whose two ops both succeeded in the previous attempt and
+   * whose second op can run after the first one failed.
+   */
+  private countPairs(loop: LoopCounters, memory: ObjectMemory, kind: LoopKind, seen: Int32Array, codes: Uint8Array, previous: Uint8Array, stratum: number): void {
+    const eligible = this.eligible;
+    const failed = this.eligibleFailed;
+    let count = 0;
+    let failures = 0;
+    for (let k = 0; k < seen.length; k++) {
+      const op = seen[k]!;
+      if (previous[op] !== OK) continue;
+      eligible[count] = op;
+      failures += failed[count++] = codes[op] === ERROR ? 1 : 0;
+    }
+    if (failures === 0) {
+      if (!sameOps(memory.healthyOps, eligible, count) || memory.healthyLoop !== kind) {
+        this.flushHealthy(memory, this.counters);
+        memory.healthyOps = eligible.slice(0, count);
+        memory.healthyLoop = kind;
+        memory.healthyCounts = new Uint32Array(GAP_STRATA);
+      }
+      memory.healthyCounts![stratum]!++;
+      return;
+    }
+    this.addPairs(loop.pairs, kind, eligible, failed, count, stratum, 1);
+  }
+
+  /** Adds `times` to the cells of every counted pair among `ops` (in loop order; `failed` per op) in one stratum. */
+  private addPairs(p: Uint32Array, kind: LoopKind, ops: Int32Array, failed: Uint8Array | undefined, count: number, stratum: number, times: number): void {
     const n = this.n;
-    const p = loop.pairs;
-    const pairStride = GAP_STRATA * 4;
-    for (let i = 0; i < eligible.length; i++) {
-      const first = eligible[i]!;
-      const row = first * n * pairStride + stratum * 4 + (codes[first] === ERROR ? 2 : 0);
-      for (let j = i + 1; j < eligible.length; j++) {
-        const second = eligible[j]!;
-        p[row + second * pairStride + (codes[second] === ERROR ? 1 : 0)]!++;
+    const follows = this.follows[kind];
+    const hasFollowers = this.hasFollowers[kind];
+    const block = stratum * n * n * 4;
+    for (let i = 0; i < count; i++) {
+      const first = ops[i]!;
+      if (hasFollowers[first] === 0) continue;
+      const row = block + first * n * 4 + (failed ? failed[i]! * 2 : 0);
+      const followers = first * n;
+      for (let j = i + 1; j < count; j++) {
+        const then = ops[j]!;
+        if (follows[followers + then] === 1) p[row + then * 4 + (failed ? failed[j]! : 0)]! += times;
       }
     }
   }
 
-  private countNoise(loop: LoopCounters, seen: readonly number[], codes: Uint8Array, previous: Uint8Array): void {
-    for (const op of seen) {
+  /** Adds the object's pending healthy attempts to `into`'s tables (and forgets them when `into` is the live state). */
+  private flushHealthy(memory: ObjectMemory, into: ControllerCounters | undefined, keep = false): void {
+    const ops = memory.healthyOps;
+    const counts = memory.healthyCounts;
+    const kind = memory.healthyLoop;
+    if (!ops || !counts || !kind || !into) return;
+    for (let stratum = 0; stratum < GAP_STRATA; stratum++) {
+      if (counts[stratum]! > 0) this.addPairs(into.loops[kind].pairs, kind, ops, undefined, ops.length, stratum, counts[stratum]!);
+    }
+    if (!keep) counts.fill(0);
+  }
+
+  private countNoise(loop: LoopCounters, seen: Int32Array, codes: Uint8Array, previous: Uint8Array): void {
+    for (let k = 0; k < seen.length; k++) {
+      const op = seen[k]!;
       if (previous[op] === UNKNOWN) continue;
       loop.noiseComparisons[op]!++;
       if (previous[op] !== codes[op]) loop.noiseFlips[op]!++;
@@ -238,15 +352,17 @@ export class ControllerEvidence {
   }
 
   /** Updates the group failure runs; `previous` is the previous attempt's state under the same loop, if any. */
-  private countGroups(loop: LoopCounters, seen: readonly number[], codes: Uint8Array, previous: Uint8Array | undefined, state: Uint8Array): void {
+  private countGroups(loop: LoopCounters, seen: Int32Array, codes: Uint8Array, previous: Uint8Array | undefined, state: Uint8Array): void {
     const cm = this.cm;
-    const before = previous ? previous.slice() : undefined;
+    const before = previous ? this.previousGroupState.fill(0) : undefined;
+    if (before && previous) before.set(previous);
     state.fill(0);
-    const firstFailure = new Int32Array(cm.groups.length).fill(-1);
-    seen.forEach((op, i) => {
+    const firstFailure = this.firstFailure.fill(-1);
+    for (let i = 0; i < seen.length; i++) {
+      const op = seen[i]!;
       const g = cm.groupOf[op]!;
       if (g >= 0 && codes[op] === ERROR && firstFailure[g] === -1) firstFailure[g] = i;
-    });
+    }
     for (let g = 0; g < cm.groups.length; g++) {
       const at = firstFailure[g]!;
       if (at < 0) continue;
@@ -261,12 +377,15 @@ export class ControllerEvidence {
   }
 
   /** Observed ops both loops run, counted from the op's last observed outcome under this loop being ok (or none). */
-  private countCommonRuns(loop: LoopCounters, memory: ObjectMemory, a: AttemptAnalysis, seen: readonly number[], codes: Uint8Array, index: 0 | 1): void {
+  private countCommonRuns(loop: LoopCounters, memory: ObjectMemory, a: AttemptAnalysis, seen: Int32Array, codes: Uint8Array, index: 0 | 1): void {
     const n = this.n;
     const last = (memory.last[index] ??= new Uint8Array(n).fill(UNKNOWN));
-    for (const op of seen) {
+    const sequentialRan = a.sequential.ran;
+    const phasedRan = a.phased.ran;
+    for (let k = 0; k < seen.length; k++) {
+      const op = seen[k]!;
       const code = codes[op]!;
-      if (a.sequential.ran[op] === 1 && a.phased.ran[op] === 1 && last[op] !== ERROR) {
+      if (sequentialRan[op] === 1 && phasedRan[op] === 1 && last[op] !== ERROR) {
         const failed = code === ERROR ? 1 : 0;
         loop.commonRuns[op]!++;
         loop.commonFailures[op]! += failed;
@@ -293,8 +412,8 @@ export class ControllerEvidence {
     memory.lastMs = Math.max(Number.isNaN(memory.lastMs) ? now : memory.lastMs, now);
     c.objectMs += elapsed;
     const state = memory.starved;
-    const streak = memory.streakMs;
-    if (streak) {
+    let streak = memory.streakMs;
+    if (streak && memory.starvedCount > 0) {
       for (let op = 0; op < this.n; op++) {
         const s = state[op]!;
         if (s === NOT_STARVED) continue;
@@ -309,16 +428,18 @@ export class ControllerEvidence {
         }
       }
     }
-    const next = new Uint8Array(this.n);
+    if (memory.starvedCount === 0 && a.newlyBlocked.length === 0 && a.unblocked.length === 0) return;
+    const next = this.nextStarved.fill(NOT_STARVED);
     for (const op of a.newlyBlocked) if (this.structural[op] === 0) next[op] = a.phased.blockerOf(op) <= groupBlocker(0) ? PHASED_BY_DESIGN : PHASED_STARVES;
     for (const op of a.unblocked) if (this.structural[op] === 0) next[op] = SEQUENTIAL_STARVES;
-    let open = false;
+    streak ??= memory.streakMs = new Float64Array(this.n);
+    let open = 0;
     for (let op = 0; op < this.n; op++) {
-      if (streak && !sameStreak(next[op]!, state[op]!)) streak[op] = 0;
+      if (!sameStreak(next[op]!, state[op]!)) streak[op] = 0;
       state[op] = next[op]!;
-      open ||= next[op] !== NOT_STARVED;
+      if (next[op] !== NOT_STARVED) open++;
     }
-    if (open) memory.streakMs ??= new Float64Array(this.n);
+    memory.starvedCount = open;
   }
 
   /** What each loop would keep from running, whether it would have succeeded, and what each group's category decides. */
@@ -347,38 +468,42 @@ export class ControllerEvidence {
     const c = this.counters;
     const n = this.n;
     const run = a.phased;
+    // Nothing failed or was blocked: no category decided anything.
+    if (run.failedGroups.length === 0 && run.blockedBy.length === 0) return;
     const failed = this.groupFailed.fill(0);
     for (const g of run.failedGroups) failed[g] = 1;
-    const freeing = new Set<number>();
-    const failedNonCritical: number[] = [];
+    // Per blockable group: how many failed critical groups blocked it, and the first of them.
+    const blockers = this.blockerCount.fill(0);
+    const blocker = this.firstBlocker;
+    for (const [critical, blocked] of run.blockedBy) if (blockers[blocked]!++ === 0) blocker[blocked] = critical;
+    const freeing = this.freeing.fill(0);
+    let failedNonCritical = 0;
     for (const step of cm.phasedSteps) {
       if (step.kind === 'op') continue;
-      if (step.blockable) {
-        const blockers = run.blockedBy.filter(([, blocked]) => blocked === step.index);
-        if (blockers.length === 1) {
-          const critical = blockers[0]![0];
-          for (const op of step.ops) {
-            if (a.outcomes[op] !== OK) {
-              if (step.mode === 'chain') break;
-              continue;
-            }
-            c.freedOk[critical * n + op]!++;
-            freeing.add(critical);
+      if (step.blockable && blockers[step.index] === 1) {
+        const critical = blocker[step.index]!;
+        for (const op of step.ops) {
+          if (a.outcomes[op] !== OK) {
+            if (step.mode === 'chain') break;
+            continue;
           }
-        } else if (blockers.length === 0) {
-          for (const g of failedNonCritical) {
-            for (const op of step.ops) {
-              if (run.ran[op] === 1 && a.outcomes[op] === OK) {
-                c.freedOk[g * n + op]!++;
-                freeing.add(g);
-              }
+          c.freedOk[critical * n + op]!++;
+          freeing[critical] = 1;
+        }
+      } else if (step.blockable && blockers[step.index] === 0) {
+        for (let k = 0; k < failedNonCritical; k++) {
+          const g = this.failedNonCritical[k]!;
+          for (const op of step.ops) {
+            if (run.ran[op] === 1 && a.outcomes[op] === OK) {
+              c.freedOk[g * n + op]!++;
+              freeing[g] = 1;
             }
           }
         }
       }
-      if (failed[step.index] === 1 && step.category === 'nonCritical') failedNonCritical.push(step.index);
+      if (failed[step.index] === 1 && step.category === 'nonCritical') this.failedNonCritical[failedNonCritical++] = step.index;
     }
-    for (const g of freeing) c.freeingAttempts[g]!++;
+    for (let g = 0; g < freeing.length; g++) if (freeing[g] === 1) c.freeingAttempts[g]!++;
   }
 
   private withoutStructural(longest: Float64Array): Float64Array {

@@ -93,6 +93,7 @@ export function decideOrdering(cm: CompiledModel, counters: ControllerCounters, 
   // Keys of reordered pairs in the phased order: the sequential loop runs seqFirst before seqThen, the phased the other way.
   const reorderedKey = new Set(cm.invertedPairs.map(([seqFirst, seqThen]) => seqThen * n + seqFirst));
   const isReordered = (first: number, then: number): boolean => reorderedKey.has(first * n + then) || reorderedKey.has(then * n + first);
+  const followers = { sequential: followersOfFailure(cm, 'sequential'), phased: followersOfFailure(cm, 'phased') };
   const candidates: Candidate[] = [];
   for (const loop of LOOP_KINDS) {
     const counts = counters.loops[loop];
@@ -113,7 +114,6 @@ export function decideOrdering(cm: CompiledModel, counters: ControllerCounters, 
   for (const c of tested) c.pGreater = stratifiedExactGreater(c.strata);
   benjaminiHochberg(tested.map((c) => c.pGreater!)).forEach((q, i) => (tested[i]!.q = q));
 
-  const followers = { sequential: followersOfFailure(cm, 'sequential'), phased: followersOfFailure(cm, 'phased') };
   const noise = { sequential: noiseRates(counters.loops.sequential), phased: noiseRates(counters.loops.phased) };
   const decisions = candidates.map((c) =>
     decidePair(cm, c, isReordered(c.first, c.then), followers[c.loop][c.first]![c.then] === 1, counters.loops[c.loop].failureRuns[c.first]!, noise[c.loop][c.then] ?? null, t),
