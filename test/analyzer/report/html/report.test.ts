@@ -114,7 +114,7 @@ describe('html report', () => {
     });
   });
 
-  it('Markdown: the same verdict, reasons and tables in the same order, charts left to the HTML', () => {
+  it('Markdown: the same verdict, reasons, tables and per-loop chart (as text) in the same order, the other charts left to the HTML', () => {
     const md = renderMarkdown(reportDocument(report));
     assert.match(md, /^# reconcile-shadow: switch readiness\n\n## hostedcluster \(model hypershift-hostedcluster\)\n\n\*\*❌ NOT-READY\*\*: Not ready to switch to the phased loop/);
     const headings = [...md.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
