@@ -62,6 +62,7 @@ export interface GroupDecision {
 }
 
 const TOP_ENTRIES = 3;
+const SUSPICIOUS_FAILURES = 3;
 
 function freedWork(cm: CompiledModel, counters: ControllerCounters, group: number, creditable: (op: number) => boolean): FreedWork {
   const n = cm.ops.length;
@@ -111,9 +112,12 @@ export function decideGroups(
   });
 }
 
-/** A pair too short of data to test whose later op already failed after the first one's failures far more than otherwise. */
+/**
+ * A pair too short of data to test whose later op already failed after the first one's failures, at least
+ * SUSPICIOUS_FAILURES times (one or two co-failures of rare errors happen by chance), and far more than otherwise.
+ */
 function suspicious(p: PairDecision, t: DecisionThresholds): boolean {
-  if (p.status !== 'inconclusive' || p.rateAfterFailure === null || p.table.a === 0) return false;
+  if (p.status !== 'inconclusive' || p.rateAfterFailure === null || p.table.a < SUSPICIOUS_FAILURES) return false;
   return p.rateAfterFailure - (p.rateAfterSuccess ?? 0) > (p.noiseFloor ?? 0) + t.safeRiskDifference;
 }
 

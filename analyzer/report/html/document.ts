@@ -172,7 +172,7 @@ function rolloutSection(plan: RolloutPlan): Section {
     intro: [
       `Starting from ${plan.startsFrom}. Each \`move\` step is one small, revertable change; collect production evidence between steps. ` +
         '`fix first`: the phased loop’s order harms these before any step. `partial` evidence: a critical group’s failure blocks the blockable groups, so only the ops that still run after it were checked. ' +
-        '*frees*: op-runs with an ok outcome that only the group’s category decides.',
+        'frees: op-runs with an ok outcome that only the group’s category decides.',
     ],
     table: { head: ['step', 'group', 'model', 'action', 'evidence', 'frees (op-runs)', perDay, 'most often', 'why'], numeric: [0, 5, 6], wide: [7, 8], rows },
   };
