@@ -9,12 +9,12 @@
  * by the attempt failing, is what it would have been.
  */
 import type { AttemptRecord, OperationRecord } from '../collector/records.js';
-import { compileModel, ERROR, OK, OUTCOME_CODE } from '../analyzer/compiled-model.js';
+import { compileModel, ERROR, OK, OUTCOME_CODE, variantOfText } from '../analyzer/compiled-model.js';
 import { runPhased, runSequential } from '../analyzer/loops.js';
 import type { ReconcileModel } from '../model/types.js';
-import type { FaultSpec } from './faults.js';
+import { faultsFor, type FaultSpec } from './faults.js';
 import { Random } from './random.js';
-import { formatError, World, type ObserveMode } from './world.js';
+import { formatError, simulatedFormat, World, type ObserveMode } from './world.js';
 
 export interface Consequence {
   /** The op whose failure earlier in the same attempt causes it. */
@@ -30,8 +30,8 @@ export interface Scenario {
   readonly name: string;
   readonly faults: readonly FaultSpec[];
   readonly consequences: readonly Consequence[];
-  /** Chance per attempt and op of a one-off transient error. */
-  readonly transientErrorRate: number;
+  /** Chance per attempt and op of a one-off transient error; default: the World's. */
+  readonly transientErrorRate?: number;
 }
 
 export interface ScenarioWorldOptions {
@@ -39,11 +39,13 @@ export interface ScenarioWorldOptions {
   readonly durationMs: number;
   readonly seed: number;
   readonly observe: ObserveMode;
+  readonly startMs?: number;
 }
 
 /** Attempts of a scenario's world in time order, consequences applied. */
 export function* scenarioAttempts(model: ReconcileModel, scenario: Scenario, options: ScenarioWorldOptions): Generator<AttemptRecord> {
-  const world = new World({ model, ...options, faults: scenario.faults, transientErrorRate: scenario.transientErrorRate });
+  const rate = scenario.transientErrorRate;
+  const world = new World({ model, ...options, faults: scenario.faults, ...(rate === undefined ? {} : { transientErrorRate: rate }) });
   yield* withConsequences(model, world.attempts(), scenario.consequences, options.seed);
 }
 
@@ -64,14 +66,18 @@ export function* withConsequences(model: ReconcileModel, records: Iterable<Attem
       continue;
     }
     const position = record.model === 'sequential' ? cm.sequentialPosition : cm.phasedPosition;
+    const [namespace = '', name = ''] = record.object.split('/');
     const outcomes = new Uint8Array(cm.ops.length).fill(OK);
+    const variants = new Uint8Array(cm.ops.length);
     let ran = new Set<number>();
     for (const op of record.operations) {
       const i = indexOf(op.name);
       outcomes[i] = OUTCOME_CODE[op.outcome];
+      if (op.error !== undefined) variants[i] = variantOfText(cm, i, op.error);
       ran.add(i);
     }
     const fired = new Set<number>();
+    /** The error text of each op a consequence made fail. */
     const caused = new Map<number, string>();
     for (;;) {
       const next = rules
@@ -81,24 +87,23 @@ export function* withConsequences(model: ReconcileModel, records: Iterable<Attem
       if (!next) break;
       fired.add(next.i);
       if (next.r.probability < 1 && !random.chance(next.r.probability)) continue;
+      const filled = next.r.cause.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
+      const text = formatError(simulatedFormat(model.operations[next.r.thenOp]!, record.model), filled, { namespace, name });
       outcomes[next.r.thenOp] = ERROR;
-      caused.set(next.r.thenOp, next.r.cause);
-      const run = record.model === 'sequential' ? runSequential(cm, outcomes) : runPhased(cm, outcomes);
+      variants[next.r.thenOp] = variantOfText(cm, next.r.thenOp, text);
+      caused.set(next.r.thenOp, text);
+      const run = record.model === 'sequential' ? runSequential(cm, outcomes, variants) : runPhased(cm, outcomes, variants);
       ran = new Set([...ran].filter((op) => run.ran[op] === 1));
     }
     if (caused.size === 0) {
       yield record;
       continue;
     }
-    const [namespace = '', name = ''] = record.object.split('/');
     const operations: OperationRecord[] = record.operations
       .filter((o) => ran.has(indexOf(o.name)))
       .map((o) => {
-        const cause = caused.get(indexOf(o.name));
-        if (cause === undefined) return o;
-        const format = model.operations[indexOf(o.name)]!.errors[0]?.format ?? '%w';
-        const filled = cause.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
-        return { name: o.name, outcome: 'error', error: formatError(format, filled, { namespace, name }), durationSeconds: o.durationSeconds };
+        const error = caused.get(indexOf(o.name));
+        return error === undefined ? o : { name: o.name, outcome: 'error', error, durationSeconds: o.durationSeconds };
       });
     yield { ...record, operations };
   }
@@ -140,3 +145,23 @@ export const HYPERSHIFT_GROUND_TRUTH: Scenario = {
     { after: 'GlobalConfigSync', op: 'HostedControlPlane', probability: 1, cause: 'proxy trusted CA configmap "{name}-proxy-ca" not synced to the control plane namespace' },
   ],
 };
+
+/**
+ * The embedded demo's fleet (the sidecar's simulator source): the model's usual faults, two of them far more often,
+ * so that within its first simulated minutes (seconds at the demo's 60×) a 40-object mixed fleet shows every
+ * headline. An SSH key going missing fails a non-critical group: the sequential loop stops there and the phased loop
+ * goes on (unblocked, and starvation while the key stays missing). HostedControlPlane update conflicts fail a
+ * critical group: the phased loop blocks the blockable groups after it (newly blocked, blocked-by).
+ * A model without those operations keeps its usual faults.
+ */
+export function demoScenario(model: ReconcileModel): Scenario {
+  const busier = new Map([
+    ['ssh-key-missing', { onsetPerHour: 1.5, meanMinutes: 10 }],
+    ['hcp-update-conflict', { onsetPerHour: 1.5, meanMinutes: 5 }],
+  ]);
+  return {
+    name: 'demo',
+    faults: faultsFor(model).map((f) => ({ ...f, ...busier.get(f.name) })),
+    consequences: [],
+  };
+}
