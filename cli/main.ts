@@ -8,7 +8,7 @@ commands:
   run          the sidecar: sources in, metrics/traces/report out (no --config: the embedded demo)
   analyze      replay a journal of reconcile attempts through both loops and report
   simulate     write a journal from a seeded simulated world
-  report       decide switch readiness from a journal: verdict, evidence, rollout plan (HTML or Markdown)
+  report       decide switch readiness from a journal: verdict, evidence, rollout plan (HTML, Markdown or JSON)
   recreations  dry-run an adapter's lifecycle rules over recorded objects and report every recreation
   help         this text
 
