@@ -50,20 +50,28 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     strictEqual(refused?.message, `${containers} JSON objects and arrays in ${raw.length} bytes: denser than OTLP/JSON can be (one per 8 bytes at most)`);
   });
 
-  it('answers 413 to a request of more than twice the span limit, counted as one record', async () => {
+  it('answers 413 to a request of more than twice the span limit, counting every span in slices of the event loop', async () => {
     const sink = new CollectingSink();
-    const receiver = new OtlpReceiver({ host: '127.0.0.1', port: 0, limits: { maxSpansPerRequest: 100 } }, sink);
+    const clock = new ManualScheduler();
+    const receiver = new OtlpReceiver({ host: '127.0.0.1', port: 0, limits: { maxSpansPerRequest: 100 }, drainSliceSpans: 500 }, sink, clock);
     await receiver.start();
     try {
+      clock.hold(); // one slice per release
       const res = await fetch(`http://127.0.0.1:${receiver.address().port}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' },
         body: emptySpans(4096).body,
       });
       strictEqual(res.status, 413);
-      deepStrictEqual(sink.receivedCalls, [1]);
-      deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message]), [['too_many_spans', '2040 spans: more than twice the limit of 100 spans per request']]);
+      deepStrictEqual(sink.receivedCalls, [2040]);
+      strictEqual(receiver.queuedSpans, 2040);
+      strictEqual(sink.rejections.length, 0);
+      clock.release();
+      await sink.until('every span counted', () => sink.rejections.length === 2040);
+      deepStrictEqual([...new Set(sink.rejections.map((r) => `${r.reason}: ${r.message}`))], ['too_many_spans: 2040 spans: more than twice the limit of 100 spans per request']);
+      strictEqual(receiver.queuedSpans, 0);
     } finally {
+      clock.release();
       await receiver.stop();
     }
   });

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../../collector/otlp/receiver.js';
 import { resolveModel } from '../../model/load.js';
 import { distinctObjects } from '../reliability/hostile-bodies.js';
-import { HOSTILE_CHECKS, hostileBodies } from '../reliability/hostile-checks.js';
+import { HOSTILE_CHECKS, HOSTILE_CONCURRENCY, hostileBodies } from '../reliability/hostile-checks.js';
 import { runHostile } from '../reliability/hostile.js';
 import { mib, OVERLOAD_CHECKS, type Check, type Expectations } from '../reliability/overload-checks.js';
 import { LOAD_TEST_CPU_CORES, runOverload } from '../reliability/overload.js';
@@ -87,7 +87,7 @@ await scenario('overload', `overload: real OTel exporters at ${EXPECT.minRatio}x
 });
 
 await scenario('memory', 'memory bound: hostile bodies at the default limits, 10 s each', async () => {
-  const f = await runHostile({ bodies: hostileBodies(), concurrency: DEFAULT_LIMITS.maxConcurrentRequests + 2, perBodyMs: 10_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  const f = await runHostile({ bodies: hostileBodies(), concurrency: HOSTILE_CONCURRENCY, perBodyMs: 10_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
   results.memoryBound = f;
   for (const p of f.phases) log(`  ${p.body}: ${JSON.stringify(p.answers)}, RSS peak ${mib(p.peakRssBytes)}, slowest /healthz ${Math.round(p.probe.maxMs['/healthz']!)} ms`);
   judge('memory bound', HOSTILE_CHECKS, f, EXPECT);
@@ -95,7 +95,7 @@ await scenario('memory', 'memory bound: hostile bodies at the default limits, 10
 
 await scenario('objects', 'tracked objects: valid attempts, each of an object never seen before, 20 s', async () => {
   const body = distinctObjects(DEFAULT_LIMITS.maxDecompressedBytes, DEFAULT_LIMITS.maxStringLength, resolveModel('hypershift-hostedcluster').controller);
-  const f = await runHostile({ bodies: [body], concurrency: DEFAULT_LIMITS.maxConcurrentRequests + 2, perBodyMs: 20_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  const f = await runHostile({ bodies: [body], concurrency: HOSTILE_CONCURRENCY, perBodyMs: 20_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
   results.trackedObjects = f;
   for (const p of f.phases) log(`  ${p.body}: ${JSON.stringify(p.answers)}, RSS peak ${mib(p.peakRssBytes)}`);
   if (f.exit) log(`  the sidecar died: ${f.exit}`);
