@@ -3,6 +3,7 @@
  * them. Sources are started last and stopped first, so nothing arrives that cannot be published, and everything
  * in flight at shutdown is handed on before traces are flushed.
  */
+import { readFileSync } from 'node:fs';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
@@ -31,6 +32,8 @@ export interface SidecarOptions {
 
 export interface Sidecar {
   readonly metricsAddress: Address;
+  /** Where /report is served, or undefined when nowhere (server.ts says why). */
+  readonly reportAddress: Address | undefined;
   readonly analyzer: ShadowAnalyzer;
   readonly metrics: MetricSet;
   readonly sources: readonly Source[];
@@ -69,10 +72,26 @@ async function recreationService(
   return undefined;
 }
 
+/**
+ * The /report bearer token from its file, without the trailing newline editors leave. A problem names the key and
+ * the file, and carries a code so `run` reports it as a start failure.
+ */
+function readToken(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw Object.assign(new Error(`report.bearerTokenFile: ${(e as Error).message}`), { code: (e as NodeJS.ErrnoException).code });
+  }
+  if (token === '') throw Object.assign(new Error(`report.bearerTokenFile: ${path} is empty`), { code: 'EINVAL' });
+  return token;
+}
+
 export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const logOnce = new LogOnce(log);
+  const reportToken = config.report.bearerTokenFile === undefined ? undefined : readToken(config.report.bearerTokenFile);
   const metrics = createMetrics();
   const internalError = (kind: InternalErrorKind, e: unknown): void => {
     metrics.metrics.reconcile_shadow_internal_errors_total.inc({ kind });
@@ -103,7 +122,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
 
   let ready = false;
   const server: HttpServer = await startHttpServer(
-    config.listen.metrics,
+    { metrics: config.listen.metrics, ...(config.listen.report ? { report: config.listen.report } : {}), ...(reportToken === undefined ? {} : { reportToken }) },
     {
       metrics: async () => {
         publisher.refresh();
@@ -142,6 +161,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
 
   return {
     metricsAddress: server.address,
+    reportAddress: server.reportAddress,
     analyzer,
     metrics,
     sources,
