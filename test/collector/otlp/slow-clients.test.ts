@@ -5,55 +5,18 @@
  * Real time and the real scheduler throughout: the timeouts under test are Node's own and the receiver's timers.
  */
 import { deepStrictEqual, ok, strictEqual } from 'node:assert';
-import { createConnection, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { ExportResultCode } from '@opentelemetry/core';
 import { emitAttempt } from '../../../collector/otlp/emit.js';
 import { TIMEOUT_CHECK_MS } from '../../../collector/otlp/limits.js';
 import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
+import { ALL_SLOW_KINDS, slowClient, type SlowClient, type SlowKind } from '../../reliability/slow-clients.js';
 import { CollectingSink, capture, exportSpans, otlpExporter, pollUntil } from './helpers.js';
 
-/** The ways a client can hold a connection while sending little or nothing. */
-const KINDS = {
-  /** connects and sends nothing */
-  idle: [],
-  /** sends part of the request line and headers, then nothing */
-  partialHeaders: ['POST /v1/traces HTTP/1.1\r\nHost: x\r\n'],
-  /** sends complete headers announcing a body that never comes */
-  noBody: ['POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n'],
-  /** sends complete headers, then the body one byte every 200 ms */
-  trickle: ['POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{'],
-} as const;
-type Kind = keyof typeof KINDS;
-
-interface SlowClient {
-  readonly kind: Kind;
-  readonly socket: Socket;
-  /** What the receiver sent back, and when (ms after connecting) it closed the connection. */
-  readonly closed: Promise<{ answer: string; afterMs: number }>;
-}
-
-function slowClient(port: number, kind: Kind, localAddress = '127.0.0.1'): SlowClient {
-  const started = performance.now();
-  const socket = createConnection({ port, host: '127.0.0.1', localAddress });
-  let trickle: NodeJS.Timeout | undefined;
-  socket.on('connect', () => {
-    for (const text of KINDS[kind]) socket.write(text);
-    if (kind === 'trickle') trickle = setInterval(() => socket.write(' '), 200);
-  });
-  socket.on('error', () => {}); // a reset is a way of being cut too; `closed` reports it
-  const closed = new Promise<{ answer: string; afterMs: number }>((resolve) => {
-    let answer = '';
-    socket.on('data', (c: Buffer) => (answer += c.toString()));
-    socket.on('close', () => {
-      clearInterval(trickle);
-      resolve({ answer, afterMs: performance.now() - started });
-    });
-  });
-  return { kind, socket, closed };
-}
-
 function slowClients(port: number, each: number): SlowClient[] {
-  return (Object.keys(KINDS) as Kind[]).flatMap((kind) => Array.from({ length: each }, () => slowClient(port, kind)));
+  return ALL_SLOW_KINDS.flatMap((kind) => Array.from({ length: each }, () => slowClient(port, kind)));
 }
 
 /** A batch as the operator's SDK exports it: three attempts, eight spans. */
@@ -111,7 +74,7 @@ describe('otlp/receiver: slow and idle clients cannot starve intake', function (
     const port = await start(timeouts);
     clients = slowClients(port, 2);
     const outcomes = await Promise.all(clients.map(async (c) => ({ kind: c.kind, ...(await c.closed) })));
-    const deadline: Record<Kind, number> = { idle: timeouts.headersTimeoutMs, partialHeaders: timeouts.headersTimeoutMs, noBody: timeouts.bodyIdleTimeoutMs, trickle: timeouts.bodyTimeoutMs };
+    const deadline: Record<SlowKind, number> = { idle: timeouts.headersTimeoutMs, partialHeaders: timeouts.headersTimeoutMs, noBody: timeouts.bodyIdleTimeoutMs, trickle: timeouts.bodyTimeoutMs };
     for (const o of outcomes) {
       // Node checks the headers timeout every TIMEOUT_CHECK_MS; a loaded machine gets a little more slack
       ok(o.afterMs >= deadline[o.kind] && o.afterMs < deadline[o.kind] + TIMEOUT_CHECK_MS + 500, `${o.kind}: cut after ${Math.round(o.afterMs)} ms, deadline ${deadline[o.kind]} ms`);
@@ -129,6 +92,22 @@ describe('otlp/receiver: slow and idle clients cannot starve intake', function (
       ],
     );
     deepStrictEqual(sink.receivedCalls, Array.from({ length: 8 }, () => 1));
+  });
+
+  it('over TLS too: a connection that never finishes its handshake, or sends nothing after it, is cut and counted as idle', async () => {
+    const pem = (name: string): Buffer => readFileSync(join(import.meta.dirname, 'fixtures', name));
+    const port = await start({ headersTimeoutMs: 500, tls: { cert: pem('server.pem'), key: pem('server-key.pem') } });
+    const noHandshake = slowClient(port, 'idle');
+    const silent = tlsConnect({ port, host: '127.0.0.1', ca: pem('ca.pem'), servername: 'localhost' });
+    silent.on('error', () => {});
+    let answer = '';
+    silent.on('data', (c: Buffer) => (answer += c.toString()));
+    await Promise.all([noHandshake.closed, new Promise((resolve) => silent.once('close', resolve))]);
+    strictEqual(answer, 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message]).sort(), [
+      ['idle_connection', 'no TLS handshake within 500 ms of connecting'],
+      ['idle_connection', 'no request within 500 ms of connecting'],
+    ]);
   });
 
   it('closes connections past the per-address limit at once, and counts them; other addresses still connect', async () => {
