@@ -75,8 +75,18 @@ interface PendingAttempt {
   rootProblem?: string;
   settle?: Timer;
   readonly deadline: Timer;
-  /** Handed on or dropped; the eviction orders skip it when they reach it. */
+  /** Handed on or dropped. */
   gone: boolean;
+  /** Where it sits in the orders pending attempts give way in (AttemptOrder). */
+  readonly places: Record<OrderName, Place>;
+}
+
+type OrderName = 'opened' | 'settling';
+
+interface Place {
+  prev?: PendingAttempt;
+  next?: PendingAttempt;
+  listed: boolean;
 }
 
 export class AttemptAssembler {
@@ -87,8 +97,8 @@ export class AttemptAssembler {
    */
   private readonly byRoot = new Map<string, PendingAttempt[]>();
   /** Every pending attempt in the order it was opened, and the settling ones in the order their root arrived. */
-  private readonly opened = new Fifo<PendingAttempt>();
-  private readonly settling = new Fifo<PendingAttempt>();
+  private readonly opened = new AttemptOrder('opened');
+  private readonly settling = new AttemptOrder('settling');
   private spansPending = 0;
   private bytesPending = 0;
   private seq = 0;
@@ -180,6 +190,7 @@ export class AttemptAssembler {
       children: new Map(),
       deadline: this.scheduler.setTimer(this.options.maxWaitMs, () => this.expire(p)),
       gone: false,
+      places: { opened: { listed: false }, settling: { listed: false } },
     };
     this.pending.set(key, p);
     const sharing = this.byRoot.get(rootId);
@@ -200,7 +211,7 @@ export class AttemptAssembler {
     for (;;) {
       const limit = this.limitPassed(arrival, own === undefined);
       if (limit === undefined) return undefined;
-      const other = (p: PendingAttempt): boolean => !p.gone && p !== own;
+      const other = (p: PendingAttempt): boolean => p !== own;
       const oldest = this.settling.first(other) ?? this.opened.first(other);
       if (!oldest) return limit;
       if (oldest.root) this.complete(oldest, oldest.expected !== undefined);
@@ -279,8 +290,8 @@ export class AttemptAssembler {
     this.spansPending -= p.children.size + (p.root ? 1 : 0);
     this.bytesPending -= p.root?.bytes ?? 0;
     for (const c of p.children.values()) this.bytesPending -= c.bytes;
-    this.opened.prune((q) => q.gone);
-    this.settling.prune((q) => q.gone);
+    this.opened.remove(p);
+    this.settling.remove(p);
   }
 
   private remember(root: Arrival, children: readonly Arrival[]): void {
@@ -304,30 +315,43 @@ export class AttemptAssembler {
 }
 
 /**
- * A first-in first-out list whose entries leave from anywhere: gone ones are stepped over lazily at the front, and the
- * front is cut off once it is half the array, so each entry costs O(1) however it leaves.
+ * Pending attempts in one order, oldest first, as a list threaded through the attempts themselves: an attempt leaves
+ * from anywhere in O(1), and one that is handed on is not held a moment longer (an array with lazy deletion held every
+ * attempt behind a long-waiting first one, with all its spans, for up to maxWaitMs).
  */
-class Fifo<T> {
-  private items: T[] = [];
-  private head = 0;
+class AttemptOrder {
+  private head: PendingAttempt | undefined;
+  private tail: PendingAttempt | undefined;
 
-  push(item: T): void {
-    this.items.push(item);
+  constructor(private readonly name: OrderName) {}
+
+  push(p: PendingAttempt): void {
+    const place = p.places[this.name];
+    if (place.listed) return;
+    place.listed = true;
+    place.prev = this.tail;
+    place.next = undefined;
+    if (this.tail) this.tail.places[this.name].next = p;
+    else this.head = p;
+    this.tail = p;
   }
 
-  /** The first entry `wanted` accepts, stepping over (and forgetting) gone ones at the front. */
-  first(wanted: (item: T) => boolean): T | undefined {
-    for (let i = this.head; i < this.items.length; i++) if (wanted(this.items[i]!)) return this.items[i];
+  remove(p: PendingAttempt): void {
+    const place = p.places[this.name];
+    if (!place.listed) return;
+    if (place.prev) place.prev.places[this.name].next = place.next;
+    else this.head = place.next;
+    if (place.next) place.next.places[this.name].prev = place.prev;
+    else this.tail = place.prev;
+    place.listed = false;
+    place.prev = undefined;
+    place.next = undefined;
+  }
+
+  /** The oldest attempt `wanted` accepts. */
+  first(wanted: (p: PendingAttempt) => boolean): PendingAttempt | undefined {
+    for (let p = this.head; p; p = p.places[this.name].next) if (wanted(p)) return p;
     return undefined;
-  }
-
-  /** Forgets entries at the front that `gone` says have left. */
-  prune(gone: (item: T) => boolean): void {
-    while (this.head < this.items.length && gone(this.items[this.head]!)) this.head++;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
   }
 }
 

@@ -31,7 +31,7 @@ const RESPONSES = {
 
 export class ConnectionGuard {
   private readonly perPeer = new Map<string, number>();
-  private open = 0;
+  private readonly open = new Set<Socket>();
   /** Sockets carrying a request the receiver is serving, with how many (HTTP/1.1 pipelining may queue a second). */
   private readonly serving = new WeakMap<Socket, number>();
 
@@ -43,7 +43,7 @@ export class ConnectionGuard {
 
   /** Open connections now. */
   get connections(): number {
-    return this.open;
+    return this.open.size;
   }
 
   attach(server: Server): void {
@@ -55,6 +55,11 @@ export class ConnectionGuard {
     });
   }
 
+  /** Closes every connection that carries no request being served (at shutdown: no new request may start on them). */
+  closeUnserved(): void {
+    for (const socket of this.open) if ((this.serving.get(socket) ?? 0) === 0) socket.destroy();
+  }
+
   /** The receiver serves a request on `socket` until `done` is called. */
   serve(socket: Socket): () => void {
     this.serving.set(socket, (this.serving.get(socket) ?? 0) + 1);
@@ -64,19 +69,19 @@ export class ConnectionGuard {
   private opened(socket: Socket): void {
     const peer = socket.remoteAddress ?? '';
     const fromPeer = this.perPeer.get(peer) ?? 0;
-    if (fromPeer >= this.limits.maxConnectionsPerPeer || this.open >= this.limits.maxConnections) {
+    if (fromPeer >= this.limits.maxConnectionsPerPeer || this.open.size >= this.limits.maxConnections) {
       const message =
         fromPeer >= this.limits.maxConnectionsPerPeer
           ? `${peer} already holds ${fromPeer} connections (limit ${this.limits.maxConnectionsPerPeer} per client address)`
-          : `the receiver already holds ${this.open} connections (limit ${this.limits.maxConnections})`;
+          : `the receiver already holds ${this.open.size} connections (limit ${this.limits.maxConnections})`;
       this.count('connection_limit', from(socket), `connection closed at once: ${message}`);
       socket.destroy();
       return;
     }
     this.perPeer.set(peer, fromPeer + 1);
-    this.open++;
+    this.open.add(socket);
     socket.once('close', () => {
-      this.open--;
+      this.open.delete(socket);
       const left = (this.perPeer.get(peer) ?? 1) - 1;
       if (left === 0) this.perPeer.delete(peer);
       else this.perPeer.set(peer, left);

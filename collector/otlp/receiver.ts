@@ -74,6 +74,7 @@ export class OtlpReceiver implements Source {
   /** Requests between their headers and the end of their answer. */
   private readonly handling = new Set<Promise<void>>();
   private stopping = false;
+  private graceOver = false;
   private stopped: Promise<void> | undefined;
 
   constructor(
@@ -174,7 +175,10 @@ export class OtlpReceiver implements Source {
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await this.settledWithin(this.timeouts.shutdownGraceMs);
-      for (const read of this.reading) read.abort(new BodyProblem(503, 'shutdown', `the receiver stopped: the body did not end within the ${this.timeouts.shutdownGraceMs} ms grace`));
+      // no request may start after the grace: connections without one go, bodies still open are answered
+      this.graceOver = true;
+      this.guard.closeUnserved();
+      for (const read of this.reading) read.abort(this.cutByShutdown());
       // every response now says `connection: close`, so each connection carries at most one more request
       while (this.handling.size > 0) await Promise.allSettled([...this.handling]);
       server.closeAllConnections();
@@ -269,6 +273,7 @@ export class OtlpReceiver implements Source {
     const t = this.timeouts;
     const read = new BodyRead(req, this.limits, this.budget, { idleMs: t.bodyIdleTimeoutMs, totalMs: t.bodyTimeoutMs }, this.scheduler);
     this.reading.add(read);
+    if (this.graceOver) read.abort(this.cutByShutdown());
     try {
       return await read.done;
     } catch (e) {
@@ -318,6 +323,10 @@ export class OtlpReceiver implements Source {
     }
     this.queue.push(spans, bytes, where);
     return exportResponse(encoding, rejected, summarize(problems, rejected));
+  }
+
+  private cutByShutdown(): BodyProblem {
+    return new BodyProblem(503, 'shutdown', `the receiver stopped: the body did not end within the ${this.timeouts.shutdownGraceMs} ms grace`);
   }
 
   /** Why the queue is full: the span count or the bytes. */

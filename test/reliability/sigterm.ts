@@ -64,13 +64,15 @@ export async function runSigterm(options: SigtermOptions): Promise<SigtermFigure
     for (const deadline = performance.now() + 10_000; unaccounted(beforeSignal) === 0 && performance.now() < deadline; ) {
       beforeSignal = await scrapeLedger(sidecar.url('/metrics'));
     }
+    // the slow connections open now are the last: a stopped receiver refuses new ones, and they are not replaced
+    const slowDone = pool.finish();
     const signalled = performance.now();
     sidecar.signal('SIGTERM');
     const exit = await sidecar.exited;
     const exitMs = performance.now() - signalled;
     const books = await Promise.all(clients.map((c) => c.finish()));
     clients.length = 0;
-    const slow = await pool.finish();
+    const slow = await slowDone;
     return { beforeSignal, exit, exitMs, stderr: sidecar.stderr, clients: addBooks(books), slow, final: finalAccount(sidecar.stderr) };
   } finally {
     pool.destroy();

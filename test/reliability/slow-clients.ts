@@ -86,7 +86,7 @@ export class SlowClientPool {
     for (let i = 0; i < size; i++) this.openOne();
   }
 
-  /** Opens no more; resolves with the final books once the receiver has closed every connection. */
+  /** Opens no more; resolves with the final books once every connection has closed. */
   async finish(): Promise<SlowBooks> {
     this.replacing = false;
     if (this.open.size > 0) await this.drained;

@@ -15,7 +15,7 @@ describe('reliability: slow clients alongside real exporters (6 s)', function ()
     figures = await runSlowPhase({
       durationMs: 6_000,
       slowConnections: 32,
-      rate: 20_000,
+      rate: 10_000,
       clients: 2,
       pipelinesPerClient: 8,
       // a second for headers and body gaps, two for a body: each slow connection is replaced a few times

@@ -110,7 +110,7 @@ await scenario('slow', `slow clients: 32 connections that say little or nothing 
   const f = await runSlowPhase({
     durationMs: seconds * 1000,
     slowConnections: 32,
-    rate: 20_000,
+    rate: 10_000,
     clients: 2,
     pipelinesPerClient: 16,
     timeouts: DEFAULT_TIMEOUTS,

@@ -451,7 +451,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     await rejects(fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }), /fetch failed/);
   });
 
-  it('stops: bodies that end within the grace are taken, later requests and bodies still open after it get 503, all counted before stop resolves', async () => {
+  it('stops: bodies that end within the grace are taken, later requests and bodies still open after it get 503, all counted before stop resolves; unfinished headers are closed', async () => {
     await start({ shutdownGraceMs: 2_000 });
     const port = receiver!.address().port;
     const finishing = openRequest(port);
@@ -461,6 +461,9 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     // a connection whose request's headers are not complete yet when the receiver stops
     const late = connect(port);
     late.socket.write('POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    // and one whose headers never complete: closed when the grace ends, not counted (no request arrived)
+    const unfinished = connect(port);
+    unfinished.socket.write('POST /v1/tr');
     await pollUntil('both bodies being read', () => receiver!.requestsInFlight === 2);
     const stopped = receiver!.stop();
     finishing.request.end('[]}');
@@ -480,6 +483,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     deepStrictEqual(sink.receivedCalls, [0, 1, 1]);
     const cut = await stalled.answer;
     deepStrictEqual([cut.status, cut.retryAfter], [503, '1']);
+    strictEqual(await unfinished.answer, '');
   });
 });
 
