@@ -55,7 +55,7 @@ export const DEFAULT_LIMITS: OtlpLimits = {
   maxQueuedSpans: 50_000,
   maxQueuedBytes: 16 * MiB,
   maxBufferedBodyBytes: 8 * MiB,
-  maxConnectionsPerPeer: 128,
+  maxConnectionsPerPeer: 256,
   maxConnections: 1024,
 };
 
