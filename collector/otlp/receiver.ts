@@ -23,7 +23,7 @@ import { otlpTypes } from './proto.js';
 import { SpanQueue } from './queue.js';
 import { errorResponse, exportResponse, type OtlpResponse } from './responses.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
-import { UndecodableBody, heldBytes, problemSpans, type SpanProblem } from './span.js';
+import { UndecodableBody, heldBytes, problemSpans, type OtlpSpan, type SpanProblem } from './span.js';
 
 export const TRACES_PATH = '/v1/traces';
 
@@ -202,7 +202,7 @@ export class OtlpReceiver implements Source {
     });
   }
 
-  private assemble(span: Parameters<AttemptAssembler['add']>[0], where: string): void {
+  private assemble(span: OtlpSpan, where: string): void {
     try {
       this.assembler.add(span, where);
     } catch (e) {
