@@ -25,6 +25,11 @@ export interface SlowPhaseOptions {
   readonly pipelinesPerClient: number;
   /** The receiver's timeouts (`sources.otlp`): shorter ones cut and replace slow clients more often. */
   readonly timeouts: { readonly headersTimeoutMs: number; readonly bodyIdleTimeoutMs: number; readonly bodyTimeoutMs: number };
+  /**
+   * `sources.otlp.maxWaitMs`, when not the default: a busy machine may make the exporters' span processors drop spans,
+   * and the attempts they break wait this long before the counters settle.
+   */
+  readonly maxWaitMs?: number;
   readonly cpuLimitCores?: number;
   readonly settleTimeoutMs: number;
 }
@@ -42,7 +47,12 @@ export interface SlowPhaseFigures {
 export async function runSlowPhase(options: SlowPhaseOptions): Promise<SlowPhaseFigures> {
   const deployed = deployedContainer();
   const t = options.timeouts;
-  const otlp = { headersTimeoutMs: `${t.headersTimeoutMs}ms`, bodyIdleTimeoutMs: `${t.bodyIdleTimeoutMs}ms`, bodyTimeoutMs: `${t.bodyTimeoutMs}ms` };
+  const otlp = {
+    headersTimeoutMs: `${t.headersTimeoutMs}ms`,
+    bodyIdleTimeoutMs: `${t.bodyIdleTimeoutMs}ms`,
+    bodyTimeoutMs: `${t.bodyTimeoutMs}ms`,
+    ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: `${options.maxWaitMs}ms` }),
+  };
   const sidecar = await SidecarProcess.start(otlpSidecarConfig(otlp), deployed.nodeOptions);
   const quota = options.cpuLimitCores === undefined ? undefined : new CpuQuota(sidecar.pid, options.cpuLimitCores);
   const clients: LoadClientProcess[] = [];
@@ -82,10 +92,11 @@ export async function runSlowPhase(options: SlowPhaseOptions): Promise<SlowPhase
 }
 
 /**
- * Node checks the headers timeout every quarter second; the rest is slack for the CPU limit (the sidecar is stopped
- * for the rest of each 100 ms period once its quota is used) and a machine shared with other work.
+ * Seconds, not Node's 30 s sweep: slow-clients.test.ts holds the receiver to a quarter second in-process; here the
+ * sidecar runs under its CPU limit (stopped for the rest of each 100 ms period once its quota is used), on a machine
+ * that may be shared with other work, and its timers fire late by as much as its event loop lags.
  */
-const CUT_SLACK_MS = 2_000;
+const CUT_SLACK_MS = 5_000;
 
 export const SLOW_PHASE_CHECKS: readonly Check<SlowPhaseFigures, Bounds>[] = [
   {
@@ -107,8 +118,8 @@ export const SLOW_PHASE_CHECKS: readonly Check<SlowPhaseFigures, Bounds>[] = [
       const e = f.exporters;
       const other = Object.entries(e.answers).filter(([status]) => status !== '200');
       return {
-        pass: e.failed === 0 && other.length === 0 && e.exported === e.handedToExporter && e.slowestAnswerMs < 3_000,
-        detail: `${e.exported} spans exported of ${e.handedToExporter} handed to the exporters, ${e.failed} given up; answers ${JSON.stringify(e.answers)}; slowest answer ${Math.round(e.slowestAnswerMs)} ms`,
+        pass: e.failed === 0 && other.length === 0 && e.notHandedOn === 0 && e.exported === e.handedToExporter && e.slowestAnswerMs < 3_000,
+        detail: `${e.produced} spans produced, ${e.notHandedOn} dropped by the span processors, ${e.exported} exported, ${e.failed} given up; answers ${JSON.stringify(e.answers)}; slowest answer ${Math.round(e.slowestAnswerMs)} ms`,
       };
     },
   },
@@ -116,7 +127,10 @@ export const SLOW_PHASE_CHECKS: readonly Check<SlowPhaseFigures, Bounds>[] = [
     name: 'received = analyzed + dropped, exactly',
     evaluate: (f) => {
       const l = f.ledger;
-      return { pass: l.received === l.analyzed + l.dropped, detail: `${l.received} = ${l.analyzed} analyzed + ${l.dropped} dropped (${JSON.stringify(l.droppedByReason)})` };
+      return {
+        pass: l.received === l.analyzed + l.dropped,
+        detail: `${l.received} = ${l.analyzed} analyzed (${l.attempts} attempts of the ${f.exporters.attempts} sent, ${l.incompleteAttempts} incomplete) + ${l.dropped} dropped (${JSON.stringify(l.droppedByReason)})`,
+      };
     },
   },
   {
