@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { diag, DiagLogLevel, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
 import { emitAttempt } from '../../../collector/otlp/emit.js';
 import { otlpTypes } from '../../../collector/otlp/proto.js';
-import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
+import { DEFAULT_LIMITS, OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
 
@@ -316,6 +316,20 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const wire = await post(url, incompressible, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
     deepStrictEqual([wire.status, wire.body.toString()], [413, `{"code":3,"message":"content-length ${incompressible.length} exceeds the limit of 3000 bytes"}`]);
     deepStrictEqual(sink.reasons(), ['body_too_large', 'decompressed_too_large', 'body_too_large']);
+  });
+
+  it('at the documented defaults too: 4 MiB on the wire for a plain body, 4 MiB inflated for a gzip one', async () => {
+    const url = await start();
+    const { maxBodyBytes, maxDecompressedBytes } = DEFAULT_LIMITS;
+    deepStrictEqual([maxBodyBytes, maxDecompressedBytes], [4 * 1024 * 1024, 4 * 1024 * 1024]);
+    const json = (bytes: number): Buffer => Buffer.from(`{"resourceSpans":[]${' '.repeat(bytes - 20)}}`);
+    const status = async (body: Buffer, gzip: boolean): Promise<number> =>
+      (await post(url, gzip ? gzipSync(body) : body, { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) })).status;
+    deepStrictEqual(
+      [await status(json(maxBodyBytes), false), await status(json(maxBodyBytes + 1), false), await status(json(maxDecompressedBytes), true), await status(json(maxDecompressedBytes + 1), true)],
+      [200, 413, 200, 413],
+    );
+    deepStrictEqual(sink.reasons(), ['body_too_large', 'decompressed_too_large']);
   });
 
   it('refuses a protobuf request holding a string that is not UTF-8, counting every span it holds', async () => {
