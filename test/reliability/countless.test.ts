@@ -1,7 +1,7 @@
 /**
  * Complete attempts without `reconcile.operation_count` from real exporters, fast version (`make soak` runs it for 60 s
- * at 25,000 spans/s and the default 8 MiB store): here the store is 2 MiB, so it fills at any rate above ~4,000
- * spans/s even on a busy machine, and no attempt may come out `partial`.
+ * at 25,000 spans/s and the default 8 MiB store): here the store is 1 MiB, so it fills at any rate above ~2,600
+ * spans/s, which a busy machine still gives, and no attempt may come out `partial`.
  */
 import { strict as assert } from 'node:assert';
 import { COUNTLESS_CHECKS, runCountless, type CountlessFigures } from './countless.js';
@@ -15,8 +15,8 @@ describe('reliability: attempts without an operation count, the pending store fu
     figures = await runCountless({
       durationMs: 5_000,
       rate: 25_000,
-      minRate: 10_000,
-      maxPendingBytes: 2 * 1024 * 1024,
+      minRate: 5_000,
+      maxPendingBytes: 1024 * 1024,
       clients: 2,
       pipelinesPerClient: 8,
       cpuLimitCores: deployedContainer().cpuLimitCores,

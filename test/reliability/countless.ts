@@ -5,6 +5,8 @@
  * settle time's worth of spans only while it has room (~14,000 spans in the default 8 MiB, about half a second at this
  * rate), so it fills, and what it hands on to make room must be complete, not `partial`.
  */
+import { DEFAULT_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
+import { SPAN_FIXED_BYTES } from '../../collector/otlp/span.js';
 import { CpuQuota } from './cpu-quota.js';
 import type { LoadBooks } from './load-client.js';
 import { LoadClientProcess } from './load-client-process.js';
@@ -36,7 +38,10 @@ export interface CountlessFigures {
 }
 
 export async function runCountless(options: CountlessOptions): Promise<CountlessFigures> {
-  const sidecar = await SidecarProcess.start(otlpSidecarConfig(options.maxPendingBytes === undefined ? {} : { maxPendingBytes: options.maxPendingBytes }), deployedContainer().nodeOptions);
+  // a queue deep enough that a sidecar short of CPU lags instead of answering 429: an exporter retrying a batch of
+  // children after their root got through would make them late whatever the pending rule, and that is not tested here
+  const otlp = { maxQueuedSpans: 200_000, maxQueuedBytes: 128 * 1024 * 1024, ...(options.maxPendingBytes === undefined ? {} : { maxPendingBytes: options.maxPendingBytes }) };
+  const sidecar = await SidecarProcess.start(otlpSidecarConfig(otlp), deployedContainer().nodeOptions);
   const quota = options.cpuLimitCores === undefined ? undefined : new CpuQuota(sidecar.pid, options.cpuLimitCores);
   const clients: LoadClientProcess[] = [];
   try {
@@ -80,6 +85,15 @@ export const COUNTLESS_CHECKS: readonly Check<CountlessFigures, Readonly<Record<
       pass: f.offered >= f.options.minRate && f.clients.notHandedOn === 0 && f.clients.failed === 0 && f.clients.exported === f.clients.produced,
       detail: `${Math.round(f.offered)} spans/s offered (target ${f.options.rate}, at least ${f.options.minRate}); ${f.clients.produced} spans in ${f.clients.attempts} attempts produced, ${f.clients.exported} exported, ${f.clients.notHandedOn} dropped by the span processors, ${f.clients.failed} given up`,
     }),
+  },
+  {
+    name: 'the pending store could not hold a settle time of spans: it filled, and attempts gave way',
+    evaluate: (f) => {
+      const store = f.options.maxPendingBytes ?? DEFAULT_ASSEMBLER_OPTIONS.maxPendingBytes;
+      // every span takes at least SPAN_FIXED_BYTES, and each attempt waits settleMs after its root
+      const needed = (f.offered * DEFAULT_ASSEMBLER_OPTIONS.settleMs * SPAN_FIXED_BYTES) / 1000;
+      return { pass: needed > store, detail: `${Math.round(f.offered)} spans/s for ${DEFAULT_ASSEMBLER_OPTIONS.settleMs} ms at ${SPAN_FIXED_BYTES} bytes or more each: ${Math.round(needed)} bytes, the store holds ${store}` };
+    },
   },
   {
     name: 'no attempt was marked partial, and none lost a span',
