@@ -11,6 +11,9 @@ import { completedWithErrorsLine, managerLine, reconcilerErrorLine, successLine,
 import { SSH_KEY_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
 
 const model = resolveModel('hypershift-hostedcluster');
+/** Operations each loop runs, from the model file. */
+const SEQUENTIAL_OPS = model.operations.filter((o) => o.only !== 'phased').length;
+const PHASED_OPS = model.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : s.ops)).length;
 const fixture = (name: string): string[] => readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8').trimEnd().split('\n');
 const at = (second: number): string => new Date(Date.UTC(2026, 10, 1, 10, 0, second)).toISOString().replace('.000Z', 'Z');
 
@@ -62,12 +65,12 @@ describe('AttemptAssembler: attempts from the log, in order', () => {
   it('reads a legacy log: one attempt per end line, other lines and controllers ignored', () => {
     const { a, out } = assembler({ loop: 'sequential' });
     feed(a, 'legacy');
-    // 70 = every sequential op; 42 = the 41 before SSHKeySync and SSHKeySync; 6 = up to KMSRoleARNFromSecret.
+    // 42 = the 41 before SSHKeySync and SSHKeySync; 9 = up to KubeconfigStatus.
     assert.deepEqual(brief(out.attempts), [
-      '2026-11-01T10:00:00Z clusters/alpha sequential: 70 ops, errors []',
+      `2026-11-01T10:00:00Z clusters/alpha sequential: ${SEQUENTIAL_OPS} ops, errors []`,
       '2026-11-01T10:00:01Z clusters/beta sequential: 42 ops, errors [SSHKeySync]',
-      '2026-11-01T10:00:03Z clusters/alpha sequential: 6 ops, errors [KMSRoleARNFromSecret]',
-      '2026-11-01T10:00:05Z clusters/beta sequential: 70 ops, errors []',
+      '2026-11-01T10:00:03Z clusters/alpha sequential: 9 ops, errors [KubeconfigStatus]',
+      `2026-11-01T10:00:05Z clusters/beta sequential: ${SEQUENTIAL_OPS} ops, errors []`,
     ]);
     assert.deepEqual(out.attempts[0]!.origin, { source: 'logs' });
     assert.deepEqual(out.rejections, []);
@@ -82,10 +85,10 @@ describe('AttemptAssembler: attempts from the log, in order', () => {
     // 44 = the 32 fail-fast steps and the 12 ops of critical groups (non-critical groups unknown, blocked ones absent);
     // gamma's failed CPOImageAndNamespace chain stops at its first op, so 42.
     assert.deepEqual(brief(out.attempts), [
-      '2026-11-01T10:00:00Z clusters/alpha phased: 70 ops, errors []',
-      '2026-11-01T10:00:01Z clusters/beta phased: 70 ops, errors [SSHKeySync, ControlPlaneOperator]',
+      `2026-11-01T10:00:00Z clusters/alpha phased: ${PHASED_OPS} ops, errors []`,
+      `2026-11-01T10:00:01Z clusters/beta phased: ${PHASED_OPS} ops, errors [SSHKeySync, ControlPlaneOperator]`,
       '2026-11-01T10:00:02Z clusters/gamma phased: 42 ops, errors [GetPullSecretBytes, PullSecretSync]',
-      '2026-11-01T10:00:03Z clusters/delta phased: 1 ops, errors [GetHCP]',
+      '2026-11-01T10:00:03Z clusters/delta phased: 3 ops, errors [ParseDestroyGracePeriod]',
       '2026-11-01T10:00:04Z clusters/epsilon phased: 44 ops, errors [ReleaseImageVersion]',
       '2026-11-01T10:00:06Z clusters/zeta phased: 44 ops, errors [ReleaseImageVersion]',
     ]);
@@ -116,7 +119,7 @@ describe('AttemptAssembler: attempts from the log, in order', () => {
     a.line(strip(completedWithErrorsLine(ctx, '')), 'x:1');
     a.line(strip(reconcilerErrorLine(ctx, wrappedError(SSH_KEY_ERROR, [SSH_KEY_ERROR]))), 'x:2');
     a.end();
-    assert.deepEqual(brief(out.attempts), ['2026-11-01T10:00:00Z clusters/beta phased: 70 ops, errors [SSHKeySync]']);
+    assert.deepEqual(brief(out.attempts), [`2026-11-01T10:00:00Z clusters/beta phased: ${PHASED_OPS} ops, errors [SSHKeySync]`]);
   });
 
   describe('auto loop', () => {
@@ -162,7 +165,7 @@ describe('AttemptAssembler: attempts from the log, in order', () => {
       '2026-11-01T10:00:00Z clusters/alpha sequential: 0 ops, errors []',
       '2026-11-01T10:00:01Z clusters/beta sequential: 0 ops, errors []',
       '2026-11-01T10:00:02Z clusters/alpha sequential: 0 ops, errors []',
-      '2026-11-01T10:00:03Z clusters/gamma sequential: 70 ops, errors []',
+      `2026-11-01T10:00:03Z clusters/gamma sequential: ${SEQUENTIAL_OPS} ops, errors []`,
     ]);
     assert.deepEqual(
       out.rejections.map((r) => `${r.reason} ${r.where}`),
@@ -196,7 +199,7 @@ describe('AttemptAssembler: attempts from the log, in order', () => {
       out.rejections.map((r) => `${r.where} ${r.reason}`),
       ['malformed.log:1 invalid_record', 'malformed.log:2 invalid_record', 'malformed.log:3 invalid_record', 'malformed.log:4 invalid_record', 'malformed.log:5 invalid_json', 'malformed.log:6 invalid_record', 'malformed.log:7 invalid_record', 'malformed.log:8 invalid_record'],
     );
-    assert.deepEqual(brief(out.attempts), ['2026-11-01T10:00:01Z clusters/alpha phased: 70 ops, errors []']);
+    assert.deepEqual(brief(out.attempts), [`2026-11-01T10:00:01Z clusters/alpha phased: ${PHASED_OPS} ops, errors []`]);
     assert.equal(out.received, 9);
   });
 
