@@ -5,6 +5,7 @@
  * (health.ts). In the embedded demo the simulated worlds run on a sped-up clock; the analysis, the live summary and
  * /report follow it (and say so), while every metric stays in wall-clock time.
  */
+import { readFileSync } from 'node:fs';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics, type MetricSet } from '../analyzer/metrics/registry.js';
@@ -42,6 +43,8 @@ export interface SimulatedClock {
 
 export interface Sidecar {
   readonly metricsAddress: Address;
+  /** Where /report is served, or undefined when nowhere (server.ts says why). */
+  readonly reportAddress: Address | undefined;
   readonly analyzer: ShadowAnalyzer;
   readonly metrics: MetricSet;
   /** One per configured source, in start order. */
@@ -106,10 +109,26 @@ async function recreationService(config: ShadowConfig, simulator: SimulatorSourc
   return undefined;
 }
 
+/**
+ * The /report bearer token from its file, without the trailing newline editors leave. A problem names the key and
+ * the file, and carries a code so `run` reports it as a start failure.
+ */
+function readToken(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw Object.assign(new Error(`report.bearerTokenFile: ${(e as Error).message}`), { code: (e as NodeJS.ErrnoException).code });
+  }
+  if (token === '') throw Object.assign(new Error(`report.bearerTokenFile: ${path} is empty`), { code: 'EINVAL' });
+  return token;
+}
+
 export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const logOnce = new LogOnce(log);
+  const reportToken = config.report.bearerTokenFile === undefined ? undefined : readToken(config.report.bearerTokenFile);
   const metrics = createMetrics();
   const m = metrics.metrics;
   for (const kind of INTERNAL_ERROR_KINDS) m.reconcile_shadow_internal_errors_total.inc({ kind }, 0);
@@ -157,7 +176,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
 
   let ready = false;
   const server: HttpServer = await startHttpServer(
-    config.listen.metrics,
+    { metrics: config.listen.metrics, ...(config.listen.report ? { report: config.listen.report } : {}), ...(reportToken === undefined ? {} : { reportToken }) },
     {
       metrics: async () => {
         publisher.refresh();
@@ -208,6 +227,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
 
   return {
     metricsAddress: server.address,
+    reportAddress: server.reportAddress,
     analyzer,
     metrics,
     sources,

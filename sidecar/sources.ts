@@ -93,7 +93,9 @@ function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: S
         maxStringLength: o.maxStringLength,
         maxQueuedSpans: o.maxQueuedSpans,
         maxQueuedBytes: o.maxQueuedBytes,
-        maxConcurrentRequests: o.maxConcurrentRequests,
+        maxBufferedBodyBytes: o.maxBufferedBodyBytes,
+        maxConnectionsPerPeer: o.maxConnectionsPerPeer,
+        maxConnections: o.maxConnections,
       },
       assembly: {
         settleMs: o.settleMs,
@@ -105,6 +107,10 @@ function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: S
         knownOperations: new Set(config.models.flatMap((m) => m.operations.map((op) => op.name))),
       },
       retryAfterSeconds: o.retryAfterSeconds,
+      headersTimeoutMs: o.headersTimeoutMs,
+      bodyIdleTimeoutMs: o.bodyIdleTimeoutMs,
+      bodyTimeoutMs: o.bodyTimeoutMs,
+      shutdownGraceMs: o.shutdownGraceMs,
     },
     sink,
   );
