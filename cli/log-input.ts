@@ -32,12 +32,11 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
   const total = file === '-' ? undefined : statSync(file).size;
   let read = 0;
   let shown = 0;
-  let source: OperatorLogSource | undefined;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       read += chunk.length;
       const tenth = total === undefined || total < PROGRESS_MIN_BYTES ? 0 : Math.floor((read / total) * 10);
-      if (tenth > shown && source) {
+      if (tenth > shown) {
         shown = tenth;
         io.stderr.write(`logs: ${file}: ${tenth * 10}% (${mib(read)} of ${mib(total!)} MiB, ${source.stats.lines} lines, ${source.stats.attempts} attempts)\n`);
       }
@@ -50,7 +49,7 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
   const counted = raw.pipe(counter);
   const stream = file.endsWith('.gz') ? counted.pipe(createGunzip()) : counted;
   stream.once('error', (e: Error) => (failure ??= e));
-  source = new OperatorLogSource(
+  const source: OperatorLogSource = new OperatorLogSource(
     {
       input: { stream, name: file },
       model: options.model,

@@ -80,8 +80,7 @@ export function loopFromDeployment(deployment: RawKubeObject): OperatorLoop {
   if (vars.some((v) => v.valueFrom !== undefined)) return { loop: undefined, statement: `${from}: ${HYPERSHIFT_OPERATOR.legacyEnv} is set from a ConfigMap or Secret, which is not read` };
   const values = new Set(vars.map((v) => v.value ?? ''));
   if (values.size > 1) return { loop: undefined, statement: `${from}: containers disagree on ${HYPERSHIFT_OPERATOR.legacyEnv}` };
-  const annotations = deployment.metadata?.annotations as Record<string, string> | undefined;
-  const version = annotations?.[HYPERSHIFT_OPERATOR.versionAnnotation];
+  const version = deployment.metadata?.annotations?.[HYPERSHIFT_OPERATOR.versionAnnotation];
   return loopOfBuild(version === undefined ? undefined : buildEra(version), [...values][0], from);
 }
 

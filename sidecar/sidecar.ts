@@ -98,6 +98,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     ...(await configuredSources(config, analyzer, {
       up: (source, up) => metrics.metrics.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
       error: (source, e) => logOnce.error(`source ${source}`, e),
+      info: (source, line) => log(`source ${source}: ${line}`),
     }, env)),
   ];
 

@@ -259,18 +259,16 @@ export class AttemptAssembler {
   /** The source's books and reservations for the report. */
   inputReport(): SourceInputReport {
     const s = this.stats;
-    const dropped = Object.fromEntries(Object.entries(s.dropped).filter(([, n]) => n > 0));
-    const notes = Object.fromEntries(Object.entries(s.notes).filter(([, n]) => n > 0));
     const periods = this.sampledPeriods();
     return {
       source: 'logs',
       unit: 'lines',
       received: s.received,
       analyzed: s.analyzed,
-      dropped,
+      dropped: { ...s.dropped },
       ignored: { ...s.ignored },
       attempts: s.attempts,
-      notes,
+      notes: { ...s.notes },
       loop: this.loopKnowledge(),
       sampledPeriods: periods,
       unmappedSample: this.unmappedSample(),
@@ -353,7 +351,7 @@ export class AttemptAssembler {
     this.stats.sampledSeconds = this.sampler.sampledSeconds;
     while (this.queue.length > 0) {
       const p = this.queue[0]!;
-      const due = p.ended ? p.lastSecond + HOLD_SECONDS < second : p.firstSecond + MAX_ATTEMPT_SECONDS < second;
+      const due = p.ended ? p.lastSecond + HOLD_SECONDS <= second : p.firstSecond + MAX_ATTEMPT_SECONDS <= second;
       if (!due) break;
       this.judge(this.queue.shift()!);
     }

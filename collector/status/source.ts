@@ -200,7 +200,7 @@ export class HostedClusterStatusSource implements Source {
       dropped: { ...s.dropped },
       ignored: {},
       attempts: s.transitions,
-      notes: Object.fromEntries(Object.entries(s.notes).filter(([, n]) => n > 0)),
+      notes: { ...s.notes },
       loop: this.loopKnowledge(),
       unmappedSample: this.unmappedSample(),
       caveats: ['The condition changes only when its text does: a cluster failing the same way many times is one transition, so counts are of transitions, not attempts.'],
