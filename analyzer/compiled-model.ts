@@ -1,8 +1,10 @@
 /**
  * A ReconcileModel turned into index arrays once, so replaying an attempt through both loops touches
  * only small typed arrays (the engine runs once per attempt, millions of times in a replay).
+ * Effects and consequences are compiled from model/effects.ts, the one statement of those rules.
  */
-import type { GroupCategory, GroupMode, Outcome, ReconcileModel } from '../model/types.js';
+import { consequencesOf, errorEffect, isVariant, phasedPlaces, variantPatterns } from '../model/effects.js';
+import type { ErrorEffect, ErrorFormat, GroupCategory, GroupMode, Outcome, ReconcileModel } from '../model/types.js';
 
 export const OK = 0;
 export const ERROR = 1;
@@ -14,6 +16,21 @@ export type OutcomeCode = typeof OK | typeof ERROR | typeof STOP | typeof SKIP;
 
 export const OUTCOME_CODE: Readonly<Record<Outcome, OutcomeCode>> = { ok: OK, error: ERROR, stop: STOP, skip: SKIP };
 export const OUTCOME_NAME: readonly Outcome[] = ['ok', 'error', 'stop', 'skip'];
+
+/** What an error does to the loop running it (see model/types.ts ErrorEffect). */
+export const END = 0;
+export const END_GROUP = 1;
+export const CONTINUE = 2;
+const EFFECT_CODE: Readonly<Record<ErrorEffect, number>> = { end: END, endGroup: END_GROUP, continue: CONTINUE };
+export const SEQUENTIAL = 0;
+export const PHASED = 1;
+
+/** An op's outcome derived from another's failure: the op, its outcome (ERROR or STOP) and the variant it carries. */
+export interface CompiledConsequence {
+  readonly op: number;
+  readonly outcome: typeof ERROR | typeof STOP;
+  readonly variant: number;
+}
 
 export interface CompiledOp {
   readonly kind: 'op';
@@ -27,6 +44,8 @@ export interface CompiledGroup {
   readonly category: GroupCategory;
   readonly blockable: boolean;
   readonly mode: GroupMode;
+  /** After a critical failure the group runs but its ops do nothing (`skip`): it never fails nor is blocked. */
+  readonly skipWhenBlocked: boolean;
   readonly ops: readonly number[];
 }
 
@@ -52,6 +71,32 @@ export interface CompiledModel {
   readonly byName: readonly number[];
   /** Pairs [a, b] that the sequential loop runs a-then-b and the phased loop b-then-a. */
   readonly invertedPairs: readonly (readonly [number, number])[];
+  /**
+   * Variants of an op's error: 0 is the op's own rules, v >= 1 its v-th format with rules of its own (in model order).
+   * `variantStride` is the most variants any op has; per-op tables below are indexed op * variantStride + variant.
+   */
+  readonly variantStride: number;
+  /** Per loop (SEQUENTIAL, PHASED): the effect code (END, END_GROUP, CONTINUE) of an error of each op and variant. */
+  readonly effects: readonly [Uint8Array, Uint8Array];
+  /** Per op: the patterns an error text is matched against to know its variant, or undefined when it has none. */
+  readonly variantPatterns: readonly (readonly { readonly pattern: RegExp; readonly variant: number }[] | undefined)[];
+  /** Per op and variant: what fails as a consequence of its error, or undefined. */
+  readonly consequences: readonly (readonly CompiledConsequence[] | undefined)[];
+  /** Ops that have consequences, in phased order, so a consequence's own consequences are applied after it. */
+  readonly causeOrder: readonly number[];
+}
+
+/** The variant an error text of `op` is: the first of its variant formats it matches, else 0 (most ops have none). */
+export function variantOfText(cm: CompiledModel, op: number, text: string): number {
+  const patterns = cm.variantPatterns[op];
+  if (!patterns) return 0;
+  for (const p of patterns) if (p.pattern.test(text)) return p.variant;
+  return 0;
+}
+
+/** The effect code of an error of `op` (of `variant`) in `loop` (SEQUENTIAL or PHASED). */
+export function effectOf(cm: CompiledModel, loop: number, op: number, variant: number): number {
+  return cm.effects[loop as 0 | 1][op * cm.variantStride + variant]!;
 }
 
 export function compileModel(model: ReconcileModel): CompiledModel {
@@ -73,6 +118,7 @@ export function compileModel(model: ReconcileModel): CompiledModel {
       category: step.category,
       blockable: step.blockable,
       mode: step.mode,
+      skipWhenBlocked: step.skipWhenBlocked,
       ops: step.ops.map(indexOf),
     };
     groups.push(group);
@@ -105,5 +151,43 @@ export function compileModel(model: ReconcileModel): CompiledModel {
 
   const byName = ops.map((_, i) => i).sort((x, y) => (ops[x]! < ops[y]! ? -1 : ops[x]! > ops[y]! ? 1 : 0));
   const oneLoopOnly = Uint8Array.from(model.operations, (o) => (o.only === undefined ? 0 : 1));
-  return { model, ops, opIndex, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs };
+  return { model, ops, opIndex, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs, ...compileRules(model, opIndex, phasedPosition) };
+}
+
+/** Effects, variants and consequences as tables: the rules of model/effects.ts, looked up by index. */
+function compileRules(
+  model: ReconcileModel,
+  opIndex: ReadonlyMap<string, number>,
+  phasedPosition: Int16Array,
+): Pick<CompiledModel, 'variantStride' | 'effects' | 'variantPatterns' | 'consequences' | 'causeOrder'> {
+  const places = phasedPlaces(model);
+  const variantsOf = model.operations.map((o) => o.errors.filter(isVariant));
+  const stride = 1 + Math.max(0, ...variantsOf.map((v) => v.length));
+  const n = model.operations.length;
+  const effects: [Uint8Array, Uint8Array] = [new Uint8Array(n * stride), new Uint8Array(n * stride)];
+  const consequences: (CompiledConsequence[] | undefined)[] = new Array<CompiledConsequence[] | undefined>(n * stride).fill(undefined);
+  const variantOfFormat = (op: number, format: string): number => 1 + variantsOf[op]!.findIndex((f) => f.format === format);
+
+  model.operations.forEach((op, i) => {
+    const place = places.get(op.name)!;
+    const formats: (ErrorFormat | undefined)[] = [undefined, ...variantsOf[i]!];
+    formats.forEach((format, v) => {
+      effects[SEQUENTIAL][i * stride + v] = EFFECT_CODE[errorEffect(op, 'sequential', place, format)];
+      effects[PHASED][i * stride + v] = EFFECT_CODE[errorEffect(op, 'phased', place, format)];
+      const caused = consequencesOf(op, format).map((c): CompiledConsequence => {
+        const then = opIndex.get(c.op)!;
+        return c.outcome === 'stop' ? { op: then, outcome: STOP, variant: 0 } : { op: then, outcome: ERROR, variant: variantOfFormat(then, c.error!) };
+      });
+      if (caused.length > 0) consequences[i * stride + v] = caused;
+    });
+  });
+  const variantPatternsByOp = model.operations.map((op) => {
+    const patterns = variantPatterns(op).map((p, k) => ({ pattern: p.pattern, variant: k + 1 }));
+    return patterns.length > 0 ? patterns : undefined;
+  });
+  const causeOrder = model.operations
+    .map((_, i) => i)
+    .filter((i) => consequences.slice(i * stride, (i + 1) * stride).some((c) => c !== undefined))
+    .sort((a, b) => phasedPosition[a]! - phasedPosition[b]!);
+  return { variantStride: stride, effects, variantPatterns: variantPatternsByOp, consequences, causeOrder };
 }

@@ -1,20 +1,26 @@
 /**
  * The shadow engine: for each observed attempt, replays it through both loops in dry-run and compares them.
  * An op's outcome is the observed one when this attempt observed it; otherwise it is predicted as the last
- * observed outcome of the same op on the same object earlier in the input, or `ok` when there is none.
- * Predictions are marked as such and never reported as confirmed.
+ * observed outcome of the same op on the same object earlier in the input, or `ok` when there is none. Then
+ * consequences apply: an op that fails (observed or predicted) makes the ops it causes fail too, where this attempt
+ * did not observe them. Predicted and derived outcomes are marked as such and never reported as confirmed.
+ * An error also carries its variant (which of the op's rules apply, read from its text), kept with the outcome.
  * Pure: no I/O, no clock; the only state is the per-object outcome history, kept in compact typed arrays.
  */
 import type { AttemptRecord } from '../collector/records.js';
-import { ERROR, OK, SKIP, STOP, UNKNOWN, type CompiledModel, type OutcomeCode } from './compiled-model.js';
+import { ERROR, OK, SKIP, STOP, UNKNOWN, variantOfText, type CompiledModel, type OutcomeCode } from './compiled-model.js';
 import { runPhased, runSequential, type LoopRun } from './loops.js';
 
 export interface AttemptAnalysis {
   readonly record: AttemptRecord;
   /** Per op: the outcome used in both loops (observed or predicted). */
   readonly outcomes: Uint8Array;
-  /** Per op: 1 when the outcome was observed in this attempt, 0 when predicted. */
+  /** Per op: 1 when the outcome was observed in this attempt, 0 when predicted or derived. */
   readonly observed: Uint8Array;
+  /** Per op: the variant of its error's rules (0: the op's own; see CompiledModel.variantStride). */
+  readonly variants: Uint8Array;
+  /** Ops whose outcome is a consequence of another op's failure in this attempt (not observed); by op index. */
+  readonly derived: readonly number[];
   readonly sequential: LoopRun;
   readonly phased: LoopRun;
   /** Ops the phased loop runs and the sequential loop does not (one-loop ops left out); sorted by name. */
@@ -34,7 +40,10 @@ export interface AttemptAnalysis {
   readonly inconsistent: readonly number[];
 }
 
-/** Last observed outcome per (object, op). One byte per op per object. */
+/**
+ * Last observed outcome per (object, op), with its error's variant: one byte per op per object, the outcome code in
+ * the low two bits and the variant above them (UNKNOWN when never observed).
+ */
 export class OutcomeHistory {
   private readonly byObject = new Map<string, Uint8Array>();
   constructor(private readonly opCount: number) {}
@@ -47,13 +56,13 @@ export class OutcomeHistory {
     return this.byObject.get(key);
   }
 
-  record(key: string, outcomes: Uint8Array, observed: Uint8Array): void {
+  record(key: string, outcomes: Uint8Array, observed: Uint8Array, variants?: Uint8Array): void {
     let last = this.byObject.get(key);
     if (!last) {
       last = new Uint8Array(this.opCount).fill(UNKNOWN);
       this.byObject.set(key, last);
     }
-    for (let i = 0; i < this.opCount; i++) if (observed[i] === 1) last[i] = outcomes[i]!;
+    for (let i = 0; i < this.opCount; i++) if (observed[i] === 1) last[i] = outcomes[i]! | ((variants?.[i] ?? 0) << 2);
   }
 
   forget(key: string): void {
@@ -88,19 +97,29 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
   const n = cm.ops.length;
   const outcomes = new Uint8Array(n);
   const observed = new Uint8Array(n);
+  const variants = new Uint8Array(n);
   const past = history.lookup(key);
-  if (past) for (let i = 0; i < n; i++) outcomes[i] = past[i] === UNKNOWN ? OK : past[i]!;
+  if (past)
+    for (let i = 0; i < n; i++) {
+      const last = past[i]!;
+      if (last === UNKNOWN) continue;
+      outcomes[i] = last & 3;
+      variants[i] = last >> 2;
+    }
   const operations = record.operations;
   for (let k = 0; k < operations.length; k++) {
     const op = operations[k]!;
     const i = cm.opIndex.get(op.name);
     if (i === undefined) continue; // sources reject unknown ops before the engine; nothing to replay here
-    outcomes[i] = outcomeCode(op.outcome);
+    const code = outcomeCode(op.outcome);
+    outcomes[i] = code;
     observed[i] = 1;
+    variants[i] = code === ERROR && op.error !== undefined ? variantOfText(cm, i, op.error) : 0;
   }
+  const derived = applyConsequences(cm, outcomes, observed, variants);
 
-  const sequential = runSequential(cm, outcomes);
-  const phased = runPhased(cm, outcomes);
+  const sequential = runSequential(cm, outcomes, variants);
+  const phased = runPhased(cm, outcomes, variants);
   const unblocked: number[] = [];
   const newlyBlocked: number[] = [];
   let structural: number[] | undefined;
@@ -120,11 +139,13 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
   const inconsistent: number[] = [];
   for (let i = 0; i < n; i++) if (observed[i] === 1 && observedRun.ran[i] === 0) inconsistent.push(i);
 
-  history.record(key, outcomes, observed);
+  history.record(key, outcomes, observed, variants);
   return {
     record,
     outcomes,
     observed,
+    variants,
+    derived,
     sequential,
     phased,
     unblocked,
@@ -137,6 +158,26 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * For each failing op with consequences (in phased order, so a derived failure's own consequences follow), the ops
+ * it causes take the consequence's outcome and variant where this attempt did not observe them. Returns them.
+ */
+function applyConsequences(cm: CompiledModel, outcomes: Uint8Array, observed: Uint8Array, variants: Uint8Array): readonly number[] {
+  let derived: number[] | undefined;
+  for (const op of cm.causeOrder) {
+    if (outcomes[op] !== ERROR) continue;
+    const caused = cm.consequences[op * cm.variantStride + variants[op]!];
+    if (!caused) continue;
+    for (const c of caused) {
+      if (observed[c.op] === 1 || derived?.includes(c.op)) continue;
+      outcomes[c.op] = c.outcome;
+      variants[c.op] = c.variant;
+      (derived ??= []).push(c.op);
+    }
+  }
+  return derived ?? NONE;
+}
 
 /**
  * The public per-attempt `jsonl` row (a contract: key order, sorted names, time and object echoed). `structural`

@@ -1,12 +1,15 @@
 /**
- * The two reconcile loops as pure functions of the operations' outcomes (observed or predicted).
- * Sequential: operations run in order; the first error or stop ends the attempt.
- * Phased: steps run in order; a fail-fast step's error or stop ends the attempt; a blockable group is skipped
- * when a critical group has failed earlier in the attempt (checked when the group is reached, as executeOrBlock
- * does); a chain group's first failing op ends the group; a collect group runs every op.
- * A `stop` inside a group ends that group's chain without failing it: it is a nil return from the group's function.
+ * The two reconcile loops as pure functions of the operations' outcomes (observed or predicted) and, for errors,
+ * which variant of the op's rules applies (model/effects.ts).
+ * Sequential: operations run in order; a stop ends the attempt, and an error does unless its effect is `continue`.
+ * Phased: steps run in order; a fail-fast step's stop ends the attempt, and its error does unless its effect is
+ * `continue`. A blockable group is skipped when a critical group has failed earlier in the attempt (checked when the
+ * group is reached, as executeOrBlock does); a `skipWhenBlocked` group then runs but does nothing. In a group an error
+ * ends the group when its effect is `endGroup` (a chain group's default) and the group goes on when it is `continue`
+ * (a collect group's default); either way the group has failed. A `stop` inside a group is a nil return from the
+ * group's function: it ends a chain group without failing it.
  */
-import { ERROR, STOP, type CompiledModel } from './compiled-model.js';
+import { CONTINUE, END, ERROR, PHASED, SEQUENTIAL, STOP, effectOf, type CompiledModel } from './compiled-model.js';
 
 export const NO_BLOCKER = -1;
 /** Blockers are op indices (>= 0) or groups, encoded as -(2 + group index). */
@@ -28,7 +31,6 @@ export interface LoopRun {
   readonly blockedBy: readonly (readonly [number, number])[];
 }
 
-const endsLoop = (code: number): boolean => code === ERROR || code === STOP;
 const NONE: readonly never[] = Object.freeze([]);
 
 /**
@@ -122,14 +124,22 @@ class PhasedRun extends Run {
   }
 }
 
-export function runSequential(cm: CompiledModel, outcomes: Uint8Array): LoopRun {
+/** Per op: the variant 0 (the op's own rules), for callers that know no error texts. */
+const defaultVariants = (cm: CompiledModel): Uint8Array => new Uint8Array(cm.ops.length);
+
+/** Whether `op`'s outcome ends the attempt when it runs as a step of `loop` (not inside a group). */
+function endsAttempt(cm: CompiledModel, loop: number, op: number, code: number, variant: number): boolean {
+  return code === STOP || (code === ERROR && effectOf(cm, loop, op, variant) === END);
+}
+
+export function runSequential(cm: CompiledModel, outcomes: Uint8Array, variants: Uint8Array = defaultVariants(cm)): LoopRun {
   const ran = new Uint8Array(cm.ops.length);
   let endedBy = -1;
   const order = cm.sequentialOrder;
   for (let i = 0; i < order.length; i++) {
     const op = order[i]!;
     ran[op] = 1;
-    if (endsLoop(outcomes[op]!)) {
+    if (endsAttempt(cm, SEQUENTIAL, op, outcomes[op]!, variants[op]!)) {
       endedBy = op;
       break;
     }
@@ -137,7 +147,7 @@ export function runSequential(cm: CompiledModel, outcomes: Uint8Array): LoopRun 
   return new SequentialRun(cm, ran, endedBy, NONE, NONE);
 }
 
-export function runPhased(cm: CompiledModel, outcomes: Uint8Array): LoopRun {
+export function runPhased(cm: CompiledModel, outcomes: Uint8Array, variants: Uint8Array = defaultVariants(cm)): LoopRun {
   const ran = new Uint8Array(cm.ops.length);
   let failedGroups: number[] | undefined;
   let failedCritical: number[] | undefined;
@@ -147,15 +157,18 @@ export function runPhased(cm: CompiledModel, outcomes: Uint8Array): LoopRun {
   for (const step of cm.phasedSteps) {
     if (step.kind === 'op') {
       ran[step.op] = 1;
-      if (endsLoop(outcomes[step.op]!)) {
+      if (endsAttempt(cm, PHASED, step.op, outcomes[step.op]!, variants[step.op]!)) {
         endedBy = step.op;
         break;
       }
       continue;
     }
-    if (step.blockable && failedCritical) {
-      blockedBy ??= [];
-      for (const critical of failedCritical) blockedBy.push([critical, step.index]);
+    if (failedCritical && (step.blockable || step.skipWhenBlocked)) {
+      if (step.skipWhenBlocked) for (const op of step.ops) ran[op] = 1;
+      else {
+        blockedBy ??= [];
+        for (const critical of failedCritical) blockedBy.push([critical, step.index]);
+      }
       continue;
     }
     let failed = false;
@@ -163,8 +176,10 @@ export function runPhased(cm: CompiledModel, outcomes: Uint8Array): LoopRun {
     for (const op of step.ops) {
       ran[op] = 1;
       const code = outcomes[op]!;
-      if (code === ERROR) failed = true;
-      if (chain && endsLoop(code)) break;
+      if (code === ERROR) {
+        failed = true;
+        if (effectOf(cm, PHASED, op, variants[op]!) !== CONTINUE) break;
+      } else if (code === STOP && chain) break;
     }
     if (failed) {
       (failedGroups ??= []).push(step.index);

@@ -6,7 +6,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 import { fieldName, YamlSource, type FieldPath } from './yaml-source.js';
-import type { ErrorFormat, GroupCategory, GroupMode, LoopKind, ModelOperation, PhasedStep, ReconcileModel } from './types.js';
+import { checkLoopBehaviour } from './loop-behaviour.js';
+import { ERROR_EFFECTS, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type ModelOperation, type PhasedStep, type ReconcileModel } from './types.js';
 
 export class ModelError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -59,6 +60,14 @@ function oneOf<T extends string>(c: Checker, path: Path, value: unknown, allowed
   return undefined;
 }
 
+/** An optional boolean field, false when absent. */
+function flag(c: Checker, at: Path, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value === 'boolean') return value;
+  c.fail(at, `must be true or false, got ${JSON.stringify(value)}`);
+  return false;
+}
+
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
 export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
@@ -86,6 +95,7 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   const controller = requireString(c, ['spec', 'controller'], spec.controller);
   const operations = parseOperations(c, spec.operations);
   const phased = parsePhased(c, spec.phased, operations);
+  if (c.problems.length === 0) checkLoopBehaviour(c, operations, phased);
 
   if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ModelError(c.problems);
   return { name, controller, operations, phased };
@@ -102,7 +112,7 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
   value.forEach((item: unknown, i) => {
     const at = [...path, i];
     if (!isRecord(item)) return c.fail(at, 'must be a mapping with a name');
-    checkKeys(c, at, item, ['name', 'errors', 'only', 'description']);
+    checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'description']);
     const name = requireString(c, [...at, 'name'], item.name);
     if (name === undefined) return;
     if (!NAME_PATTERN.test(name)) return c.fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
@@ -110,15 +120,72 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
     seen.add(name);
     const errors: ErrorFormat[] = [];
     if (item.errors !== undefined) {
-      if (!Array.isArray(item.errors)) c.fail([...at, 'errors'], 'must be a list of Go format strings');
+      if (!Array.isArray(item.errors)) c.fail([...at, 'errors'], 'must be a list of Go format strings or {format, only, onError, causes} mappings');
       else
         item.errors.forEach((e: unknown, j) => {
-          if (typeof e === 'string' && e !== '') errors.push({ format: e });
-          else c.fail([...at, 'errors', j], 'must be a non-empty string');
+          const format = parseErrorFormat(c, [...at, 'errors', j], e);
+          if (format !== undefined) errors.push(format);
         });
     }
     const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
-    out.push(only === undefined ? { name, errors } : { name, errors, only });
+    const onError = item.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], item.onError);
+    const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
+    out.push({ name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }) });
+  });
+  return out;
+}
+
+/** A plain string (both loops, the operation's rules) or a mapping with rules of its own. */
+function parseErrorFormat(c: Checker, at: Path, value: unknown): ErrorFormat | undefined {
+  if (typeof value === 'string') {
+    if (value !== '') return { format: value };
+    c.fail(at, 'must be a non-empty string');
+    return undefined;
+  }
+  if (!isRecord(value)) {
+    c.fail(at, 'must be a Go format string or a {format, only, onError, causes} mapping');
+    return undefined;
+  }
+  checkKeys(c, at, value, ['format', 'only', 'onError', 'causes']);
+  const format = requireString(c, [...at, 'format'], value.format);
+  const only = value.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], value.only, ['sequential', 'phased']);
+  const onError = value.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], value.onError);
+  const causes = value.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], value.causes);
+  if (format === undefined) return undefined;
+  return { format, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }) };
+}
+
+function parseLoopEffects(c: Checker, at: Path, value: unknown): LoopEffects | undefined {
+  if (!isRecord(value)) {
+    c.fail(at, 'must be a mapping of loop to effect, e.g. {phased: continue}');
+    return undefined;
+  }
+  checkKeys(c, at, value, ['sequential', 'phased']);
+  const effects: Partial<Record<LoopKind, ErrorEffect>> = {};
+  for (const loop of ['sequential', 'phased'] as const) {
+    if (value[loop] === undefined) continue;
+    const effect = oneOf<ErrorEffect>(c, [...at, loop], value[loop], ERROR_EFFECTS);
+    if (effect !== undefined) effects[loop] = effect;
+  }
+  return effects;
+}
+
+function parseCauses(c: Checker, at: Path, value: unknown): Consequence[] | undefined {
+  if (!Array.isArray(value)) {
+    c.fail(at, 'must be a list of {op, error} or {op, outcome: stop}');
+    return undefined;
+  }
+  const out: Consequence[] = [];
+  value.forEach((item: unknown, k) => {
+    const here = [...at, k];
+    if (!isRecord(item)) return c.fail(here, 'must be a mapping {op, error} or {op, outcome: stop}');
+    checkKeys(c, here, item, ['op', 'error', 'outcome']);
+    const op = requireString(c, [...here, 'op'], item.op);
+    const outcome = oneOf<'error' | 'stop'>(c, [...here, 'outcome'], item.outcome, ['error', 'stop'], 'error');
+    if (outcome === 'stop' && item.error !== undefined) return c.fail([...here, 'error'], 'a stop carries no error (leave out error, or outcome)');
+    const error = outcome === 'error' ? requireString(c, [...here, 'error'], item.error) : undefined;
+    if (op === undefined || outcome === undefined || (outcome === 'error' && error === undefined)) return;
+    out.push(error === undefined ? { op, outcome } : { op, outcome, error });
   });
   return out;
 }
@@ -168,16 +235,16 @@ function parsePhased(c: Checker, value: unknown, operations: readonly ModelOpera
       return;
     }
     if (!('group' in item)) return c.fail(at, 'a step needs "op" (fail-fast) or "group"');
-    checkKeys(c, at, item, ['group', 'category', 'blockable', 'mode', 'ops', 'description']);
+    checkKeys(c, at, item, ['group', 'category', 'blockable', 'mode', 'skipWhenBlocked', 'ops', 'description']);
     const group = requireString(c, [...at, 'group'], item.group);
     if (group !== undefined && groups.has(group)) c.fail([...at, 'group'], `duplicate group "${group}"`);
     if (group !== undefined) groups.add(group);
     const category = oneOf<GroupCategory>(c, [...at, 'category'], item.category, ['critical', 'nonCritical']);
     const mode = oneOf<GroupMode>(c, [...at, 'mode'], item.mode, ['chain', 'collect'], 'chain');
-    let blockable = false;
-    if (item.blockable !== undefined) {
-      if (typeof item.blockable === 'boolean') blockable = item.blockable;
-      else c.fail([...at, 'blockable'], `must be true or false, got ${JSON.stringify(item.blockable)}`);
+    const blockable = flag(c, [...at, 'blockable'], item.blockable);
+    const skipWhenBlocked = flag(c, [...at, 'skipWhenBlocked'], item.skipWhenBlocked);
+    if (skipWhenBlocked && blockable) {
+      c.fail([...at, 'skipWhenBlocked'], 'only a group that is not blockable can skip itself when blocked (a blockable group is not run at all)');
     }
     const ops: string[] = [];
     if (!Array.isArray(item.ops) || item.ops.length === 0) c.fail([...at, 'ops'], 'required non-empty list of operation names');
@@ -187,7 +254,7 @@ function parsePhased(c: Checker, value: unknown, operations: readonly ModelOpera
         if (placedOp !== undefined) ops.push(placedOp);
       });
     if (group !== undefined && category !== undefined && mode !== undefined) {
-      steps.push({ kind: 'group', group, category, blockable, mode, ops, skipWhenBlocked: false });
+      steps.push({ kind: 'group', group, category, blockable, mode, ops, skipWhenBlocked });
     }
   });
 

@@ -25,16 +25,29 @@ export const ERROR_EFFECTS: readonly ErrorEffect[] = ['end', 'endGroup', 'contin
 /** Per-loop overrides of an error's effect; a loop left out keeps the default of the operation's place in it. */
 export type LoopEffects = Partial<Readonly<Record<LoopKind, ErrorEffect>>>;
 
-/** A Go format string of an error the operation returns, and its effect when that differs from the operation's. */
+/**
+ * A Go format string an error of the operation can start with (its outermost format), and what differs for errors of
+ * this format: the loop it exists in (`only`), its effect, its consequences. A format with `onError` or `causes` is a
+ * *variant*: the engine matches an observed error's text against the op's variants to know which rules apply.
+ */
 export interface ErrorFormat {
   readonly format: string;
+  /** Present when an error of the op starts with this text in one loop only (the other wraps it, or lacks it). */
+  readonly only?: LoopKind;
   readonly onError?: LoopEffects;
+  /** Replaces the operation's `causes` for errors of this format (`[]`: none). */
+  readonly causes?: readonly Consequence[];
 }
 
-/** When the operation fails and the loop goes on, `op` (later in that loop) fails too, with an error of format `error`. */
+/**
+ * When the operation fails and the loop goes on, `op` (later in the loop) fails too: with an error of format `error`
+ * (`outcome: 'error'`), or by returning nil early and ending the attempt silently (`outcome: 'stop'`).
+ */
 export interface Consequence {
   readonly op: string;
-  readonly error: string;
+  readonly outcome: 'error' | 'stop';
+  /** Set exactly when `outcome` is `error`: one of `op`'s formats. */
+  readonly error?: string;
 }
 /** chain: the group's first failing op ends the group; collect: every op runs and errors are collected. */
 export type GroupMode = 'chain' | 'collect';

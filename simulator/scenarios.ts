@@ -9,12 +9,12 @@
  * by the attempt failing, is what it would have been.
  */
 import type { AttemptRecord, OperationRecord } from '../collector/records.js';
-import { compileModel, ERROR, OK, OUTCOME_CODE } from '../analyzer/compiled-model.js';
+import { compileModel, ERROR, OK, OUTCOME_CODE, variantOfText } from '../analyzer/compiled-model.js';
 import { runPhased, runSequential } from '../analyzer/loops.js';
 import type { ReconcileModel } from '../model/types.js';
 import type { FaultSpec } from './faults.js';
 import { Random } from './random.js';
-import { formatError, World, type ObserveMode } from './world.js';
+import { formatError, simulatedFormat, World, type ObserveMode } from './world.js';
 
 export interface Consequence {
   /** The op whose failure earlier in the same attempt causes it. */
@@ -64,14 +64,18 @@ export function* withConsequences(model: ReconcileModel, records: Iterable<Attem
       continue;
     }
     const position = record.model === 'sequential' ? cm.sequentialPosition : cm.phasedPosition;
+    const [namespace = '', name = ''] = record.object.split('/');
     const outcomes = new Uint8Array(cm.ops.length).fill(OK);
+    const variants = new Uint8Array(cm.ops.length);
     let ran = new Set<number>();
     for (const op of record.operations) {
       const i = indexOf(op.name);
       outcomes[i] = OUTCOME_CODE[op.outcome];
+      if (op.error !== undefined) variants[i] = variantOfText(cm, i, op.error);
       ran.add(i);
     }
     const fired = new Set<number>();
+    /** The error text of each op a consequence made fail. */
     const caused = new Map<number, string>();
     for (;;) {
       const next = rules
@@ -81,24 +85,23 @@ export function* withConsequences(model: ReconcileModel, records: Iterable<Attem
       if (!next) break;
       fired.add(next.i);
       if (next.r.probability < 1 && !random.chance(next.r.probability)) continue;
+      const filled = next.r.cause.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
+      const text = formatError(simulatedFormat(model.operations[next.r.thenOp]!, record.model), filled, { namespace, name });
       outcomes[next.r.thenOp] = ERROR;
-      caused.set(next.r.thenOp, next.r.cause);
-      const run = record.model === 'sequential' ? runSequential(cm, outcomes) : runPhased(cm, outcomes);
+      variants[next.r.thenOp] = variantOfText(cm, next.r.thenOp, text);
+      caused.set(next.r.thenOp, text);
+      const run = record.model === 'sequential' ? runSequential(cm, outcomes, variants) : runPhased(cm, outcomes, variants);
       ran = new Set([...ran].filter((op) => run.ran[op] === 1));
     }
     if (caused.size === 0) {
       yield record;
       continue;
     }
-    const [namespace = '', name = ''] = record.object.split('/');
     const operations: OperationRecord[] = record.operations
       .filter((o) => ran.has(indexOf(o.name)))
       .map((o) => {
-        const cause = caused.get(indexOf(o.name));
-        if (cause === undefined) return o;
-        const format = model.operations[indexOf(o.name)]!.errors[0]?.format ?? '%w';
-        const filled = cause.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
-        return { name: o.name, outcome: 'error', error: formatError(format, filled, { namespace, name }), durationSeconds: o.durationSeconds };
+        const error = caused.get(indexOf(o.name));
+        return error === undefined ? o : { name: o.name, outcome: 'error', error, durationSeconds: o.durationSeconds };
       });
     yield { ...record, operations };
   }

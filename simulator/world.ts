@@ -4,9 +4,10 @@
  * of `run`, the tests and the benchmarks.
  */
 import type { AttemptRecord, OperationRecord } from '../collector/records.js';
-import { ERROR, OK, SKIP, STOP, compileModel, type CompiledModel } from '../analyzer/compiled-model.js';
+import { ERROR, OK, SKIP, STOP, compileModel, variantOfText, type CompiledModel } from '../analyzer/compiled-model.js';
 import { runPhased, runSequential } from '../analyzer/loops.js';
-import type { LoopKind, ReconcileModel } from '../model/types.js';
+import { formatsIn } from '../model/effects.js';
+import type { LoopKind, ModelOperation, ReconcileModel } from '../model/types.js';
 import { faultsFor, HYPERSHIFT_SKIPS, type FaultSpec } from './faults.js';
 import { Random } from './random.js';
 
@@ -81,6 +82,11 @@ class Schedule {
     }
     return top;
   }
+}
+
+/** The format a simulated error of `op` takes in `loop`: its first one there (a bare cause when it has none). */
+export function simulatedFormat(op: ModelOperation, loop: LoopKind): string {
+  return formatsIn(op, loop)[0]?.format ?? '%w';
 }
 
 /** Fills a Go format string: %w gets the cause, other verbs a value derived from the object. */
@@ -186,20 +192,25 @@ export class World {
         causes.set(op, `Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "${object.name}": the object has been modified; please apply your changes to the latest version and try again`);
       }
     }
-    const run = object.observe === 'sequential' ? runSequential(this.cm, outcomes) : runPhased(this.cm, outcomes);
+    // each error's text first: which of the op's rules apply (its variant) is read from it, as the engine does
+    const errors = new Map<number, string>();
+    const variants = new Uint8Array(n);
+    for (let op = 0; op < n; op++) {
+      if (outcomes[op] !== ERROR) continue;
+      const cause = (causes.get(op) ?? 'simulated failure').replaceAll('{name}', object.name).replaceAll('{namespace}', this.namespace);
+      const text = formatError(simulatedFormat(this.cm.model.operations[op]!, object.observe), cause, { namespace: this.namespace, name: object.name });
+      errors.set(op, text);
+      variants[op] = variantOfText(this.cm, op, text);
+    }
+    const run = object.observe === 'sequential' ? runSequential(this.cm, outcomes, variants) : runPhased(this.cm, outcomes, variants);
     const order = object.observe === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
     const operations: OperationRecord[] = [];
     for (const op of order) {
       if (run.ran[op] !== 1) continue;
       const code = outcomes[op]!;
       const durationSeconds = Math.round(this.random.exponential(0.004) * 1e6) / 1e6;
-      if (code === ERROR) {
-        const format = this.cm.model.operations[op]!.errors[0]?.format ?? '%w';
-        const cause = (causes.get(op) ?? 'simulated failure').replaceAll('{name}', object.name).replaceAll('{namespace}', this.namespace);
-        operations.push({ name: this.cm.ops[op]!, outcome: 'error', error: formatError(format, cause, { namespace: this.namespace, name: object.name }), durationSeconds });
-      } else {
-        operations.push({ name: this.cm.ops[op]!, outcome: code === STOP ? 'stop' : code === SKIP ? 'skip' : 'ok', durationSeconds });
-      }
+      if (code === ERROR) operations.push({ name: this.cm.ops[op]!, outcome: 'error', error: errors.get(op)!, durationSeconds });
+      else operations.push({ name: this.cm.ops[op]!, outcome: code === STOP ? 'stop' : code === SKIP ? 'skip' : 'ok', durationSeconds });
     }
     return {
       time: new Date(timeMs).toISOString(),

@@ -1,8 +1,8 @@
-/** The engine's public contract: every reference case in shared/contract reproduces its expected rows exactly. */
+/** The engine's public contract: every reference case (test/fixtures/contract) reproduces its expected rows exactly. */
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTRACT } from '../support/paths.js';
+import { CONTRACT_CASES as CONTRACT } from '../support/paths.js';
 import { runCli } from '../support/run-command.js';
 
 const cases = readdirSync(CONTRACT)

@@ -32,7 +32,7 @@ describe('published series the alerts and dashboards join on', () => {
     deepStrictEqual(labelsOf('HostedControlPlane'), { controller: 'hostedcluster', operation: 'HostedControlPlane', group: 'CoreHCPChain', category: 'critical' });
     deepStrictEqual(labelsOf('SSHKeySync'), { controller: 'hostedcluster', operation: 'SSHKeySync', group: 'SSHKeySync', category: 'nonCritical' });
     deepStrictEqual(labelsOf('GetHCP'), { controller: 'hostedcluster', operation: 'GetHCP', group: '', category: 'failFast' });
-    deepStrictEqual(labelsOf('AWSSubnets'), { controller: 'hostedcluster', operation: 'AWSSubnets', group: '', category: 'sequentialOnly' });
+    deepStrictEqual(labelsOf('ManagedHSMVersionCheck'), { controller: 'hostedcluster', operation: 'ManagedHSMVersionCheck', group: 'ManagedHSMVersionCheck', category: 'critical' });
     // What the critical-operation alert selects: the ops of the model's critical groups, `only: phased` ones included.
     deepStrictEqual(
       info.filter((s) => s.labels.category === 'critical').map((s) => s.labels.operation).sort(),

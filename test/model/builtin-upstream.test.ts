@@ -1,0 +1,198 @@
+/**
+ * The built-in HyperShift model against the upstream code, as extracted once from openshift/hypershift at the merge of
+ * PR #7908 and at HEAD into test/fixtures/upstream/hostedcluster.json (see the README there). What the extraction
+ * cannot know, which caller wraps which error, is stated below, and each statement is itself checked against the
+ * table: a wrapper must be an error format of the caller's loop.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { errorEffect, formatsIn, phasedPlaces } from '../../model/effects.js';
+import { resolveModel } from '../../model/load.js';
+import type { LoopKind } from '../../model/types.js';
+import { BUILTIN_MODEL, REPO } from '../support/paths.js';
+
+interface FormatRow {
+  readonly commit: 'merge' | 'head';
+  readonly function: string;
+  readonly line: number;
+  readonly format: string;
+  readonly use: 'return' | 'append' | 'log' | 'other';
+  readonly closure: string | null;
+}
+interface Upstream {
+  readonly functions: readonly { readonly name: string; readonly loops: readonly LoopKind[] }[];
+  readonly absent: readonly { readonly commit: string; readonly function: string }[];
+  readonly sentinels: readonly { readonly commit: string; readonly name: string; readonly text: string }[];
+  readonly steps: Readonly<Record<'merge' | 'head', readonly { name: string; call: 'execute' | 'executeOrBlock'; category: string; checksShouldBlock: boolean }[]>>;
+  readonly formats: readonly FormatRow[];
+}
+
+const upstream = JSON.parse(readFileSync(join(REPO, 'test/fixtures/upstream/hostedcluster.json'), 'utf8')) as Upstream;
+const model = resolveModel(BUILTIN_MODEL);
+const places = phasedPlaces(model);
+const LOOPS: readonly LoopKind[] = ['sequential', 'phased'];
+const loopsOf = new Map(upstream.functions.map((f) => [f.name, f.loops]));
+
+/** Functions a loop calls only through a format of its own: none of their texts starts an operation's error there. */
+const WRAPPED_FUNCTIONS: readonly { function: string; loop: LoopKind; by: string }[] = [
+  { function: 'reconcileControlPlaneOperator', loop: 'sequential', by: 'failed to reconcile control plane operator: %w' },
+  { function: 'reconcileControlPlaneOperator', loop: 'phased', by: 'failed to reconcile control plane operator: %w' },
+  { function: 'reconcileKubeconfigSync', loop: 'phased', by: 'failed to reconcile kubeconfig: %w' },
+  { function: 'reconcileCustomKubeconfigSync', loop: 'phased', by: 'failed to reconcile custom kubeconfig: %w' },
+  { function: 'reconcileCustomExternalKubeconfig', loop: 'phased', by: 'failed to reconcile custom kubeconfig: %w' },
+  { function: 'reconcileKubeadminPasswordSync', loop: 'phased', by: 'failed to reconcile kubeadmin password: %w' },
+  { function: 'serviceAccountSigningKeyBytes', loop: 'sequential', by: 'failed to reconcile service account signing key: %w' },
+];
+
+/** Single errors wrapped where they are made: a createOrUpdate mutate function's error, which its caller wraps. */
+const WRAPPED_ROWS: readonly { function: string; format: string; by: string }[] = [
+  { function: 'reconcileLegacy', format: 'failed to get next available SecurityContext UID: %w', by: 'failed to reconcile namespace: %w' },
+  { function: 'reconcileControlPlaneNamespace', format: 'failed to get next available SecurityContext UID: %w', by: 'failed to reconcile namespace: %w' },
+  { function: 'reconcileLegacy', format: 'hostedcluster pull secret %q must have a .dockerconfigjson key', by: 'failed to reconcile pull secret: %w' },
+  { function: 'reconcileLegacy', format: 'hostedcluster SSHKey secret %q must have a id_rsa.pub key', by: 'failed to reconcile controlplane SSHKey secret: %w' },
+  { function: 'reconcileLegacy', format: 'controlplane kubeconfig secret %q must have a %q key', by: 'failed to reconcile hostedcluster kubeconfig secret: %w' },
+  { function: 'reconcileAdditionalTrustBundle', format: 'hostedcluster AdditionalTrustBundle configmap %q must have a ca-bundle.crt key', by: 'failed to reconcile controlplane AdditionalTrustBundle configmap: %w' },
+  { function: 'reconcileCustomExternalKubeconfig', format: 'controlplane custom external kubeconfig secret %q must have a %q key', by: 'failed to reconcile hostedcluster custom external kubeconfig secret: %w' },
+  { function: 'reconcileKubevirtPlatformDefaultSettings', format: 'failed to generate the etcd encryption key; %w', by: 'failed to create ETCD SecretEncryption key for KubeVirt platform HostedCluster: %w' },
+];
+
+/** Errors that wrap a package-level sentinel as their first `%w`: their text starts with the sentinel's. */
+const SENTINEL_WRAPS: ReadonlyMap<string, string> = new Map([['GetPullSecretBytes', 'ErrPullSecretUnavailable']]);
+
+/**
+ * The legacy gate returns fmt.Errorf("%s", message) of the ValidReleaseImage=False/SecretNotFound condition, whose
+ * message is validateReleaseImage's error: a NotFound from GetPullSecretBytes (the only NotFound it can return).
+ */
+const GATE = { function: 'reconcileLegacy', format: '%s', op: 'ValidationGates', text: 'pull secret unavailable: %w' };
+
+/** A text made of two upstream formats: the phased control plane operator's error when the ingress domain failed. */
+const COMPOSED = {
+  op: 'DefaultIngressDomain',
+  format: 'failed to reconcile control plane operator: failed to determine default ingress domain: %w',
+  outer: { function: 'reconcileOperatorDeployments', format: 'failed to reconcile control plane operator: %w' },
+  inner: { function: 'reconcileControlPlaneOperator', format: 'failed to determine default ingress domain: %w' },
+};
+
+const sentinel = (name: string): string => upstream.sentinels.find((s) => s.name === name && s.commit === 'head')!.text;
+
+/** A row's text as an error can start with it: a sentinel's `%w` replaced by the sentinel's text. */
+function rowText(row: FormatRow): string {
+  const wrapped = SENTINEL_WRAPS.get(row.function);
+  return wrapped ? row.format.replace(/^%w/, sentinel(wrapped)) : row.format;
+}
+
+function isWrapped(row: FormatRow, loop: LoopKind): boolean {
+  return WRAPPED_FUNCTIONS.some((w) => w.function === row.function && w.loop === loop) || WRAPPED_ROWS.some((w) => w.function === row.function && w.format === row.format);
+}
+
+/** Rows whose text can start an operation's error in `loop`: returned or collected, not wrapped there. */
+function outermost(loop: LoopKind): FormatRow[] {
+  return upstream.formats.filter((r) => (r.use === 'return' || r.use === 'append') && loopsOf.get(r.function)!.includes(loop) && !isWrapped(r, loop) && !(r.function === GATE.function && r.format === GATE.format));
+}
+
+/** Every (loop, format) the model lists, with the ops listing it. */
+function modelFormats(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const op of model.operations)
+    for (const loop of LOOPS) {
+      if (op.only !== undefined && op.only !== loop) continue;
+      for (const f of formatsIn(op, loop)) out.set(`${loop}\u0000${f.format}`, [...(out.get(`${loop}\u0000${f.format}`) ?? []), op.name]);
+    }
+  return out;
+}
+
+describe('built-in HyperShift model against the upstream code', () => {
+  it('the table holds both commits, every function found at both except the HEAD-only check', () => {
+    assert.deepEqual(upstream.absent, [{ commit: 'merge', function: 'validateManagedHSMVersion' }]);
+    assert.equal(upstream.formats.filter((r) => r.commit === 'merge').length, 271);
+    assert.equal(upstream.formats.filter((r) => r.commit === 'head').length, 273);
+  });
+
+  it('the phased groups are the reconcile report steps at HEAD, in order, with their category and blocking', () => {
+    const groups = model.phased.flatMap((s) => (s.kind === 'group' ? [s] : []));
+    assert.deepEqual(
+      groups.map((g) => ({ name: g.group, category: g.category, blockable: g.blockable, skipWhenBlocked: g.skipWhenBlocked })),
+      upstream.steps.head.map((s) => ({ name: s.name, category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category, blockable: s.call === 'executeOrBlock', skipWhenBlocked: s.checksShouldBlock })),
+    );
+  });
+
+  it('the merge differs from HEAD by the ManagedHSMVersionCheck step and the SSH key delete: the parts marked HEAD only', () => {
+    assert.deepEqual(
+      upstream.steps.head.map((s) => s.name).filter((n) => !upstream.steps.merge.some((m) => m.name === n)),
+      ['ManagedHSMVersionCheck'],
+    );
+    const key = (r: FormatRow): string => `${r.function}: ${r.format}`;
+    const merge = new Set(upstream.formats.filter((r) => r.commit === 'merge').map(key));
+    assert.deepEqual([...new Set(upstream.formats.filter((r) => r.commit === 'head' && !merge.has(key(r))).map(key))], [
+      'reconcileSSHKeySync: failed to delete unused SSHKey secret: %w',
+      'validateManagedHSMVersion: release image version %s does not support Azure Managed HSM, which requires version %s or newer',
+    ]);
+    assert.equal(model.operations.find((o) => o.name === 'ManagedHSMVersionCheck')?.only, 'phased');
+  });
+
+  it('every format an operation error can start with upstream is on an operation, in that loop', () => {
+    const listed = modelFormats();
+    for (const loop of LOOPS) {
+      const missing = [...new Set(outermost(loop).map(rowText))].filter((text) => !listed.has(`${loop}\u0000${text}`));
+      assert.deepEqual(missing, [], `${loop}: upstream formats no operation lists`);
+    }
+  });
+
+  it('every format of the model is upstream’s, in the loop the model puts it', () => {
+    const produced = new Set(LOOPS.flatMap((loop) => outermost(loop).map((r) => `${loop}\u0000${rowText(r)}`)));
+    produced.add(`sequential\u0000${GATE.text}`);
+    produced.add(`phased\u0000${COMPOSED.format}`);
+    const invented = [...modelFormats()].filter(([key]) => !produced.has(key)).map(([key, ops]) => `${key.replace('\u0000', ': ')} (${ops.join(', ')})`);
+    assert.deepEqual(invented, []);
+  });
+
+  it('each stated wrapper is an error format of the wrapping loop, and each composed text is made of real parts', () => {
+    for (const w of [...WRAPPED_FUNCTIONS, ...WRAPPED_ROWS.map((r) => ({ ...r, loop: loopsOf.get(r.function)![0]! }))]) {
+      assert.ok(
+        outermost(w.loop).some((r) => r.format === w.by),
+        `${w.function}: "${w.by}" is not an outermost ${w.loop} format`,
+      );
+    }
+    for (const part of [COMPOSED.outer, COMPOSED.inner]) assert.ok(upstream.formats.some((r) => r.function === part.function && r.format === part.format), part.format);
+    assert.ok(upstream.formats.some((r) => r.function === GATE.function && r.format === GATE.format && r.use === 'return'));
+    assert.deepEqual(
+      upstream.sentinels.map((s) => s.text),
+      ['pull secret unavailable', 'pull secret unavailable'],
+    );
+  });
+
+  it('in a collect group an error that the group function returns ends the group, one it collects does not', () => {
+    const collectors = new Set(upstream.formats.filter((r) => r.use === 'append').map((r) => r.function));
+    const checked: string[] = [];
+    for (const row of upstream.formats.filter((r) => r.commit === 'head' && collectors.has(r.function))) {
+      const op = model.operations.find((o) => formatsIn(o, 'phased').some((f) => f.format === row.format))!;
+      const place = places.get(op.name)!;
+      assert.equal(place.kind === 'group' && place.group.mode, 'collect', op.name);
+      const format = op.errors.find((f) => f.format === row.format);
+      assert.equal(errorEffect(op, 'phased', place, format), row.use === 'append' ? 'continue' : 'endGroup', `${op.name}: ${row.format}`);
+      checked.push(op.name);
+    }
+    assert.deepEqual(checked.sort(), [
+      'CAPIManager', 'CAPIProvider', 'CLISecrets', 'ClusterPrometheusRBAC', 'ControlPlaneOperator', 'CustomKubeconfigSync', 'KarpenterOperator', 'KubeadminPasswordSync',
+      'KubeconfigSync', 'MonitoringDashboard', 'NetworkPolicies', 'OpenShiftTrustedCAs', 'PKIOperatorRBAC', 'SREMetricsConfig', 'SecurityContextUID',
+    ]);
+  });
+
+  it('the per-loop rules the code shows: fatal in legacy, going on in phased', () => {
+    const effect = (name: string, loop: LoopKind, format?: string): string => {
+      const op = model.operations.find((o) => o.name === name)!;
+      return errorEffect(op, loop, places.get(name)!, format === undefined ? undefined : op.errors.find((f) => f.format === format));
+    };
+    assert.deepEqual(
+      ['PayloadArch', 'LookupReleaseImage'].map((op) => [effect(op, 'sequential'), effect(op, 'phased')]),
+      [
+        ['end', 'continue'],
+        ['end', 'continue'],
+      ],
+    );
+    assert.deepEqual([effect('ValidationGates', 'sequential', GATE.text), effect('ValidationGates', 'phased', GATE.text)], ['end', 'continue']);
+    assert.deepEqual([effect('ValidationGates', 'sequential', 'configuration is invalid: %s'), effect('ValidationGates', 'phased', 'configuration is invalid: %s')], ['end', 'end']);
+    assert.equal(effect('SecurityContextUID', 'phased'), 'endGroup');
+  });
+});
