@@ -19,7 +19,7 @@
  * - A loop is *proven* by an attempt when only that loop has a consistent reading: the other loop cannot have written
  *   those lines. A lone error in a report group fits both loops and proves nothing.
  */
-import { errorEffect, phasedPlaces, type PhasedPlace } from '../model/effects.js';
+import { consequencesOf, errorEffect, formatsIn, phasedPlaces, type PhasedPlace } from '../model/effects.js';
 import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../model/types.js';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch } from './error-mapping.js';
 import type { OperationRecord, SourceNote } from './records.js';
@@ -135,7 +135,8 @@ export class AttemptBuilder {
     options: AttemptBuilderOptions = {},
   ) {
     this.anyMapper = new ErrorMapper(model);
-    this.mappers = { sequential: this.anyMapper, phased: this.anyMapper };
+    // a format marked `only:` is a text an error of the operation starts with in that loop alone
+    this.mappers = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
     this.nonOperation = new NonOperationErrors(options.nonOperationErrors ?? []);
     this.loggedContinues = options.loggedContinues ?? new Set();
     this.ops = new Map(model.operations.map((o) => [o.name, o]));
@@ -281,7 +282,7 @@ export class AttemptBuilder {
     for (let k = 0; k < reached; k++) this.claimPassed(order[k]!, 'sequential', errors, texts, records);
     if (end) records.set(end.op, withOutcome(end.op, end.outcome, end.message));
     else if (reached >= 0 && !texts.success) this.claimPassed(order[reached]!, 'sequential', errors, texts, records);
-    this.dropConsequences(records, [...this.failures(records)]);
+    this.dropConsequences(records, progress.formats, failing ? new Map([[failing.operation, failing.format]]) : undefined);
     return { ok: true, operations: records };
   }
 
@@ -306,7 +307,7 @@ export class AttemptBuilder {
         const effect = this.effect(end.op, 'phased', end.format);
         if (effect !== 'end') return refuse(`${end.op}'s error does not end the phased loop (${effect}), so it is never the returned error`);
       }
-      return this.phasedFailFastEnd(end.op, end.outcome, 'message' in end ? end.message : undefined, progress.errors, texts);
+      return this.phasedFailFastEnd(end.op, end.outcome, 'message' in end ? end.message : undefined, progress, texts, failFast[0]?.format);
     }
 
     if (!loopEnded) {
@@ -316,20 +317,20 @@ export class AttemptBuilder {
       const reached = Math.max(-1, ...[...progress.errors.keys()].map((op) => steps.indexOf(op)));
       const records = new Map<string, OperationRecord>();
       for (let k = 0; k <= reached; k++) this.claimPassed(steps[k]!, 'phased', progress.errors, texts, records);
-      this.dropConsequences(records, [...this.failures(records)]);
+      this.dropConsequences(records, progress.formats);
       return { ok: true, operations: records };
     }
     return this.phasedLoopEnd(i, mapped, progress);
   }
 
-  private phasedFailFastEnd(op: string, outcome: 'error' | 'stop', message: string | undefined, errors: ReadonlyMap<string, string | undefined>, texts: AttemptTexts): Built {
+  private phasedFailFastEnd(op: string, outcome: 'error' | 'stop', message: string | undefined, progress: ProgressRead, texts: AttemptTexts, format?: ErrorFormat): Built {
     const steps = this.failFastSteps();
     const at = steps.indexOf(op);
-    for (const e of errors.keys()) if (steps.indexOf(e) > at || steps.indexOf(e) < 0) return refuse(`${e} went on after its error, but the attempt ended at ${op}`);
+    for (const e of progress.errors.keys()) if (steps.indexOf(e) > at || steps.indexOf(e) < 0) return refuse(`${e} went on after its error, but the attempt ended at ${op}`);
     const records = new Map<string, OperationRecord>();
-    for (let k = 0; k < at; k++) this.claimPassed(steps[k]!, 'phased', errors, texts, records);
+    for (let k = 0; k < at; k++) this.claimPassed(steps[k]!, 'phased', progress.errors, texts, records);
     records.set(op, withOutcome(op, outcome, message));
-    this.dropConsequences(records, [...this.failures(records)]);
+    this.dropConsequences(records, progress.formats, outcome === 'error' ? new Map([[op, format]]) : undefined);
     return { ok: true, operations: records };
   }
 
@@ -389,7 +390,7 @@ export class AttemptBuilder {
         else if (criticalSettled) this.groupOutcomes(step, failedOps, stops, true, records);
       } else if (!criticalRun) this.groupOutcomes(step, failedOps, stops, nonCriticalComplete, records);
     });
-    this.dropConsequences(records, [...this.failures(records)]);
+    this.dropConsequences(records, progress.formats, new Map([...failedOps].map(([op, f]) => [op, f.format])));
     return { ok: true, operations: records };
   }
 
@@ -441,7 +442,7 @@ export class AttemptBuilder {
     if (!operation) return false;
     const place = this.places.get(op)!;
     if (loop === 'phased' && place.kind === 'group') return false;
-    return [undefined, ...operation.errors].some((f) => errorEffect(operation, loop, place, f) === 'continue');
+    return [undefined, ...formatsIn(operation, loop)].some((f) => errorEffect(operation, loop, place, f) === 'continue');
   }
 
   private effect(op: string, loop: LoopKind, format?: ErrorFormat): string {
@@ -452,6 +453,7 @@ export class AttemptBuilder {
   private progressIn(loop: LoopKind, texts: AttemptTexts): ProgressRead | { ok: false; why: string } {
     const stops: ProgressText[] = [];
     const errors = new Map<string, string | undefined>();
+    const formats = new Map<string, ErrorFormat | undefined>();
     for (const p of texts.progress ?? []) {
       if (!this.runsIn(p.op, loop)) return refuse(`${p.op} reported progress, but the ${loop} loop does not run it`);
       if (p.outcome === 'stop') {
@@ -464,19 +466,21 @@ export class AttemptBuilder {
         return refuse(`${p.op} logged an error and went on, which its error does not do in the ${loop} loop (${effect})`);
       }
       errors.set(p.op, p.error);
+      formats.set(p.op, format);
     }
-    return { ok: true, stops, errors };
+    return { ok: true, stops, errors, formats };
   }
 
-  /** Operations that fail because another failed (the model's `causes`) are left to the engine, unless observed. */
-  private dropConsequences(records: Map<string, OperationRecord>, failed: readonly string[]): void {
-    for (const op of failed) {
-      for (const c of this.ops.get(op)?.causes ?? []) if (records.get(c.op)?.outcome === 'ok') records.delete(c.op);
+  /**
+   * What fails because another operation failed (the model's `causes`, per format) is left to the engine: an `ok`
+   * claimed for a consequence is dropped (a consequence seen in the texts keeps its own outcome).
+   */
+  private dropConsequences(records: Map<string, OperationRecord>, ...failed: (ReadonlyMap<string, ErrorFormat | undefined> | undefined)[]): void {
+    for (const byOp of failed) {
+      for (const [op, format] of byOp ?? []) {
+        for (const c of consequencesOf(this.ops.get(op)!, format)) if (records.get(c.op)?.outcome === 'ok') records.delete(c.op);
+      }
     }
-  }
-
-  private *failures(records: ReadonlyMap<string, OperationRecord>): Iterable<string> {
-    for (const r of records.values()) if (r.outcome === 'error') yield r.name;
   }
 
   /** Outcomes every reading states alike, in the loop's order; an error's text only when all readings give it. */
@@ -522,6 +526,8 @@ interface ProgressRead {
   readonly ok: true;
   readonly stops: readonly ProgressText[];
   readonly errors: ReadonlyMap<string, string | undefined>;
+  /** The matched format of each error, for its effect and consequences. */
+  readonly formats: ReadonlyMap<string, ErrorFormat | undefined>;
 }
 
 function refuse(why: string): { ok: false; why: string } {

@@ -2,16 +2,14 @@
  * Maps error messages back to the operations that return them, through each operation's Go format strings.
  * Verbs (%w %v %s %q %d and friends) become wildcards, and a format must match the whole message from its start.
  *
- * Several formats can match one message: a wrapped chain `a: b: c` matches the format of `a`, and a format whose
- * verb swallows `a: ` can match the same text from its start too. The outermost known format wins, ranked by:
- * 1. the longest literal lead (the text before the format's first verb): it describes the outer layer itself, where
- *    no verb can have swallowed anything;
- * 2. then the earliest wrapped cause (`%w`): the outer layer ends where its cause begins, and a format that reaches its
- *    `%w` later has swallowed an outer layer into a verb;
- * 3. then the most literal characters.
- * Formats tied on all three are equally good readings. When they belong to several operations (a format the code
- * shares, e.g. `failed to update status: %w`), every one is returned as a candidate: the caller settles it from the
- * rest of the evidence, or states only what all candidates agree on. A message that matches no format has none.
+ * Several formats can match one message. A wrapped chain `a: b: c` matches the format of `a` (its `%w` holds `b: c`),
+ * but a format whose value verb (`%s`, `%v`, `%q`, …) swallows the layer boundary `a: ` can match the same text from
+ * its start too: that reading is not the outermost format, and it is dropped whenever a reading without such a
+ * swallow exists. Every other matching format is a candidate: a format the code shares (`failed to update status:
+ * %w`), or a text two operations' formats both describe (`pull secret unavailable: %w` and `pull secret unavailable:
+ * expected %s key in secret %q`), is never credited to one operation here; the caller settles it from the rest of
+ * the evidence, or states only what all candidates agree on. Per operation, its most specific matching format is
+ * kept (the longest literal lead, then the most literal text), since its effect may depend on which it was.
  */
 import type { ErrorFormat, ModelOperation, ReconcileModel } from '../model/types.js';
 
@@ -26,8 +24,13 @@ interface CompiledFormat {
   readonly index: number;
   readonly operation: string;
   readonly format: ErrorFormat;
-  /** Anchored; the first `%w` is the capture group `wrapped`, whose start the `d` flag gives. */
+  /** Anchored; every verb is a capture group, in order. */
   readonly regex: RegExp;
+  /**
+   * Per capture group: true for a value verb (not `%w`) with literal text after it. If its text holds a layer boundary,
+   * the verb was stretched over an outer layer to reach that literal: not the outermost reading.
+   */
+  readonly valueGroups: readonly boolean[];
   /** Literal characters in the format. */
   readonly specificity: number;
   /** The literal text before the first verb (`%%` read as `%`): every matching message starts with it. */
@@ -37,6 +40,8 @@ interface CompiledFormat {
 }
 
 const VERB = /%(?:%|[-+# 0]*\d*(?:\.\d+)?[wvsqdxXtTfegp])/g;
+/** How Go error chains join their layers (`fmt.Errorf("…: %w", err)`). */
+const LAYER_BOUNDARY = ': ';
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -49,9 +54,11 @@ function compileFormat(index: number, operation: string, format: ErrorFormat): C
   let last = 0;
   let prefix: string | undefined;
   let lead = '';
-  let wrapped = false;
+  const valueGroups: boolean[] = [];
+  const pendingValues: number[] = [];
   for (const m of text.matchAll(VERB)) {
     const between = text.slice(last, m.index);
+    if (between !== '') for (const k of pendingValues.splice(0)) valueGroups[k] = true;
     source += escapeRegex(between);
     literal += between.length;
     if (prefix === undefined) lead += between;
@@ -61,18 +68,19 @@ function compileFormat(index: number, operation: string, format: ErrorFormat): C
       if (prefix === undefined) lead += '%';
     } else {
       prefix ??= text.slice(0, m.index);
-      if (m[0].endsWith('w') && !wrapped) {
-        source += '(?<wrapped>[\\s\\S]*?)';
-        wrapped = true;
-      } else source += '[\\s\\S]*?';
+      source += '([\\s\\S]*?)';
+      // a value verb with literal text after it (set once the literal is seen)
+      valueGroups.push(false);
+      if (!m[0].endsWith('w')) pendingValues.push(valueGroups.length - 1);
     }
     last = m.index + m[0].length;
   }
   const tail = text.slice(last);
+  if (tail !== '') for (const k of pendingValues.splice(0)) valueGroups[k] = true;
   source += escapeRegex(tail) + '$';
   literal += tail.length;
   if (prefix === undefined) lead += tail;
-  return { index, operation, format, regex: new RegExp(source, 'd'), specificity: literal, lead, prefix: prefix ?? text };
+  return { index, operation, format, regex: new RegExp(source), valueGroups, specificity: literal, lead, prefix: prefix ?? text };
 }
 
 /**
@@ -109,11 +117,11 @@ class LeadTree {
     } else edge.node.add(f, from + common);
   }
 
-  /** The formats whose lead `message` starts with, longest lead first. */
+  /** The formats whose lead `message` starts with. */
   candidates(message: string): CompiledFormat[] {
     const out: CompiledFormat[] = [];
     this.collect(message, 0, out);
-    return out.reverse();
+    return out;
   }
 
   /** Adds this node's formats, then walks on along the edge `message` continues with from `at`, if any. */
@@ -139,25 +147,21 @@ export class ErrorMapper {
 
   /** The outermost readings of the whole message, one per operation (in model order); empty when none matches. */
   map(message: string): readonly FormatMatch[] {
-    let best: CompiledFormat[] = [];
-    let bestRank: readonly number[] = [];
+    const plausible: CompiledFormat[] = [];
+    const swallowing: CompiledFormat[] = [];
     for (const f of this.byLead.candidates(message)) {
-      // candidates come longest lead first: a shorter lead can no longer beat a match found
-      if (best.length > 0 && f.lead.length < best[0]!.lead.length) break;
       const m = f.regex.exec(message);
       if (!m) continue;
-      const rank = [f.lead.length, -(m.indices?.groups?.wrapped?.[0] ?? message.length), f.specificity];
-      const order = best.length === 0 ? 1 : compareRanks(rank, bestRank);
-      if (order > 0) {
-        best = [f];
-        bestRank = rank;
-      } else if (order === 0) best.push(f);
+      const swallows = f.valueGroups.some((value, k) => value && m[k + 1]!.includes(LAYER_BOUNDARY));
+      (swallows ? swallowing : plausible).push(f);
     }
-    const seen = new Set<string>();
-    return best
-      .sort((a, b) => a.index - b.index)
-      .filter((f) => !seen.has(f.operation) && seen.add(f.operation))
-      .map((f) => ({ operation: f.operation, format: f.format }));
+    const readings = plausible.length > 0 ? plausible : swallowing;
+    const best = new Map<string, CompiledFormat>();
+    for (const f of readings) {
+      const kept = best.get(f.operation);
+      if (!kept || f.lead.length > kept.lead.length || (f.lead.length === kept.lead.length && f.specificity > kept.specificity)) best.set(f.operation, f);
+    }
+    return [...best.values()].sort((a, b) => a.index - b.index).map((f) => ({ operation: f.operation, format: f.format }));
   }
 
   /**
@@ -178,11 +182,6 @@ export class ErrorMapper {
   private startsKnown(piece: string): boolean {
     return this.formats.some((f) => f.prefix !== '' && piece.startsWith(f.prefix));
   }
-}
-
-function compareRanks(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]! ? 1 : -1;
-  return 0;
 }
 
 /** Splits on ", " outside nested brackets. */

@@ -1,8 +1,8 @@
 /**
  * Joins the attempts the log source derived with what really happened (a journal, one attempt per reconcileID), and
  * counts what issue 12 asks of a log source: every attempt that wrote lines derived once, the loop right, and no
- * operation claimed `ok` or `error` against the journal. A journal `skip` is an `ok` claim's match (a log never tells
- * them apart, and both loops treat them alike); an operation the journal's model never runs is counted apart.
+ * operation claimed `ok` or `error` against the journal. `ok` and `skip` match each other (a log never tells them
+ * apart, and both loops treat them alike); an operation the journal's model never runs is counted apart.
  */
 import { Readable } from 'node:stream';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
@@ -31,6 +31,8 @@ export interface Figures {
   readonly outsideJournal: number;
 }
 
+const alike = (outcome: string | undefined): boolean => outcome === 'ok' || outcome === 'skip';
+
 export const loopAccuracy = (f: Figures): number => f.loopRight / (f.loopRight + f.loopWrong);
 
 export function againstTruth(records: readonly AttemptRecord[], truth: ReadonlyMap<string, TruthAttempt>, withLines: ReadonlySet<string>): Figures {
@@ -55,7 +57,7 @@ export function againstTruth(records: readonly AttemptRecord[], truth: ReadonlyM
       claims++;
       const real = outcome.get(o.name);
       if (real === undefined && !ran.has(o.name)) outsideJournal++;
-      else if (real === o.outcome || (o.outcome === 'ok' && real === 'skip')) continue;
+      else if (real === o.outcome || (alike(o.outcome) && alike(real))) continue;
       else if (o.outcome === 'ok') falseOk++;
       else if (o.outcome === 'error') falseError++;
       else falseOther++;

@@ -37,7 +37,7 @@ describe('ZapLineClassifier: one operator log line', () => {
       causes: undefined,
     });
     assert.deepEqual(error.line.causes, [
-      'failed to reconcile controlplane SSHKey secret: secrets "beta-ssh-key" not found',
+      'failed to get hostedcluster SSHKey secret clusters/beta-ssh-key: secrets "beta-ssh-key" not found',
       'failed to reconcile control plane operator: deployments.apps "control-plane-operator" is forbidden',
     ]);
     assert.deepEqual(error.sighting, { level: 'error', message: 'Reconciler error', second: second(1) });

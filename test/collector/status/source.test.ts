@@ -10,7 +10,8 @@ const HC = RESOURCES.hostedClusters;
 const model = resolveModel('hypershift-hostedcluster');
 const FAST_BACKOFF = { initialMs: 5, maxMs: 40, resetAfterMs: 60_000 };
 
-const SSH = 'failed to reconcile controlplane SSHKey secret: secrets "ssh" not found';
+/** Both loops write it (the legacy loop's own wrap, `failed to reconcile controlplane SSHKey secret`, is one loop's). */
+const SSH = 'failed to get hostedcluster SSHKey secret clusters/ssh: secrets "ssh" not found';
 const PULL = 'failed to get pull secret: secrets "pull" not found';
 const CRITICAL = `critical error: ${PULL}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`;
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import { ErrorMapper } from '../../../collector/error-mapping.js';
+import { formatsIn } from '../../../model/effects.js';
 import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
 import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
@@ -13,7 +14,7 @@ import { errorText, operatorCondition, type Expectation } from './operator-condi
 
 const model = resolveModel('hypershift-hostedcluster');
 const cm = compileModel(model);
-const mapper = new ErrorMapper(model);
+const mappers = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
 const VERSION = { [HYPERSHIFT_OPERATOR.versionAnnotation]: 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0' };
 
 /** A seeded simulated fleet (the simulator, in process): what the operator did, attempt by attempt. */
@@ -24,9 +25,9 @@ function journal(observe: LoopKind): AttemptRecord[] {
 /** metav1.Time: whole seconds. */
 const kubeTime = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-/** An operation whose error text maps back to it alone; others (no format, or a format shared) are not stated by design. */
-const recoverable = (op: string): boolean => {
-  const m = mapper.map(errorText(cm, op));
+/** An operation whose error text (in `loop`) maps back to it alone; others (no format, a shared text) are not stated by design. */
+const recoverable = (op: string, loop: LoopKind): boolean => {
+  const m = mappers[loop].map(errorText(cm, op, loop));
   return m.length === 1 && m[0]!.operation === op;
 };
 
@@ -111,8 +112,8 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
 
           const failing = r.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
           const visible = w.expectation.visibleFailures;
-          assert.deepEqual(failing, visible.filter(recoverable), `${at}: failing operations`);
-          unrecoverable += visible.filter((op) => !recoverable(op)).length;
+          assert.deepEqual(failing, visible.filter((op) => recoverable(op, w.attempt.model)), `${at}: failing operations`);
+          unrecoverable += visible.filter((op) => !recoverable(op, w.attempt.model)).length;
           assert.deepEqual([...t.blocked].sort(), w.expectation.blocked, `${at}: blocked groups`);
 
           // What the record settles as ok must have run without error in the journal. A True condition is exempt:
@@ -125,9 +126,9 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
             }
           }
         });
-        assert.ok(written.some((w) => w.expectation.visibleFailures.some(recoverable)), 'some failures map');
+        assert.ok(written.some((w) => w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))), 'some failures map');
         if (world.name === 'world-phased') {
-          assert.ok(written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some(recoverable)), 'a mapped critical failure with blocked groups');
+          assert.ok(written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))), 'a mapped critical failure with blocked groups');
           assert.ok(written.some((w) => w.expectation.condition.message.startsWith('[')), 'a non-critical aggregate');
         }
         assert.deepEqual(rejections, [], 'an unmapped message is noted, never a dropped transition');
