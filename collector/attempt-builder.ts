@@ -106,8 +106,12 @@ type Built = { readonly ok: true; readonly operations: Map<string, OperationReco
 
 /** More readings than this are not enumerated: messages with several candidates are then read as unknown. */
 const MAX_READINGS = 64;
+/**
+ * Texts read before, remembered with what they say (reading is a pure function of the texts): most attempts write the
+ * same few texts (`successfully reconciled`, a conflict after it), and reading one is the log source's largest cost.
+ */
+const MEMO_SIZE = 2048;
 
-const ok = (name: string): OperationRecord => ({ name, outcome: 'ok' });
 const withOutcome = (name: string, outcome: Outcome, error?: string): OperationRecord => (error === undefined ? { name, outcome } : { name, outcome, error });
 
 export interface AttemptBuilderOptions {
@@ -129,6 +133,12 @@ export class AttemptBuilder {
   private readonly groupByName: ReadonlyMap<string, GroupStep>;
   private readonly stepIndex: ReadonlyMap<string | GroupStep, number>;
   private readonly loggedContinues: ReadonlySet<string>;
+  private readonly orders: Readonly<Record<LoopKind, readonly string[]>>;
+  /** Per loop, the operations that may fail without a trace (their error can leave the loop going, uncollected). */
+  private readonly silent: Readonly<Record<LoopKind, ReadonlySet<string>>>;
+  private readonly memo = new Map<string, { readonly interpretation: Interpretation; readonly both: Readonly<Record<LoopKind, BuiltAttempt>> }>();
+  /** One frozen `ok` record per operation, shared by every record that states it (records are never changed). */
+  private readonly okRecords: ReadonlyMap<string, OperationRecord>;
 
   constructor(
     private readonly model: ReconcileModel,
@@ -146,6 +156,25 @@ export class AttemptBuilder {
     this.phasedSteps = model.phased.map((s) => (s.kind === 'op' ? s.op : s));
     this.stepIndex = new Map(this.phasedSteps.map((s, i) => [s, i]));
     this.groupByName = new Map(model.phased.filter((s): s is GroupStep => s.kind === 'group').map((g) => [g.group, g]));
+    this.okRecords = new Map(model.operations.map((o) => [o.name, Object.freeze({ name: o.name, outcome: 'ok' as const })]));
+    this.orders = { sequential: this.sequentialOrder, phased: this.phasedSteps.flatMap((s) => (typeof s === 'string' ? [s] : s.ops)) };
+    const silentIn = (loop: LoopKind): Set<string> => new Set(model.operations.filter((o) => this.runsIn(o.name, loop) && this.mayFailSilently(o, loop)).map((o) => o.name));
+    this.silent = { sequential: silentIn('sequential'), phased: silentIn('phased') };
+  }
+
+  /** The texts taken apart and read under both loops; the same texts read the same, so recent ones are remembered. */
+  read(texts: AttemptTexts): { readonly interpretation: Interpretation; readonly both: Readonly<Record<LoopKind, BuiltAttempt>> } {
+    const key = JSON.stringify([texts.success, texts.summary, texts.error, texts.errorCauses, texts.progress, texts.incomplete === true]);
+    let read = this.memo.get(key);
+    if (read) this.memo.delete(key);
+    else {
+      const interpretation = this.interpret(texts);
+      read = { interpretation, both: this.buildBoth(interpretation) };
+      // least recently read first out
+      if (this.memo.size >= MEMO_SIZE) this.memo.delete(this.memo.keys().next().value as string);
+    }
+    this.memo.set(key, read);
+    return read;
   }
 
   /** Takes the texts apart: the error's messages (non-operation ones set aside), each mapped under both loops. */
@@ -414,7 +443,7 @@ export class AttemptBuilder {
         return;
       }
       const beforeChainFailure = group.mode === 'chain' && firstFailure >= 0 && k < firstFailure;
-      if (complete || beforeChainFailure) records.set(op, ok(op));
+      if (complete || beforeChainFailure) records.set(op, this.okRecords.get(op)!);
     }
   }
 
@@ -432,17 +461,15 @@ export class AttemptBuilder {
       records.set(op, withOutcome(op, 'error', errors.get(op)));
       return;
     }
-    if (this.mayFailSilently(op, loop) && (!this.loggedContinues.has(op) || texts.incomplete)) return;
-    records.set(op, ok(op));
+    if (this.silent[loop].has(op) && (!this.loggedContinues.has(op) || texts.incomplete)) return;
+    records.set(op, this.okRecords.get(op)!);
   }
 
   /** The loop can go on after an error of `op` without collecting it (a fail-fast step or sequential op with `continue`). */
-  private mayFailSilently(op: string, loop: LoopKind): boolean {
-    const operation = this.ops.get(op);
-    if (!operation) return false;
-    const place = this.places.get(op)!;
+  private mayFailSilently(op: ModelOperation, loop: LoopKind): boolean {
+    const place = this.places.get(op.name)!;
     if (loop === 'phased' && place.kind === 'group') return false;
-    return [undefined, ...formatsIn(operation, loop)].some((f) => errorEffect(operation, loop, place, f) === 'continue');
+    return [undefined, ...formatsIn(op, loop)].some((f) => errorEffect(op, loop, place, f) === 'continue');
   }
 
   private effect(op: string, loop: LoopKind, format?: ErrorFormat): string {
@@ -485,8 +512,15 @@ export class AttemptBuilder {
 
   /** Outcomes every reading states alike, in the loop's order; an error's text only when all readings give it. */
   private agreed(loop: LoopKind, all: readonly Map<string, OperationRecord>[]): OperationRecord[] {
-    const order = loop === 'sequential' ? this.sequentialOrder : this.phasedSteps.flatMap((s) => (typeof s === 'string' ? [s] : s.ops));
+    const order = this.orders[loop];
     const out: OperationRecord[] = [];
+    if (all.length === 1) {
+      for (const op of order) {
+        const r = all[0]!.get(op);
+        if (r) out.push(r);
+      }
+      return out;
+    }
     for (const op of order) {
       const first = all[0]!.get(op);
       if (!first) continue;

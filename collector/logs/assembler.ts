@@ -25,7 +25,7 @@
 import type { OperatorLoop } from '../operator-loop.js';
 import { buildEra } from '../operator-loop.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { AttemptBuilder, readingNotes, type BuiltAttempt, type Interpretation, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
+import { AttemptBuilder, readingNotes, type BuiltAttempt, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
 import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './zap-line.js';
@@ -136,7 +136,6 @@ interface Pending {
 
 interface Judged {
   readonly pending: Pending;
-  readonly interpretation: Interpretation;
   readonly built: Readonly<Record<LoopKind, BuiltAttempt>>;
   readonly sampled: boolean;
 }
@@ -378,7 +377,7 @@ export class AttemptAssembler {
     if (p.reconcileID !== undefined) this.remember(p.reconcileID);
     let sampled = false;
     for (let s = p.firstSecond; s <= p.lastSecond && !sampled; s++) sampled = this.sampler.isSampled(s);
-    const interpretation = this.builder.interpret({
+    const { both } = this.builder.read({
       success: p.success,
       ...(p.summary === undefined ? {} : { summary: p.summary }),
       ...(p.error === undefined ? {} : { error: p.error }),
@@ -386,7 +385,7 @@ export class AttemptAssembler {
       progress: p.progress,
       incomplete: sampled,
     });
-    const judged: Judged = { pending: p, interpretation, built: this.builder.buildBoth(interpretation), sampled };
+    const judged: Judged = { pending: p, built: both, sampled };
     const configured = this.options.loop;
     if (configured !== 'auto') {
       this.emit(judged, configured, []);
