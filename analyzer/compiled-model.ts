@@ -84,6 +84,8 @@ export interface CompiledModel {
   readonly consequences: readonly (readonly CompiledConsequence[] | undefined)[];
   /** Ops that have consequences, in phased order, so a consequence's own consequences are applied after it. */
   readonly causeOrder: readonly number[];
+  /** Every op's variant 0: what an attempt without any variant reads (never written to). */
+  readonly noVariants: Readonly<Uint8Array>;
 }
 
 /** The variant an error text of `op` is: the first of its variant formats it matches, else 0 (most ops have none). */
@@ -94,10 +96,6 @@ export function variantOfText(cm: CompiledModel, op: number, text: string): numb
   return 0;
 }
 
-/** The effect code of an error of `op` (of `variant`) in `loop` (SEQUENTIAL or PHASED). */
-export function effectOf(cm: CompiledModel, loop: number, op: number, variant: number): number {
-  return cm.effects[loop as 0 | 1][op * cm.variantStride + variant]!;
-}
 
 export function compileModel(model: ReconcileModel): CompiledModel {
   const ops = model.operations.map((o) => o.name);
@@ -159,7 +157,7 @@ function compileRules(
   model: ReconcileModel,
   opIndex: ReadonlyMap<string, number>,
   phasedPosition: Int16Array,
-): Pick<CompiledModel, 'variantStride' | 'effects' | 'variantPatterns' | 'consequences' | 'causeOrder'> {
+): Pick<CompiledModel, 'variantStride' | 'effects' | 'variantPatterns' | 'consequences' | 'causeOrder' | 'noVariants'> {
   const places = phasedPlaces(model);
   const variantsOf = model.operations.map((o) => o.errors.filter(isVariant));
   const stride = 1 + Math.max(0, ...variantsOf.map((v) => v.length));
@@ -189,5 +187,5 @@ function compileRules(
     .map((_, i) => i)
     .filter((i) => consequences.slice(i * stride, (i + 1) * stride).some((c) => c !== undefined))
     .sort((a, b) => phasedPosition[a]! - phasedPosition[b]!);
-  return { variantStride: stride, effects, variantPatterns: variantPatternsByOp, consequences, causeOrder };
+  return { variantStride: stride, effects, variantPatterns: variantPatternsByOp, consequences, causeOrder, noVariants: new Uint8Array(n) };
 }

@@ -17,8 +17,8 @@ export interface AttemptAnalysis {
   readonly outcomes: Uint8Array;
   /** Per op: 1 when the outcome was observed in this attempt, 0 when predicted or derived. */
   readonly observed: Uint8Array;
-  /** Per op: the variant of its error's rules (0: the op's own; see CompiledModel.variantStride). */
-  readonly variants: Uint8Array;
+  /** Per op: the variant of its error's rules (0: the op's own; see CompiledModel.variantStride). Never written to. */
+  readonly variants: Readonly<Uint8Array>;
   /** Ops whose outcome is a consequence of another op's failure in this attempt (not observed); by op index. */
   readonly derived: readonly number[];
   readonly sequential: LoopRun;
@@ -56,13 +56,13 @@ export class OutcomeHistory {
     return this.byObject.get(key);
   }
 
-  record(key: string, outcomes: Uint8Array, observed: Uint8Array, variants?: Uint8Array): void {
+  record(key: string, outcomes: Uint8Array, observed: Uint8Array, variants: Readonly<Uint8Array>): void {
     let last = this.byObject.get(key);
     if (!last) {
       last = new Uint8Array(this.opCount).fill(UNKNOWN);
       this.byObject.set(key, last);
     }
-    for (let i = 0; i < this.opCount; i++) if (observed[i] === 1) last[i] = outcomes[i]! | ((variants?.[i] ?? 0) << 2);
+    for (let i = 0; i < this.opCount; i++) if (observed[i] === 1) last[i] = outcomes[i]! | (variants[i]! << 2);
   }
 
   forget(key: string): void {
@@ -97,14 +97,14 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
   const n = cm.ops.length;
   const outcomes = new Uint8Array(n);
   const observed = new Uint8Array(n);
-  const variants = new Uint8Array(n);
+  const variants = new AttemptVariants(cm);
   const past = history.lookup(key);
   if (past)
     for (let i = 0; i < n; i++) {
       const last = past[i]!;
       if (last === UNKNOWN) continue;
       outcomes[i] = last & 3;
-      variants[i] = last >> 2;
+      if (last > 3) variants.set(i, last >> 2);
     }
   const operations = record.operations;
   for (let k = 0; k < operations.length; k++) {
@@ -114,12 +114,13 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
     const code = outcomeCode(op.outcome);
     outcomes[i] = code;
     observed[i] = 1;
-    variants[i] = code === ERROR && op.error !== undefined ? variantOfText(cm, i, op.error) : 0;
+    variants.set(i, code === ERROR && op.error !== undefined ? variantOfText(cm, i, op.error) : 0);
   }
   const derived = applyConsequences(cm, outcomes, observed, variants);
 
-  const sequential = runSequential(cm, outcomes, variants);
-  const phased = runPhased(cm, outcomes, variants);
+  const variantsOf = variants.array;
+  const sequential = runSequential(cm, outcomes, variantsOf);
+  const phased = runPhased(cm, outcomes, variantsOf);
   const unblocked: number[] = [];
   const newlyBlocked: number[] = [];
   let structural: number[] | undefined;
@@ -139,12 +140,12 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
   const inconsistent: number[] = [];
   for (let i = 0; i < n; i++) if (observed[i] === 1 && observedRun.ran[i] === 0) inconsistent.push(i);
 
-  history.record(key, outcomes, observed, variants);
+  history.record(key, outcomes, observed, variantsOf);
   return {
     record,
     outcomes,
     observed,
-    variants,
+    variants: variantsOf,
     derived,
     sequential,
     phased,
@@ -160,19 +161,47 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
 const NONE: readonly never[] = Object.freeze([]);
 
 /**
+ * One attempt's variants. Most attempts carry none: they read the model's shared all-zero array, and an array of their
+ * own is made on the first non-zero write (a typed array of a model's size lives off the V8 heap: a malloc and a
+ * finalizer each, a cost the engine pays per attempt only where it must).
+ */
+class AttemptVariants {
+  private own: Uint8Array | undefined;
+  constructor(private readonly cm: CompiledModel) {}
+
+  get(op: number): number {
+    return this.own ? this.own[op]! : 0;
+  }
+
+  set(op: number, variant: number): void {
+    if (!this.own) {
+      if (variant === 0) return;
+      this.own = new Uint8Array(this.cm.ops.length);
+    }
+    this.own[op] = variant;
+  }
+
+  get array(): Readonly<Uint8Array> {
+    return this.own ?? this.cm.noVariants;
+  }
+}
+
+/**
  * For each failing op with consequences (in phased order, so a derived failure's own consequences follow), the ops
  * it causes take the consequence's outcome and variant where this attempt did not observe them. Returns them.
  */
-function applyConsequences(cm: CompiledModel, outcomes: Uint8Array, observed: Uint8Array, variants: Uint8Array): readonly number[] {
+function applyConsequences(cm: CompiledModel, outcomes: Uint8Array, observed: Uint8Array, variants: AttemptVariants): readonly number[] {
   let derived: number[] | undefined;
-  for (const op of cm.causeOrder) {
+  const order = cm.causeOrder;
+  for (let k = 0; k < order.length; k++) {
+    const op = order[k]!;
     if (outcomes[op] !== ERROR) continue;
-    const caused = cm.consequences[op * cm.variantStride + variants[op]!];
+    const caused = cm.consequences[op * cm.variantStride + variants.get(op)];
     if (!caused) continue;
     for (const c of caused) {
       if (observed[c.op] === 1 || derived?.includes(c.op)) continue;
       outcomes[c.op] = c.outcome;
-      variants[c.op] = c.variant;
+      variants.set(c.op, c.variant);
       (derived ??= []).push(c.op);
     }
   }

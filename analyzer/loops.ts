@@ -9,7 +9,7 @@
  * (a collect group's default); either way the group has failed. A `stop` inside a group is a nil return from the
  * group's function: it ends a chain group without failing it.
  */
-import { CONTINUE, END, ERROR, PHASED, SEQUENTIAL, STOP, effectOf, type CompiledModel } from './compiled-model.js';
+import { CONTINUE, END, ERROR, PHASED, SEQUENTIAL, STOP, type CompiledModel } from './compiled-model.js';
 
 export const NO_BLOCKER = -1;
 /** Blockers are op indices (>= 0) or groups, encoded as -(2 + group index). */
@@ -124,22 +124,23 @@ class PhasedRun extends Run {
   }
 }
 
-/** Per op: the variant 0 (the op's own rules), for callers that know no error texts. */
-const defaultVariants = (cm: CompiledModel): Uint8Array => new Uint8Array(cm.ops.length);
 
-/** Whether `op`'s outcome ends the attempt when it runs as a step of `loop` (not inside a group). */
-function endsAttempt(cm: CompiledModel, loop: number, op: number, code: number, variant: number): boolean {
-  return code === STOP || (code === ERROR && effectOf(cm, loop, op, variant) === END);
+/** Whether `op`'s outcome ends the attempt when it runs as a step of a loop (not inside a group) with these effects. */
+function endsAttempt(effects: Uint8Array, stride: number, op: number, code: number, variant: number): boolean {
+  return code === STOP || (code === ERROR && effects[op * stride + variant] === END);
 }
 
-export function runSequential(cm: CompiledModel, outcomes: Uint8Array, variants: Uint8Array = defaultVariants(cm)): LoopRun {
+/** `variants`: per op, which of its rules an error follows (model/effects.ts); by default every op's own. */
+export function runSequential(cm: CompiledModel, outcomes: Uint8Array, variants: Readonly<Uint8Array> = cm.noVariants): LoopRun {
   const ran = new Uint8Array(cm.ops.length);
   let endedBy = -1;
   const order = cm.sequentialOrder;
+  const effects = cm.effects[SEQUENTIAL];
+  const stride = cm.variantStride;
   for (let i = 0; i < order.length; i++) {
     const op = order[i]!;
     ran[op] = 1;
-    if (endsAttempt(cm, SEQUENTIAL, op, outcomes[op]!, variants[op]!)) {
+    if (endsAttempt(effects, stride, op, outcomes[op]!, variants[op]!)) {
       endedBy = op;
       break;
     }
@@ -147,17 +148,19 @@ export function runSequential(cm: CompiledModel, outcomes: Uint8Array, variants:
   return new SequentialRun(cm, ran, endedBy, NONE, NONE);
 }
 
-export function runPhased(cm: CompiledModel, outcomes: Uint8Array, variants: Uint8Array = defaultVariants(cm)): LoopRun {
+export function runPhased(cm: CompiledModel, outcomes: Uint8Array, variants: Readonly<Uint8Array> = cm.noVariants): LoopRun {
   const ran = new Uint8Array(cm.ops.length);
   let failedGroups: number[] | undefined;
   let failedCritical: number[] | undefined;
   let blockedBy: [number, number][] | undefined;
   let endedBy = -1;
+  const effects = cm.effects[PHASED];
+  const stride = cm.variantStride;
 
   for (const step of cm.phasedSteps) {
     if (step.kind === 'op') {
       ran[step.op] = 1;
-      if (endsAttempt(cm, PHASED, step.op, outcomes[step.op]!, variants[step.op]!)) {
+      if (endsAttempt(effects, stride, step.op, outcomes[step.op]!, variants[step.op]!)) {
         endedBy = step.op;
         break;
       }
@@ -178,7 +181,7 @@ export function runPhased(cm: CompiledModel, outcomes: Uint8Array, variants: Uin
       const code = outcomes[op]!;
       if (code === ERROR) {
         failed = true;
-        if (effectOf(cm, PHASED, op, variants[op]!) !== CONTINUE) break;
+        if (effects[op * stride + variants[op]!] !== CONTINUE) break;
       } else if (code === STOP && chain) break;
     }
     if (failed) {

@@ -175,4 +175,10 @@ export interface Source {
   start(): Promise<void>;
   /** Stop accepting input and hand on what is in flight. */
   stop(): Promise<void>;
+  /**
+   * Whether the source is connected and current right now, for a source that knows (a followed log, a replay that
+   * may fail); read before each scrape (reconcile_shadow_source_up). Without it a source is up from start to stop,
+   * or as it reports through its state hook.
+   */
+  readonly up?: boolean;
 }

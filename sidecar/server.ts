@@ -1,7 +1,7 @@
 /**
  * The sidecar's HTTP endpoints: /metrics (Prometheus text 0.0.4), /healthz (the process is alive), /readyz (config
- * loaded and every source started), /report (the same JSON report `analyze --format json` prints).
- * Binds 127.0.0.1 unless the config says otherwise.
+ * loaded and every source started; the body lists each source up or down), /report (the same JSON report
+ * `analyze --format json` prints). Binds 127.0.0.1 unless the config says otherwise.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,15 +10,19 @@ import type { Address } from './config-schema.js';
 export interface Endpoints {
   metrics(): Promise<{ contentType: string; body: string }>;
   report(): unknown;
-  ready(): boolean;
+  /** Ready once every source started; `detail` lines follow the verdict in the body. */
+  readiness(): { ready: boolean; detail: readonly string[] };
 }
+
+/** The endpoints whose failure is counted (reconcile_shadow_internal_errors_total{kind}). */
+export type FailingEndpoint = 'metrics' | 'report';
 
 export interface HttpServer {
   readonly address: Address;
   close(): Promise<void>;
 }
 
-export async function startHttpServer(listen: Address, endpoints: Endpoints, onError: (e: unknown) => void): Promise<HttpServer> {
+export async function startHttpServer(listen: Address, endpoints: Endpoints, onError: (endpoint: FailingEndpoint, e: unknown) => void): Promise<HttpServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, contentType: string, body: string): void => {
@@ -31,20 +35,22 @@ export async function startHttpServer(listen: Address, endpoints: Endpoints, onE
         endpoints.metrics().then(
           (m) => send(200, m.contentType, m.body),
           (e: unknown) => {
-            onError(e);
+            onError('metrics', e);
             send(500, 'text/plain', 'metrics unavailable\n');
           },
         );
         return;
       case '/healthz':
         return send(200, 'text/plain', 'ok\n');
-      case '/readyz':
-        return endpoints.ready() ? send(200, 'text/plain', 'ready\n') : send(503, 'text/plain', 'starting\n');
+      case '/readyz': {
+        const { ready, detail } = endpoints.readiness();
+        return send(ready ? 200 : 503, 'text/plain', [ready ? 'ready' : 'starting', ...detail].join('\n') + '\n');
+      }
       case '/report':
         try {
           return send(200, 'application/json', JSON.stringify(endpoints.report(), null, 2) + '\n');
         } catch (e) {
-          onError(e);
+          onError('report', e);
           return send(500, 'text/plain', 'report unavailable\n');
         }
       default:

@@ -210,4 +210,14 @@ describe('PR #7908 scenarios on the built-in model', () => {
     assert.deepEqual(later.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name), ['PullSecretSync']);
     assert.deepEqual(blockedPairs(shadow, later), BLOCKABLE.map((g) => `PullSecretSync->${g}`));
   });
+
+  it('secret-encryption bad input: a silent stop in legacy, a nil return from its group in phased that the loop goes on after', () => {
+    const shadow = new ControllerShadow(model);
+    const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { SecretEncryptionSync: 'stop' }, { until: 'SecretEncryptionSync' })));
+    assert.equal(shadow.cm.ops[a.sequential.endedBy], 'SecretEncryptionSync');
+    assert.equal(a.phased.endedBy, -1);
+    assert.deepEqual(a.phased.failedGroups, [], 'a stop fails no group');
+    assert.equal(ranIn(shadow, a.phased).size, phasedOps.length);
+    assert.deepEqual(names(shadow, a.newlyBlocked), []);
+  });
 });

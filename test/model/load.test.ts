@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { join } from 'node:path';
 import { ModelError, parseModel, resolveModel } from '../../model/load.js';
 import { CONTRACT_CASES, REPO } from '../support/paths.js';
@@ -239,5 +240,29 @@ describe('model format: per-loop behaviour', () => {
       `model.yaml:${lineOf(text, 'skipWhenBlocked: yes')} spec.phased[5].skipWhenBlocked: must be true or false, got "yes"`,
       `model.yaml:${lineOf(text, 'skipWhenBlocked: true')} spec.phased[6].skipWhenBlocked: only a group that is not blockable can skip itself when blocked (a blockable group is not run at all)`,
     ]);
+  });
+});
+
+describe('model format: the README', () => {
+  it('its per-loop example says what the built-in model says: the same rules on the same formats and operations', () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### When an operation behaves differently in the two loops'));
+    const block = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    const example = parse(block) as { operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[] }[]; phased: Record<string, unknown>[] };
+    const builtin = resolveModel('hypershift-hostedcluster');
+    const normal = (c: { op: string; outcome?: string; error?: string }): object => ({ op: c.op, outcome: c.outcome ?? 'error', ...(c.error === undefined ? {} : { error: c.error }) });
+    for (const op of example.operations) {
+      const real = builtin.operations.find((o) => o.name === op.name)!;
+      assert.deepEqual(op.onError, real.onError, op.name);
+      assert.deepEqual((op.causes as { op: string }[] | undefined)?.map(normal), real.causes, op.name);
+      for (const e of op.errors) {
+        const { causes, ...rest } = typeof e === 'string' ? { format: e } : (e as { format: string; causes?: { op: string }[] });
+        const expected = causes === undefined ? rest : { ...rest, causes: causes.map(normal) };
+        assert.deepEqual(real.errors.find((f) => f.format === rest.format), expected, `${op.name}: ${rest.format}`);
+      }
+    }
+    const hsm = builtin.phased.find((s) => s.kind === 'group' && s.group === 'ManagedHSMVersionCheck');
+    assert.deepEqual(example.phased, [{ group: 'ManagedHSMVersionCheck', category: 'critical', skipWhenBlocked: true, ops: ['ManagedHSMVersionCheck'] }]);
+    assert.ok(hsm?.kind === 'group' && hsm.skipWhenBlocked && hsm.category === 'critical');
   });
 });
