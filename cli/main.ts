@@ -9,7 +9,7 @@ commands:
   analyze      replay a journal (or an operator log: --logs) through both loops and report
   simulate     write a journal from a seeded simulated world
   journal      write the attempts an operator log proves as a journal (--logs FILE|-)
-  report       decide switch readiness from a journal: verdict, evidence, rollout plan (HTML or Markdown)
+  report       decide switch readiness from a journal (or an operator log: --logs): verdict, evidence, rollout plan (HTML, Markdown or JSON)
   recreations  dry-run an adapter's lifecycle rules over recorded objects and report every recreation
   help         this text
 

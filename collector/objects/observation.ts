@@ -193,7 +193,10 @@ export function toHyperFleetResource(value: unknown, defaultKind = 'Cluster'): H
   };
 }
 
-/** Key of a managed object by identity that survives recreation: kind, namespace and name. */
+/**
+ * Key of a managed object by identity that survives recreation: kind, namespace and name. Joined rather than
+ * concatenated: a join is one flat string, where `+` builds a tree of pieces, and the tracker keeps these keys.
+ */
 export function objectKey(o: Pick<ManagedObject, 'kind' | 'namespace' | 'name'>): string {
-  return `${o.kind}/${o.namespace}/${o.name}`;
+  return [o.kind, o.namespace, o.name].join('/');
 }
