@@ -1,12 +1,12 @@
 /**
- * `reconcile-shadow report --model <name|file> --journal <file|-> [--out file] [--format html|markdown|json]
- *  [--thresholds file] [--threshold name=value ...]`
- * Replays a journal like `analyze`, then decides: switch readiness per controller, the loop comparison, ordering
- * evidence, the classification check, starvation, the rollout plan and the noise floor (docs/decisions.md). `html` is
- * one self-contained file with the charts as inline SVG; `markdown` is the same content to paste into a pull-request
- * review; `json` is the same decisions as data (docs/decisions.schema.json). `--threshold` overrides one threshold
- * (after the file's), and may be repeated. Without --out the report goes to stdout; with it, stdout gets one
- * `controller: verdict` line per controller.
+ * `reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased])
+ *  [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]`
+ * Replays a journal (or an operator log, through the log source) like `analyze`, then decides: switch readiness per
+ * controller, the loop comparison, ordering evidence, the classification check, starvation, the rollout plan and the
+ * noise floor (docs/decisions.md). `html` is one self-contained file with the charts as inline SVG; `markdown` is the
+ * same content to paste into a pull-request review; `json` is the same decisions as data (docs/decisions.schema.json).
+ * `--threshold` overrides one threshold (after the file's), and may be repeated. Without --out the report goes to
+ * stdout; with it, stdout gets one `controller: verdict` line per controller.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -21,6 +21,8 @@ import { renderMarkdown } from '../analyzer/report/html/markdown.js';
 import { readJournal } from '../collector/journal-reader.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { YamlSource } from '../model/yaml-source.js';
+import type { ObservedLoop } from '../collector/logs/assembler.js';
+import { LOOP_VALUES, readLogInto } from './log-input.js';
 import { check } from '../sidecar/config-schema.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 
@@ -30,7 +32,7 @@ type Format = (typeof FORMATS)[number];
 const MAX_REJECTIONS_PRINTED = 100;
 
 export const REPORT_USAGE =
-  'usage: reconcile-shadow report --model <name|file> --journal <file|-> [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]';
+  'usage: reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased]) [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]';
 
 class ThresholdsError extends Error {}
 
@@ -80,6 +82,8 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
       options: {
         model: { type: 'string' },
         journal: { type: 'string' },
+        logs: { type: 'string' },
+        loop: { type: 'string', default: 'auto' },
         out: { type: 'string' },
         format: { type: 'string', default: 'html' },
         thresholds: { type: 'string' },
@@ -92,7 +96,8 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
     return EXIT.usage;
   }
   const format = values.format as Format;
-  if (!values.model || !values.journal || !FORMATS.includes(format)) {
+  const loop = values.loop as ObservedLoop;
+  if (!values.model || (values.journal === undefined) === (values.logs === undefined) || !LOOP_VALUES.includes(loop) || !FORMATS.includes(format)) {
     io.stderr.write(`${REPORT_USAGE}\n`);
     return EXIT.usage;
   }
@@ -117,12 +122,12 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
       if (rejected++ < MAX_REJECTIONS_PRINTED) io.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
     },
   });
-  const file = values.journal;
+  const [kind, file] = values.logs !== undefined ? ['log', values.logs] : ['journal', values.journal!];
   try {
-    const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-    await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
+    if (values.logs !== undefined) await readLogInto(analyzer, { file, model, loop }, io);
+    else await readJournal(file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 }), analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
   } catch (e) {
-    io.stderr.write(`cannot read journal ${file}: ${(e as Error).message}\n`);
+    io.stderr.write(`cannot read ${kind} ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
   if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the report)\n`);

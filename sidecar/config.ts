@@ -73,7 +73,9 @@ export interface LogsConfig {
   readonly model?: string;
   readonly input: { readonly file?: string; readonly stdin?: boolean; readonly pod?: { readonly namespace?: string; readonly name?: string; readonly container: string } };
   readonly loop: 'sequential' | 'phased' | 'auto';
-  readonly autoFallback: 'sequential' | 'phased';
+  /** auto: the operator Deployment whose switch and build version say the loop; absent: not read. */
+  readonly operatorDeployment?: { readonly namespace: string; readonly name: string };
+  readonly loopDetectTimeoutMs: number;
   readonly maxUndecided: number;
   readonly maxLineBytes: number;
   readonly samplingThreshold: number;
@@ -107,7 +109,12 @@ const LOGS_SCHEMA: Field = {
       },
     },
     loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },
-    autoFallback: { kind: 'enum', values: ['sequential', 'phased'], default: 'phased' },
+    operatorDeployment: {
+      kind: 'object',
+      doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY and the build version from this Deployment',
+      fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } },
+    },
+    loopDetectTimeoutMs: { kind: 'duration', default: '10s' },
     maxUndecided: { kind: 'integer', default: 10_000, min: 1 },
     maxLineBytes: { kind: 'integer', default: 1024 * 1024, min: 1 },
     samplingThreshold: { kind: 'integer', default: 100, min: 1 },
@@ -138,7 +145,6 @@ export interface StatusConfig {
   readonly readOperatorDeployment: boolean;
   readonly operatorDeployment: { readonly namespace: string; readonly name: string };
   readonly loopDetectTimeoutMs: number;
-  readonly autoFallback: 'sequential' | 'phased';
   readonly emitInitial: boolean;
   readonly maxTrackedObjects: number;
   readonly unmappedSampleSize: number;
@@ -153,10 +159,9 @@ const STATUS_SCHEMA: Field = {
     namespace: str('watch one namespace; default all'),
     labelSelector: str('only HostedClusters matching this selector'),
     loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },
-    readOperatorDeployment: { kind: 'boolean', default: true, doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY from the operator Deployment' },
+    readOperatorDeployment: { kind: 'boolean', default: true, doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY and the build version from the operator Deployment' },
     operatorDeployment: { kind: 'object', present: true, fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } } },
     loopDetectTimeoutMs: { kind: 'duration', default: '10s' },
-    autoFallback: { kind: 'enum', values: ['sequential', 'phased'], default: 'phased' },
     emitInitial: { kind: 'boolean', default: true },
     maxTrackedObjects: { kind: 'integer', default: 10_000, min: 1 },
     unmappedSampleSize: { kind: 'integer', default: 50, min: 0 },

@@ -159,7 +159,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const sources: Source[] = [
     ...(simulator ? [together('simulator', [simulator, ...(recreations && !config.recreations ? recreations.sources : [])])] : []),
     ...(config.recreations ? (recreations?.sources ?? []) : []),
-    ...(await configuredSources(config, analyzer, { up: (source, up) => health.state(source, up), error: (source, e) => health.error(source, e) }, env)),
+    ...(await configuredSources(config, analyzer, { up: (source, up) => health.state(source, up), error: (source, e) => health.error(source, e), info: (source, line) => log(`source ${source}: ${line}`) }, env)),
   ];
   for (const source of sources) health.track(source);
 
