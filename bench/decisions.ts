@@ -9,7 +9,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatAttemptLine } from '../collector/journal.js';
-import { packageRoot } from '../model/package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 import { World } from '../simulator/world.js';
 import { HYPERSHIFT } from './data.js';
 import type { BenchResult } from './harness.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControllerShadow } from '../analyzer/shadow.js';
 import type { AttemptRecord } from '../collector/records.js';
-import { packageRoot } from '../model/package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
 import type { Observation } from '../collector/objects/observation.js';
 import { apiClusterRaw, at, cluster, job, JOB_TASK_CONFIG, listedJobRaw, shadowOf } from '../test/analyzer/recreations/world.js';

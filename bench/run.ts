@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../model/package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 import { benchCel } from './cel.js';
 import { benchDecisions } from './decisions.js';
 import { benchEngine } from './engine.js';

@@ -19,7 +19,7 @@ import { recreationsDashboard } from '../dashboards/recreations.js';
 import { limitsTable } from '../collector/otlp/limits.js';
 import { OVERLAYS } from '../deploy/overlays.js';
 import { sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
-import { packageRoot } from '../model/package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */

@@ -8,6 +8,7 @@
  */
 import { LOOP_KINDS, OUTCOMES, type LoopKind, type Outcome } from '../model/types.js';
 import { SOURCE_KINDS, type AttemptOrigin, type AttemptRecord, type OperationRecord, type Rejection, type RejectReason, type SourceKind } from './records.js';
+import { isRecord } from '../lib/is-record.js';
 
 export const MAX_OPERATIONS_PER_ATTEMPT = 1000;
 /** A namespace (63) + '/' + a name (253): longer is no Kubernetes object, and names are kept per tracked object. */
@@ -36,9 +37,6 @@ function problem(reason: RejectReason, message: string): never {
   throw new LineProblem(reason, message);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function parseAttemptLine(text: string, lineNo: number, ctx: JournalContext): ParsedLine {
   const source = ctx.source ?? 'journal';

@@ -17,7 +17,7 @@ import type { CompiledModel } from '../compiled-model.js';
 import type { ControllerCounters } from './counters.js';
 import type { DecisionThresholds } from './thresholds.js';
 import { percent } from './wording.js';
-import { formatDuration } from '../report/duration.js';
+import { formatDuration } from '../../lib/duration.js';
 
 export type StarvationFinding = 'starved-under-phased' | 'ok';
 

@@ -6,7 +6,7 @@ import { alertOptions } from '../../alerts/options.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { METRICS, seriesNames } from '../../analyzer/metrics/catalog.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { recreationsDashboard } from '../../dashboards/recreations.js';
 import { asJson, contentPanels } from './dashboard-json.js';
 import { metricNames, variableQueryMetricNames } from './promql-metric-names.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { driftedFiles, generatedDocs, generatedFiles, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
 import { DEFAULT_LIMITS, limitRows, limitsTable } from '../../collector/otlp/limits.js';
 import { METRICS } from '../../analyzer/metrics/catalog.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
 

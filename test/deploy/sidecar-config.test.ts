@@ -2,7 +2,7 @@
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { parseConfig, type ShadowConfig } from '../../sidecar/config.js';
 
 const overlayConfig = (dir: string): ShadowConfig => {

@@ -1,6 +1,6 @@
 /** Where test inputs live: the repository's own files (a clone has nothing beside it). */
 import { join } from 'node:path';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 export const REPO = packageRoot();
 /** The engine's contract cases, copied into the repository (see test/fixtures/contract/README.md). */

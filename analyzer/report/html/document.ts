@@ -12,7 +12,7 @@ import type { StarvationComparison } from '../../decisions/starvation-comparison
 import { THRESHOLD_DOCS, type DecisionThresholds } from '../../decisions/thresholds.js';
 import type { VerdictReason, VerdictStatus } from '../../decisions/verdict.js';
 import { count, percent, plural, points, pValue, span } from '../../decisions/wording.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../../../lib/duration.js';
 import type { ControllerSummary } from '../summary.js';
 import { blockedByChart, divergenceChart, loopComparisonChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
 
