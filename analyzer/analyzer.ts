@@ -6,6 +6,7 @@
 import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
 import { objectKey, type AttemptAnalysis } from './engine.js';
+import type { SummaryState } from './report/summary-state.js';
 import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
 import { ControllerShadow } from './shadow.js';
 
@@ -109,6 +110,11 @@ export class ShadowAnalyzer implements RecordSink {
     } catch (e) {
       this.onListenerError(e);
     }
+  }
+
+  /** Each controller's summary as plain data, in the models' order: the partial state a sharded run merges. */
+  summaryStates(): { readonly shadow: ControllerShadow; readonly state: SummaryState }[] {
+    return [...this.controllers.values()].map((c) => ({ shadow: c.shadow, state: c.summary.snapshot() }));
   }
 
   report(): ShadowReport {

@@ -36,13 +36,20 @@ export class StarvationTracker {
     for (const op of starving) {
       if (Number.isNaN(starts[op]!)) starts[op] = timeMs;
       const length = timeMs - starts[op]!;
-      if (length > this.longestMs[op]!) {
+      // A tie goes to the smaller object name, so the longest streak's object does not depend on the input's order.
+      const longest = this.longestMs[op]!;
+      if (length > longest || (length === longest && length > 0 && object < this.longestObject[op]!)) {
         this.longestMs[op] = length;
         this.longestObject[op] = object;
       }
     }
     for (let op = 0; op < this.opCount; op++) if (!Number.isNaN(starts[op]!)) open++;
     if (open === 0) this.starts.delete(key);
+  }
+
+  /** Per op, the start (ms) of the object's open streak, NaN where none is open; undefined when none is. Not to be written. */
+  openSince(key: string): Readonly<Float64Array> | undefined {
+    return this.starts.get(key);
   }
 
   /** Per op: the longest streak still open at `nowMs`, over all objects, in seconds. */

@@ -9,10 +9,11 @@ import { ERROR, OUTCOME_NAME, SKIP, STOP, type CompiledModel } from '../compiled
 import type { AttemptAnalysis } from '../engine.js';
 import { blockerGroup, NO_BLOCKER, type LoopRun } from '../loops.js';
 import type { StarvationTracker } from '../starvation.js';
+import { blockedByOrder, blockerOrder, inputSection, pairOrder, summaryFromState, SUMMARY_SCHEMA, type OperationState, type SummaryState } from './summary-state.js';
 
-export const SUMMARY_SCHEMA = 'reconcile-shadow/summary/v1';
-const REJECTION_SAMPLE = 20;
-const TOP_BLOCKERS = 3;
+export { SUMMARY_SCHEMA };
+/** Rejections the report lists one by one (the first ones, in input order). */
+export const REJECTION_SAMPLE = 20;
 
 export interface OperationSummary {
   readonly name: string;
@@ -152,70 +153,51 @@ export class ControllerSummaryBuilder {
   }
 
   private noteTime(r: AttemptRecord): void {
-    if (this.firstText === undefined || r.timeMs < this.firstMs) {
+    // Ties of the same millisecond go to the smaller text (first) and the larger (last): no order of input matters.
+    if (this.firstText === undefined || r.timeMs < this.firstMs || (r.timeMs === this.firstMs && r.time < this.firstText)) {
       this.firstText = r.time;
       this.firstMs = r.timeMs;
     }
-    if (this.lastText === undefined || r.timeMs > this.lastMs) {
+    if (this.lastText === undefined || r.timeMs > this.lastMs || (r.timeMs === this.lastMs && r.time > this.lastText)) {
       this.lastText = r.time;
       this.lastMs = r.timeMs;
     }
   }
 
-  build(): ControllerSummary {
+  /** What has been counted, as plain data (summary-state.ts): the summary, and the partial state a sharded run merges. */
+  snapshot(): SummaryState {
     const cm = this.cm;
-    const operations = cm.ops.map((name, op): OperationSummary => {
+    const operations = cm.ops.map((name, op): OperationState => {
       const c = this.ops[op]!;
-      const group = cm.groupOf[op]! >= 0 ? cm.groups[cm.groupOf[op]!]! : undefined;
-      const only = cm.model.operations[op]!.only;
+      const blockers = new Map<string, number>();
+      for (const [code, count] of c.blockers) blockers.set(blockerName(cm, code), (blockers.get(blockerName(cm, code)) ?? 0) + count);
+      const longestMs = this.starvation.longestMs[op]!;
+      const longestObject = this.starvation.longestObject[op];
       return {
         name,
-        group: group?.name ?? null,
-        category: group ? group.category : only === 'sequential' ? 'sequentialOnly' : 'failFast',
-        onlyIn: only ?? null,
         observed: c.observed,
         outcomes: { ok: c.outcomes[0], error: c.outcomes[ERROR], stop: c.outcomes[STOP], skip: c.outcomes[SKIP] },
-        failureRate: c.observed === 0 ? null : c.outcomes[ERROR] / c.observed,
         unblocked: c.unblocked,
         newlyBlocked: c.newlyBlocked,
         structural: c.structural,
         predicted: c.predicted,
-        topBlockers: topEntries(new Map([...c.blockers].map(([code, count]) => [blockerName(cm, code), count])), TOP_BLOCKERS).map(([blocker, count]) => ({ blocker, count })),
-        longestStarvationSeconds: this.starvation.longestMs[op]! / 1000,
-        longestStarvationObject: this.starvation.longestObject[op] ?? null,
         inconsistent: c.inconsistent,
+        blockers: [...blockers].map(([blocker, count]) => ({ blocker, count })).sort(blockerOrder),
+        longestStarvation: longestObject === undefined ? null : { ms: longestMs, object: longestObject },
       };
     });
-    const named = new Map<string, number>();
-    for (const [key, count] of this.blockedBy) {
-      const name = `${cm.groups[Math.floor(key / 65536)]!.name}\u0000${cm.groups[key % 65536]!.name}`;
-      named.set(name, (named.get(name) ?? 0) + count);
-    }
-    const blockedBy = topEntries(named, Infinity).map(([key, count]) => {
-      const [blocker = '', blocked = ''] = key.split('\u0000');
-      return { blocker, blocked, count };
-    });
+    const blockedBy = [...this.blockedBy]
+      .map(([key, count]) => ({ blocker: cm.groups[Math.floor(key / 65536)]!.name, blocked: cm.groups[key % 65536]!.name, count }))
+      .sort(blockedByOrder);
     const reorderedPairs = this.reordered
       .map((count, i) => ({ first: cm.ops[cm.invertedPairs[i]![0]]!, second: cm.ops[cm.invertedPairs[i]![1]]!, count }))
       .filter((p) => p.count > 0)
-      .sort((x, y) => y.count - x.count || (x.first + x.second < y.first + y.second ? -1 : 1));
+      .sort(pairOrder);
     return {
-      schema: SUMMARY_SCHEMA,
-      model: cm.model.name,
-      controller: cm.model.controller,
+      attempts: { total: this.total, byObservedModel: { ...this.byModel }, bySource: { ...this.bySource }, diverged: this.diverged, structural: this.structural, partial: this.partial },
       window: {
-        first: this.firstText ?? null,
-        last: this.lastText ?? null,
-        seconds: this.firstText !== undefined && this.lastText !== undefined ? (this.lastMs - this.firstMs) / 1000 : 0,
-      },
-      attempts: {
-        total: this.total,
-        byObservedModel: { ...this.byModel },
-        bySource: { ...this.bySource },
-        diverged: this.diverged,
-        divergenceRate: this.total === 0 ? null : this.diverged / this.total,
-        structural: this.structural,
-        partial: this.partial,
+        first: this.firstText === undefined ? null : { ms: this.firstMs, text: this.firstText },
+        last: this.lastText === undefined ? null : { ms: this.lastMs, text: this.lastText },
       },
       objects: this.objectCount(),
       operations,
@@ -223,15 +205,14 @@ export class ControllerSummaryBuilder {
       reorderedPairs,
     };
   }
+
+  build(): ControllerSummary {
+    return summaryFromState(this.cm, this.snapshot());
+  }
 }
 
 function blockerName(cm: CompiledModel, blocker: number): string {
   return (blocker >= 0 ? cm.ops[blocker] : cm.groups[blockerGroup(blocker)]?.name) ?? String(blocker);
-}
-
-/** Map entries by count, most first, ties by key, at most `n`. */
-function topEntries(map: ReadonlyMap<string, number>, n: number): [string, number][] {
-  return [...map.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, n);
 }
 
 /** Input bookkeeping shared by every controller: what arrived and what was refused, with a bounded sample. */
@@ -258,8 +239,8 @@ export class InputLedger {
   }
 
   build(): ShadowReport['input'] {
-    const input = { received: { ...this.received }, rejected: this.rejected, rejectedByReason: { ...this.rejectedByReason }, rejectionSample: [...this.sample] };
-    return this.sourceReports.size === 0 ? input : { ...input, sources: [...this.sourceReports.values()].map((report) => report()) };
+    const sources = [...this.sourceReports.values()].map((report) => report());
+    return inputSection({ received: this.received, rejected: this.rejected, rejectedByReason: this.rejectedByReason, rejectionSample: this.sample, sources });
   }
 }
 
