@@ -113,9 +113,17 @@ function foldCluster(counts: Uint16Array, n: number, loop: LoopCounters): void {
     if (runs === 0) continue;
     const failures = counts[n + op]!;
     loop.clusters[op]!++;
-    loop.clusterSquares[op]! += (failures * failures) / runs;
+    loop.clusterSquares[op]! += onGrid((failures * failures) / runs);
   }
 }
+
+/**
+ * A cluster's failures² / runs on a grid of 2^-20: sums of such values below 2^33 are exact in any order, so the sum
+ * does not depend on the order objects are folded in, nor on how a sharded run's parts are merged (an addend is at
+ * most its failures, so the sum stays below the failure count, far under 2^33).
+ */
+const GRID = 2 ** 20;
+const onGrid = (x: number): number => Math.round(x * GRID) / GRID;
 
 export interface EvidenceOptions {
   /** Objects remembered; the least recently seen is forgotten past this (its clusters folded in first). */
@@ -225,9 +233,22 @@ export class ControllerEvidence {
     this.countWork(a);
     // A status transition lists only the failing operations: its missing successes would read as failures.
     if (!r.origin.transition) this.countObserved(loop, memory, a);
+    this.countTimeline(shadow, key, a);
+  }
+
+  /** The attempt's starved op-runs, and the object's starvation streaks open at it (one-loop ops left out). */
+  private countTimeline(shadow: ControllerShadow, key: string, a: AttemptAnalysis): void {
+    const r = a.record;
+    const starving = r.model === 'sequential' ? a.unblocked : a.newlyBlocked;
     let starved = 0;
-    for (const op of r.model === 'sequential' ? a.unblocked : a.newlyBlocked) starved += 1 - this.structural[op]!;
-    this.timeline.add(r.timeMs, starved, () => this.withoutStructural(shadow.starvation.currentLongestSeconds(r.timeMs)));
+    for (const op of starving) starved += 1 - this.structural[op]!;
+    const longest = this.timeline.add(r.timeMs, starved);
+    const since = starved > 0 ? shadow.starvation.openSince(key) : undefined;
+    if (!since) return;
+    for (const op of starving) {
+      const seconds = (r.timeMs - since[op]!) / 1000;
+      if (this.structural[op] === 0 && seconds > longest[op]!) longest[op] = seconds;
+    }
   }
 
   /** The object's memory, created on first sight; the least recently seen object is forgotten past the bound. */
@@ -504,11 +525,6 @@ export class ControllerEvidence {
       if (failed[step.index] === 1 && step.category === 'nonCritical') this.failedNonCritical[failedNonCritical++] = step.index;
     }
     for (let g = 0; g < freeing.length; g++) if (freeing[g] === 1) c.freeingAttempts[g]!++;
-  }
-
-  private withoutStructural(longest: Float64Array): Float64Array {
-    for (let op = 0; op < this.n; op++) if (this.structural[op] === 1) longest[op] = 0;
-    return longest;
   }
 }
 

@@ -192,28 +192,54 @@ describe('merging partial evidence', () => {
 });
 
 describe('starvation timeline', () => {
-  it('merges neighbouring buckets when full, keeping sums and per-op maxima, and samples once per bucket', () => {
+  const start = Date.parse('2026-11-29T00:00:00Z');
+  type Attempt = readonly [offsetMs: number, starved: number, longest: readonly number[]];
+  const ATTEMPTS: readonly Attempt[] = [
+    [0, 1, [5, 0]],
+    [30_000, 2, [6, 0]],
+    [60_000, 0, [1, 7]],
+    [180_000, 4, [0, 2]],
+    [240_000, 1, [3, 0]], // a fifth minute: the buckets double to 2 minutes
+  ];
+  const timeline = (attempts: readonly Attempt[]): StarvationTimeline => {
     const t = new StarvationTimeline(2, 4);
-    let samples = 0;
-    const sample = (values: number[]) => () => {
-      samples++;
-      return Float64Array.from(values);
-    };
-    const start = Date.parse('2026-11-29T00:00:00Z');
-    t.add(start, 1, sample([5, 0]));
-    t.add(start + 30_000, 2, sample([99, 99])); // same bucket: not sampled again
-    t.add(start + 60_000, 0, sample([1, 7]));
-    t.add(start + 180_000, 4, sample([0, 2]));
-    t.add(start + 240_000, 1, sample([3, 0])); // a fifth minute: the buckets double to 2 minutes
+    for (const [offset, starved, longest] of attempts) {
+      const bucket = t.add(start + offset, starved);
+      longest.forEach((v, op) => (bucket[op] = Math.max(bucket[op]!, v)));
+    }
+    return t;
+  };
+  const points = (t: StarvationTimeline) => t.points().map((p) => [p.startMs - start, p.attempts, p.starvedOps, [...p.longestSeconds]]);
+  const WHOLE = [
+    [0, 3, 3, [6, 7]],
+    [120_000, 1, 4, [0, 2]],
+    [240_000, 1, 1, [3, 0]],
+  ];
+
+  it('merges neighbouring buckets when full, keeping sums and per-op maxima, on buckets aligned to the epoch', () => {
+    const t = timeline(ATTEMPTS);
     assert.equal(t.bucketWidthMs, 120_000);
-    assert.equal(samples, 4);
-    assert.deepEqual(
-      t.points().map((p) => [p.startMs - start, p.attempts, p.starvedOps, [...p.longestSeconds]]),
-      [
-        [0, 3, 3, [5, 7]],
-        [120_000, 1, 4, [0, 2]],
-        [240_000, 1, 1, [3, 0]],
-      ],
-    );
+    assert.deepEqual(points(t), WHOLE);
+  });
+
+  it('does not depend on the order of the attempts, and two parts merge into the whole', () => {
+    assert.deepEqual(points(timeline([...ATTEMPTS].reverse())), WHOLE);
+    const odd = timeline(ATTEMPTS.filter((_, i) => i % 2 === 1));
+    assert.equal(odd.bucketWidthMs, 60_000); // 30 s and 180 s fit in four minutes
+    const even = timeline(ATTEMPTS.filter((_, i) => i % 2 === 0));
+    even.merge(odd.state());
+    assert.deepEqual(points(even), WHOLE);
+    odd.merge(timeline(ATTEMPTS.filter((_, i) => i % 2 === 0)).state());
+    assert.deepEqual(points(odd), WHOLE);
+  });
+
+  it('an attempt older than the first opens buckets before it; times either side of the epoch fit in two buckets', () => {
+    const t = timeline([[120_000, 1, [0, 0]], [0, 1, [0, 0]]]);
+    assert.deepEqual(points(t), [[0, 1, 1, [0, 0]], [60_000, 0, 0, [0, 0]], [120_000, 1, 1, [0, 0]]]);
+    const epoch = new StarvationTimeline(1, 2);
+    epoch.add(-1, 0);
+    epoch.add(10 * 365 * 86_400_000, 0);
+    assert.deepEqual(epoch.points().map((p) => [p.startMs + epoch.bucketWidthMs, p.attempts]), [[0, 1], [epoch.bucketWidthMs, 1]]);
+    assert.throws(() => new StarvationTimeline(1, 1), /at least 2 buckets/);
   });
 });
