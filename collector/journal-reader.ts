@@ -4,8 +4,9 @@
  * naming file:line.
  */
 import { parseAttemptLine } from './journal.js';
-import { LineSplitter } from './lines.js';
-import type { RecordSink } from './records.js';
+import { namedObject } from './journal-shard.js';
+import { LineSplitter, type LineHandler } from './lines.js';
+import type { AttemptRecord, RecordSink } from './records.js';
 
 export interface ReadJournalOptions {
   /** Names rejections (`file:line`). */
@@ -16,28 +17,54 @@ export interface ReadJournalOptions {
   readonly afterChunk?: () => Promise<void> | void;
   /** Checked before each chunk: true stops reading early (a source being stopped). */
   readonly stopped?: () => boolean;
+  /**
+   * A shard's filter (collector/journal-shard.ts), asked with each line's bytes before they are decoded: a line it does
+   * not own is skipped unread, counted nowhere. `bytes` is undefined for a line too long to read.
+   */
+  readonly owns?: (lineNo: number, bytes: Buffer | undefined) => boolean;
 }
 
 export async function readJournal(input: AsyncIterable<unknown>, sink: RecordSink, options: ReadJournalOptions): Promise<void> {
-  const { file } = options;
-  const ctx = { file, ...(options.knownOperations ? { knownOperations: options.knownOperations } : {}) };
-  const splitter = new LineSplitter({
-    line(text, lineNo) {
-      if (text.trim() === '') return;
-      sink.received?.('journal', 1);
-      const parsed = parseAttemptLine(text, lineNo, ctx);
-      if (parsed.ok) sink.attempt(parsed.record);
-      else sink.reject(parsed.rejection);
-    },
-    tooLong(lineNo, bytes) {
-      sink.received?.('journal', 1);
-      sink.reject({ source: 'journal', reason: 'line_too_long', where: `${file}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` });
-    },
-  });
+  const splitter = new LineSplitter(journalLines(sink, options));
   for await (const chunk of input) {
     if (options.stopped?.()) return;
     splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
     await options.afterChunk?.();
   }
   splitter.end();
+}
+
+/** What becomes of each journal line, however the lines were split (here, or by another thread that hands them on). */
+export function journalLines(sink: RecordSink, options: Pick<ReadJournalOptions, 'file' | 'knownOperations' | 'owns'>): LineHandler {
+  const { file, owns } = options;
+  const ctx = { file, ...(options.knownOperations ? { knownOperations: options.knownOperations } : {}) };
+  return {
+    ...(owns ? { select: (bytes: Buffer, lineNo: number) => owns(lineNo, bytes) } : {}),
+    line(text, lineNo) {
+      if (text.trim() === '') return;
+      sink.received?.('journal', 1);
+      const parsed = parseAttemptLine(text, lineNo, ctx);
+      const renamed = parsed.ok ? renamedObject(text, parsed.record) : undefined;
+      if (renamed !== undefined) sink.reject({ source: 'journal', reason: 'invalid_record', where: `${file}:${lineNo}`, message: renamed });
+      else if (parsed.ok) sink.attempt(parsed.record);
+      else sink.reject(parsed.rejection);
+    },
+    tooLong(lineNo, bytes) {
+      if (owns && !owns(lineNo, undefined)) return;
+      sink.received?.('journal', 1);
+      sink.reject({ source: 'journal', reason: 'line_too_long', where: `${file}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` });
+    },
+  };
+}
+
+/**
+ * A line that starts in the documented key order names its controller and object there (collector/journal-shard.ts);
+ * naming others later (a repeated key, which JSON.parse would take) makes it ambiguous: the problem, or undefined.
+ */
+function renamedObject(text: string, record: AttemptRecord): string | undefined {
+  const named = namedObject(text);
+  if (!named) return undefined;
+  if (named.controller !== record.controller) return `controller: named ${JSON.stringify(named.controller)} first and ${JSON.stringify(record.controller)} later; a line names one`;
+  if (named.object !== record.object) return `object: named ${JSON.stringify(named.object)} first and ${JSON.stringify(record.object)} later; a line names one`;
+  return undefined;
 }

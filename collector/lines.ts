@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 export interface LineHandler {
   line(text: string, lineNo: number): void;
   tooLong(lineNo: number, bytes: number): void;
+  /** When given, asked first with the line's bytes (a trailing CR included): false skips the line unread. */
+  select?(bytes: Buffer, lineNo: number): boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
@@ -61,9 +63,11 @@ export class LineSplitter {
     if (this.overflowing) this.handler.tooLong(this.lineNo, this.pendingBytes);
     else {
       const buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
-      let text = buf.toString('utf8');
-      if (text.endsWith('\r')) text = text.slice(0, -1);
-      this.handler.line(text, this.lineNo);
+      if (!this.handler.select || this.handler.select(buf, this.lineNo)) {
+        let text = buf.toString('utf8');
+        if (text.endsWith('\r')) text = text.slice(0, -1);
+        this.handler.line(text, this.lineNo);
+      }
     }
     this.pending = [];
     this.pendingBytes = 0;
