@@ -1,0 +1,44 @@
+/**
+ * A partial summary of what one analysis counted (format.ts): its controllers' summaries and, when collected, the
+ * decisions' evidence, with the input's books. `RejectionSampler` keeps the first rejections with their position in
+ * the input, so that the samples of several shards merge into the input's first rejections.
+ */
+import type { AnalysisListener, ShadowAnalyzer } from '../analyzer.js';
+import { ControllerEvidence, type DecisionEvidence } from '../decisions/evidence.js';
+import { REJECTION_SAMPLE } from '../report/summary.js';
+import type { Rejection } from '../../collector/records.js';
+import type { InputPart, PartialState, PositionedRejection } from './format.js';
+
+export class RejectionSampler implements AnalysisListener {
+  readonly sample: PositionedRejection[] = [];
+
+  /** `position` says where in the input the rejection being reported is (see PositionedRejection). */
+  constructor(
+    private readonly input: string,
+    private readonly position: () => number,
+  ) {}
+
+  reject(r: Rejection): void {
+    if (this.sample.length < REJECTION_SAMPLE) this.sample.push({ input: this.input, position: this.position(), ...r });
+  }
+}
+
+/** The partial state of `analyzer` (and `evidence`, when given) after reading `input`. */
+export function partialOf(analyzer: ShadowAnalyzer, evidence: DecisionEvidence | undefined, input: InputPart, sampler: RejectionSampler): PartialState {
+  const books = analyzer.ledger.build();
+  return {
+    inputs: [input],
+    controllers: analyzer.summaryStates().map(({ shadow, state }) => {
+      if (!evidence) return { cm: shadow.cm, summary: state, evidence: null };
+      const seen = evidence.controller(shadow.model.controller) ?? new ControllerEvidence(shadow.cm);
+      return { cm: shadow.cm, summary: state, evidence: { counters: seen.snapshot(), timeline: seen.timeline.state() } };
+    }),
+    input: {
+      received: books.received,
+      rejected: books.rejected,
+      rejectedByReason: books.rejectedByReason,
+      rejectionSample: sampler.sample,
+      sources: (books.sources ?? []).map((report) => ({ input: input.name, report })),
+    },
+  };
+}

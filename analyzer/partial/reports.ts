@@ -1,0 +1,34 @@
+/**
+ * The reports of a (merged) partial: the summary `analyze` prints and the decisions `report` prints, built by the same
+ * functions a single run uses (summary-state.ts, decisions/report.ts), so a merge of every shard reads byte for byte
+ * as one run over the whole input.
+ */
+import { decideController, DECISIONS_SCHEMA, type DecisionReport } from '../decisions/report.js';
+import type { DecisionThresholds } from '../decisions/thresholds.js';
+import { StarvationTimeline } from '../decisions/timeline.js';
+import { inputSection, summaryFromState, SUMMARY_SCHEMA } from '../report/summary-state.js';
+import type { ShadowReport } from '../report/summary.js';
+import type { PartialState } from './format.js';
+
+export function summaryReport(p: PartialState): ShadowReport {
+  return {
+    schema: SUMMARY_SCHEMA,
+    controllers: p.controllers.map((c) => summaryFromState(c.cm, c.summary)),
+    input: inputSection({
+      ...p.input,
+      rejectionSample: p.input.rejectionSample.map(({ input: _input, position: _position, ...rejection }) => rejection),
+      sources: p.input.sources.map((s) => s.report),
+    }),
+  };
+}
+
+/** Throws when a controller's partial carries no evidence (made for a summary alone). */
+export function decisionReportOf(p: PartialState, thresholds: DecisionThresholds): DecisionReport {
+  const summary = summaryReport(p);
+  const controllers = p.controllers.map((c, i) => {
+    if (!c.evidence) throw new Error(`controller ${c.cm.model.controller}: the partial carries no decisions evidence`);
+    const timeline = StarvationTimeline.fromState(c.cm.ops.length, c.evidence.timeline);
+    return decideController(c.cm, summary.controllers[i]!, c.evidence.counters, timeline.points(), timeline.bucketWidthMs, thresholds);
+  });
+  return { schema: DECISIONS_SCHEMA, summary, controllers };
+}
