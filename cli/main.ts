@@ -10,6 +10,7 @@ commands:
   simulate     write a journal from a seeded simulated world
   journal      write the attempts an operator log proves as a journal (--logs FILE|-)
   report       decide switch readiness from a journal (or an operator log: --logs): verdict, evidence, rollout plan (HTML, Markdown or JSON)
+  merge        merge partial summaries (analyze --format partial) of shards of the input, and decide as report does
   recreations  dry-run an adapter's lifecycle rules over recorded objects and report every recreation
   help         this text
 
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   simulate: async () => (await import('./simulate.js')).simulateCommand,
   journal: async () => (await import('./journal-command.js')).journalCommand,
   report: async () => (await import('./report-command.js')).reportCommand,
+  merge: async () => (await import('./merge.js')).mergeCommand,
   recreations: async () => (await import('./recreations-command.js')).recreationsCommand,
 };
 

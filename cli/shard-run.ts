@@ -1,0 +1,110 @@
+/**
+ * One shard of `analyze`/`report`: reads the journal (skipping other shards' lines unparsed) or the log (whole, keeping
+ * its shard's attempts), analyses its objects, and returns its partial summary (analyzer/partial) with the rejections
+ * to echo on stderr, each with its position in the input so that shards' echoes interleave as one run's would.
+ */
+import { createReadStream } from 'node:fs';
+import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
+import { partialOf, RejectionSampler } from '../analyzer/partial/collect.js';
+import type { InputPart, PartialState } from '../analyzer/partial/format.js';
+import { journalLines, readJournal } from '../collector/journal-reader.js';
+import { JournalRouter } from '../collector/journal-shard.js';
+import type { ObservedLoop } from '../collector/logs/assembler.js';
+import type { LineHandler } from '../collector/lines.js';
+import { ShardSink } from '../collector/shard-sink.js';
+import { WHOLE, type Shard } from '../collector/shard.js';
+import type { ReconcileModel } from '../model/types.js';
+import type { CommandIO } from './io.js';
+import { readLogInto } from './log-input.js';
+
+/** Rejections echoed to stderr one by one; past this, only counted (the report lists them by reason). */
+export const MAX_REJECTIONS_PRINTED = 100;
+
+export type InputSpec = { readonly kind: 'journal'; readonly file: string } | { readonly kind: 'logs'; readonly file: string; readonly loop: ObservedLoop };
+
+/** What a shard is to do: plain data, so that it can be handed to a worker. */
+export interface ShardSpec {
+  readonly model: ReconcileModel;
+  readonly input: InputSpec;
+  readonly shard: Shard;
+  /** Of the shard's objects, this worker's (a journal's objects are taken by the workers in turn). */
+  readonly worker?: Shard;
+  /** Collect the decisions' evidence too (report, and every published partial). */
+  readonly evidence: boolean;
+}
+
+export interface EchoedRejection {
+  readonly position: number;
+  readonly line: string;
+}
+
+export interface ShardOutcome {
+  readonly partial: PartialState;
+  /** The shard's first MAX_REJECTIONS_PRINTED rejections, as `where: reason: message`. */
+  readonly echoed: readonly EchoedRejection[];
+}
+
+/** The analysis of one shard's records, and where in the input the one being analysed came (for its rejections). */
+export class ShardAnalysis {
+  readonly analyzer: ShadowAnalyzer;
+  private readonly evidence: DecisionEvidence | undefined;
+  private readonly sampler: RejectionSampler;
+  private readonly echoed: EchoedRejection[] = [];
+  /** The journal line being analysed. */
+  line = 0;
+  /** Where the record being analysed came: the journal's line, or the rank of the log source's output (collector/shard-sink.ts). */
+  position = (): number => this.line;
+
+  constructor(model: ReconcileModel, file: string, evidence: boolean) {
+    this.analyzer = new ShadowAnalyzer([model]);
+    this.evidence = evidence ? new DecisionEvidence() : undefined;
+    if (this.evidence) this.analyzer.listen(this.evidence);
+    this.sampler = new RejectionSampler(file, () => this.position());
+    this.analyzer.listen(this.sampler);
+    this.analyzer.listen({ reject: (r) => void (this.echoed.length < MAX_REJECTIONS_PRINTED && this.echoed.push({ position: this.position(), line: `${r.where}: ${r.reason}: ${r.message}` })) });
+  }
+
+  /** What becomes of journal lines handed on with their line numbers (all of them this shard's). */
+  journalLines(file: string): LineHandler {
+    const lines = journalLines(this.analyzer, { file, knownOperations: this.analyzer.shadows[0]!.knownOperations });
+    return {
+      line: (text, lineNo) => {
+        this.line = lineNo;
+        lines.line(text, lineNo);
+      },
+      tooLong: (lineNo, bytes) => {
+        this.line = lineNo;
+        lines.tooLong(lineNo, bytes);
+      },
+    };
+  }
+
+  outcome(input: InputPart): ShardOutcome {
+    return { partial: partialOf(this.analyzer, this.evidence, input, this.sampler), echoed: this.echoed };
+  }
+}
+
+/** Runs one shard in this thread; `io.stdin` is read for the file `-`. Throws when the input cannot be read. */
+export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOutcome> {
+  const { file } = spec.input;
+  const shard = new ShardAnalysis(spec.model, file, spec.evidence);
+  if (spec.input.kind === 'journal') {
+    const router = new JournalRouter(spec.shard, spec.worker);
+    const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+    await readJournal(input, shard.analyzer, {
+      file,
+      knownOperations: shard.analyzer.shadows[0]!.knownOperations,
+      owns: (lineNo, bytes) => {
+        shard.line = lineNo;
+        return router.owns(lineNo, bytes);
+      },
+    });
+  } else {
+    if ((spec.worker ?? WHOLE).count > 1) throw new Error('a log is read by one worker');
+    const sink = new ShardSink(shard.analyzer, spec.shard);
+    shard.position = () => sink.position;
+    await readLogInto(sink, { file, model: spec.model, loop: spec.input.loop }, io);
+  }
+  return shard.outcome({ kind: spec.input.kind, name: file, shards: { count: spec.shard.count, indices: [spec.shard.index] } });
+}
