@@ -122,8 +122,10 @@ export function decodePartial(text: string, where: string): PartialState {
   } catch (e) {
     r.fail('', `not JSON: ${(e as Error).message}`);
   }
+  // The schema first: a summary or a decisions report given by mistake is named as such.
+  const schema = r.mapping(value, '').schema;
+  if (schema !== PARTIAL_SCHEMA) r.fail('schema', `expected "${PARTIAL_SCHEMA}", got ${JSON.stringify(schema)} (a summary of analyze --format json cannot be merged; make partials with --format partial)`);
   const doc = r.record(value, '', ['schema', 'inputs', 'controllers', 'input']);
-  if (doc.schema !== PARTIAL_SCHEMA) r.fail('schema', `expected "${PARTIAL_SCHEMA}", got ${JSON.stringify(doc.schema)} (a summary of analyze --format json cannot be merged; make partials with --format partial)`);
   const inputs = r.array(doc.inputs, 'inputs').map((v, i) => decodeInput(r, v, at('inputs', i)));
   const controllers = r.array(doc.controllers, 'controllers').map((v, i) => decodeController(r, v, at('controllers', i)));
   const input = r.record(doc.input, 'input', ['received', 'rejected', 'rejectedByReason', 'rejectionSample', 'sources']);
