@@ -13,7 +13,7 @@
  * JSON, too long to read, no controller or object) goes by its line number: it is counted, and rejected, exactly once.
  */
 import { isRecord } from '../lib/is-record.js';
-import { lineHash, objectHash, ownsHash, WHOLE, type Shard } from './shard.js';
+import { lineHash, objectHash, objectHashOfAscii, ownsHash, WHOLE, type Shard } from './shard.js';
 
 export interface LineObject {
   readonly controller: string;
@@ -45,6 +45,12 @@ export function namedObject(text: string): LineObject | undefined {
 
 /** `namedObject` of a line's UTF-8 bytes, without decoding the rest of the line. */
 export function namedObjectOfBytes(bytes: Buffer): LineObject | undefined {
+  const spans = namedSpans(bytes);
+  return spans && { controller: bytes.toString('utf8', spans[0], spans[1]), object: bytes.toString('utf8', spans[2], spans[3]) };
+}
+
+/** Where the controller and the object `namedObject` reads are in the bytes: [start, end) of each. */
+function namedSpans(bytes: Buffer): [number, number, number, number] | undefined {
   if (!startsWith(bytes, HEAD_BYTES, 0)) return undefined;
   const time = plainEndOfBytes(bytes, HEAD_BYTES.length);
   if (time < 0 || !startsWith(bytes, CONTROLLER_BYTES, time + 1)) return undefined;
@@ -53,8 +59,16 @@ export function namedObjectOfBytes(bytes: Buffer): LineObject | undefined {
   if (controllerEnd < 0 || !startsWith(bytes, OBJECT_BYTES, controllerEnd + 1)) return undefined;
   const objectStart = controllerEnd + 1 + OBJECT_BYTES.length;
   const objectEnd = plainEndOfBytes(bytes, objectStart);
-  if (objectEnd < 0) return undefined;
-  return { controller: bytes.toString('utf8', controllerStart, controllerEnd), object: bytes.toString('utf8', objectStart, objectEnd) };
+  return objectEnd < 0 ? undefined : [controllerStart, controllerEnd, objectStart, objectEnd];
+}
+
+/** objectHash of the object a line's bytes are about (read from its start when it can be), or undefined when none. */
+function lineObjectHash(bytes: Buffer): number | undefined {
+  const spans = namedSpans(bytes);
+  const ascii = spans && objectHashOfAscii(bytes, ...spans);
+  if (ascii !== undefined) return ascii;
+  const object = spans ? namedObjectOfBytes(bytes) : parsedObject(bytes.toString('utf8'));
+  return object && objectHash(object.controller, object.object);
 }
 
 /**
@@ -63,8 +77,11 @@ export function namedObjectOfBytes(bytes: Buffer): LineObject | undefined {
  * counted over the shard's lines.
  */
 export class JournalRouter {
-  /** Objects of the shard by first sight: the worker each went to. */
-  private readonly workers = new Map<string, number>();
+  /**
+   * Objects of the shard by first sight, by their hash: the worker each went to. Two objects of one hash go to one
+   * worker, which is all the turns need.
+   */
+  private readonly workers = new Map<number, number>();
 
   constructor(
     private readonly shard: Shard,
@@ -73,16 +90,15 @@ export class JournalRouter {
 
   /** `bytes` is undefined for a line too long to read. */
   owns(lineNo: number, bytes: Buffer | undefined): boolean {
-    const object = bytes === undefined ? undefined : (namedObjectOfBytes(bytes) ?? parsedObject(bytes.toString('utf8')));
-    if (!object) {
-      const hash = lineHash(lineNo);
-      return ownsHash(this.shard, hash) && Math.floor(hash / this.shard.count) % this.worker.count === this.worker.index;
+    const hash = bytes === undefined ? undefined : lineObjectHash(bytes);
+    if (hash === undefined) {
+      const byLine = lineHash(lineNo);
+      return ownsHash(this.shard, byLine) && Math.floor(byLine / this.shard.count) % this.worker.count === this.worker.index;
     }
-    if (this.shard.count > 1 && !ownsHash(this.shard, objectHash(object.controller, object.object))) return false;
+    if (!ownsHash(this.shard, hash)) return false;
     if (this.worker.count === 1) return true;
-    const key = `${object.controller}\u0000${object.object}`;
-    let worker = this.workers.get(key);
-    if (worker === undefined) this.workers.set(key, (worker = this.workers.size % this.worker.count));
+    let worker = this.workers.get(hash);
+    if (worker === undefined) this.workers.set(hash, (worker = this.workers.size % this.worker.count));
     return worker === this.worker.index;
   }
 }

@@ -27,6 +27,26 @@ export function objectHash(controller: string, object: string): number {
   return finalize(h);
 }
 
+/**
+ * `objectHash` of a controller and an object given as byte ranges of `bytes`, when every byte of both is ASCII (a
+ * byte is then its UTF-16 code unit); undefined otherwise (decode them and use objectHash).
+ */
+export function objectHashOfAscii(bytes: Uint8Array, controllerStart: number, controllerEnd: number, objectStart: number, objectEnd: number): number | undefined {
+  let h = 0x811c9dc5;
+  for (let i = controllerStart; i < controllerEnd; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80) return undefined;
+    h = Math.imul(h ^ b, 0x01000193);
+  }
+  h = Math.imul(h, 0x01000193);
+  for (let i = objectStart; i < objectEnd; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80) return undefined;
+    h = Math.imul(h ^ b, 0x01000193);
+  }
+  return finalize(h);
+}
+
 /** The shard hash of an input line that names no object (a line that is not JSON, too long, ...): its line number. */
 export function lineHash(lineNo: number): number {
   return finalize(lineNo);

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../collector/records.js';
 import { ShardSink } from '../../collector/shard-sink.js';
-import { lineHash, objectHash, ownsHash, parseShard } from '../../collector/shard.js';
+import { lineHash, objectHash, objectHashOfAscii, ownsHash, parseShard } from '../../collector/shard.js';
 
 describe('shards by object', () => {
   it('hashes as docs/partial.md documents it (values from an independent implementation)', () => {
@@ -14,6 +14,14 @@ describe('shards by object', () => {
     assert.equal(objectHash('hostedcluster', 'clusters/é-ü'), 2617038083);
     assert.equal(lineHash(1), 0x514e28b7);
     assert.equal(lineHash(17), 3637550824);
+  });
+
+  it('hashes an ASCII controller and object in place in the bytes as objectHash does, and declines any other byte', () => {
+    const bytes = Buffer.from('{"controller":"hostedcluster","object":"clusters/demo-1"}');
+    const at = (s: string): [number, number] => [bytes.indexOf(s), bytes.indexOf(s) + s.length];
+    assert.equal(objectHashOfAscii(bytes, ...at('hostedcluster'), ...at('clusters/demo-1')), 2122175058);
+    const wide = Buffer.from('hostedcluster clusters/é-ü');
+    assert.equal(objectHashOfAscii(wide, 0, 13, 14, wide.length), undefined);
   });
 
   it('spreads a fleet evenly: 10,000 objects over 8 shards, each within 10 % of its share', () => {
