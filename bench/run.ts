@@ -17,11 +17,13 @@ import { benchIdleRss, benchObjectMemory, benchRecreationMemory } from './memory
 import { benchLogs } from './logs.js';
 import { benchMetrics } from './metrics.js';
 import { benchOtlp } from './otlp.js';
+import { benchWorkers } from './workers.js';
 
 const benches: Readonly<Record<string, () => BenchResult | BenchResult[] | Promise<BenchResult | BenchResult[]>>> = {
   otlp: benchOtlp,
   engine: benchEngine,
   journal: benchJournal,
+  workers: benchWorkers,
   decisions: benchDecisions,
   logs: benchLogs,
   cel: benchCel,
