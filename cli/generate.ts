@@ -8,7 +8,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Document } from 'yaml';
 import { alertRuleGroups } from '../alerts/rules.js';
 import { alertOptions, type AlertOptions } from '../alerts/options.js';
@@ -20,6 +19,7 @@ import { limitsTable } from '../collector/otlp/limits.js';
 import { OVERLAYS } from '../deploy/overlays.js';
 import { sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
 import { packageRoot } from '../lib/package-root.js';
+import { isEntryPoint } from './entry-point.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -133,6 +133,6 @@ export function main(argv: readonly string[], root = packageRoot(), io: { stdout
   return problems.length === 0 ? 0 : 1;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = main(process.argv.slice(2));
 }
