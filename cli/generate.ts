@@ -1,6 +1,6 @@
 /**
  * Writes every checked-in file that is generated from code: the dashboards' JSON, the alert rules (plain and as a
- * PrometheusRule), each deploy overlay's sidecar config and sidecar patches, the README's metrics table, and the OTLP
+ * PrometheusRule), each deploy overlay's sidecar config, sidecar patches and patch target, the README's metrics table, and the OTLP
  * receiver's limits table in the README and docs/otlp.md (from the receiver's own defaults).
  *
  *   node --import tsx cli/generate.ts           regenerate
@@ -17,7 +17,7 @@ import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
 import { limitsTable } from '../collector/otlp/limits.js';
 import { OVERLAYS } from '../deploy/overlays.js';
-import { sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
+import { patchTarget, sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
 import { packageRoot } from '../lib/package-root.js';
 import { isEntryPoint } from './entry-point.js';
 
@@ -52,6 +52,7 @@ export function generatedFiles(alerts: AlertOptions = alertOptions()): Generated
       { path: `deploy/overlays/${o.dir}/shadow.yaml`, content: yamlFile(o.config(), 'deploy/sidecar-config.ts') },
       { path: `deploy/overlays/${o.dir}/sidecar/patch.yaml`, content: yamlFile(sidecarPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
       { path: `deploy/overlays/${o.dir}/sidecar/remove-patch.yaml`, content: yamlFile(sidecarRemovalPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
+      { path: `deploy/overlays/${o.dir}/patch/deployment.yaml`, content: yamlFile(patchTarget(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
     ]),
   ];
 }
