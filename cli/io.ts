@@ -21,7 +21,7 @@ export type ExitName = keyof typeof EXIT;
 /** What each exit code means, for every command's --help and the README (generated from here). */
 export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
   ok: 'done',
-  failure: 'the input could not be read or written, or (run) a source failed to start',
+  failure: 'an input could not be read or an output written (run: a source could not start)',
   usage: 'bad arguments: each problem is named on stderr',
   invalidConfig: 'a model, config, task config or thresholds file is invalid; nothing was analysed',
   rejectedInput: 'with --strict: the command completed but input lines were rejected',
