@@ -17,7 +17,9 @@ const EXAMPLE_JOURNAL = join(REPO, 'examples/database-operator/journal.jsonl');
 const HYPERSHIFT_JOURNAL = join(CONTRACT_CASES, 'world-sequential.journal.jsonl');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
-describe('reconcile-shadow: help, version, arguments', () => {
+describe('reconcile-shadow: help, version, arguments', function () {
+  // Each command's module is loaded on its first run.
+  this.timeout(30_000);
   for (const spec of COMMAND_SPECS) {
     it(`${spec.name} --help and -h print its usage, every flag, examples and exit codes, and exit 0`, async () => {
       for (const flag of ['--help', '-h']) {
@@ -75,7 +77,8 @@ describe('reconcile-shadow: help, version, arguments', () => {
   });
 });
 
-describe('reconcile-shadow: nothing analysed exits 5 with a one-line reason', () => {
+describe('reconcile-shadow: nothing analysed exits 5 with a one-line reason', function () {
+  this.timeout(30_000);
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'rs-nothing-'));

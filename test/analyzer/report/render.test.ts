@@ -21,7 +21,8 @@ function linesGluedToTables(markdown: string): string[] {
   return glued;
 }
 
-describe('analyzer/report/render: Markdown', () => {
+describe('analyzer/report/render: Markdown', function () {
+  this.timeout(30_000);
   it('a mixed HyperShift fleet with more reordered pairs than shown, and a rejected line: every table stands alone', () => {
     const model = resolveModel('hypershift-hostedcluster');
     const analyzer = new ShadowAnalyzer([model]);

@@ -18,7 +18,8 @@ contexts: [{name: ctx, context: {cluster: c, user: u}}]
 current-context: ctx
 `;
 
-describe('collector/kube/credentials', () => {
+describe('collector/kube/credentials', function () {
+  this.timeout(30_000);
   let dir: string;
   const saved = { HOME: process.env.HOME, KUBECONFIG: process.env.KUBECONFIG };
   beforeEach(() => {
