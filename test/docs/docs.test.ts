@@ -52,7 +52,11 @@ describe('docs that run: every sh, yaml and json block of README.md and docs/', 
           if (block.lang === 'yaml') await checkYamlBlock(block, sandbox);
           else if (block.lang === 'json') checkJsonBlock(block);
           else {
-            await checkShellBlock(block, { sandbox, demo, demoRunning: () => demoRunning });
+            try {
+              await checkShellBlock(block, { sandbox, demo, demoRunning: () => demoRunning });
+            } finally {
+              await demo.close();
+            }
             demoRunning ||= /^make run\b/m.test(block.text);
           }
         });

@@ -59,11 +59,15 @@ export class Sandbox {
     return text.replace(/\$\{?(\w+)\}?/g, (whole, name: string) => this.vars.get(name) ?? whole);
   }
 
-  /** Runs a command line with bash in the sandbox (cwd relative to it). */
-  run(line: string, cwd = '.', timeoutMs = 120_000): Promise<Ran> {
+  /**
+   * Runs a command line with bash in the sandbox (cwd relative to it). With `pipefail` (the default) a pipeline fails
+   * when any of its commands does; without it, as the shell's default, when its last does (`curl … | head` ends
+   * curl early on purpose).
+   */
+  run(line: string, cwd = '.', { pipefail = true, timeoutMs = 120_000 } = {}): Promise<Ran> {
     const env = { ...process.env, ...Object.fromEntries(this.vars), PATH: `${join(this.dir, '.bin')}:${process.env.PATH ?? ''}` };
     return new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-o', 'pipefail', '-c', line], { cwd: join(this.dir, cwd), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', [...(pipefail ? ['-o', 'pipefail'] : []), '-c', line], { cwd: join(this.dir, cwd), env, stdio: ['ignore', 'pipe', 'pipe'] });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on('data', (c: Buffer) => out.push(c));
