@@ -1,54 +1,31 @@
 /**
- * `reconcile-shadow merge <partial.json>... [--format html|markdown|json|partial] [--out file] [--thresholds file]
- *  [--threshold name=value ...]`
- * Merges partial summaries (`analyze --format partial`, docs/partial.md) of disjoint shards of the same input, or of
- * different inputs, made with the same model, and decides as `report` does: the merge of every shard of an input reads
- * byte for byte as `report` over the whole input. `--format partial` writes the merged partial instead, to be merged
- * again. A partial that cannot be read, two that overlap (a shard merged twice) or were made with different models
- * stop the merge with the files named; shards missing from an input are named on stderr.
+ * `reconcile-shadow merge` (flags and help: MERGE in cli/commands.ts). Merges partial summaries (`analyze --format
+ * partial`, docs/partial.md) of disjoint shards of the same input, or of different inputs, made with the same model,
+ * and decides as `report` does: the merge of every shard of an input reads byte for byte as `report` over the whole
+ * input. `--format partial` writes the merged partial instead, to be merged again. A partial that cannot be read, two
+ * that overlap (a shard merged twice) or were made with different models stop the merge with the files named; shards
+ * missing from an input are named on stderr.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { isComplete } from '../analyzer/partial/coverage.js';
 import { decodePartial, encodePartial, type PartialState } from '../analyzer/partial/format.js';
 import { PartialError } from '../analyzer/partial/json-reader.js';
 import { MergeError, mergePartials } from '../analyzer/partial/merge.js';
-import { decisionReportOf } from '../analyzer/partial/reports.js';
+import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
+import { readArgs } from './args.js';
+import { MERGE } from './commands.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
+import { nothingAnalysed } from './nothing-analysed.js';
 import { loadThresholds, ThresholdsError, writeDecisions } from './report-command.js';
 
-const FORMATS = ['html', 'markdown', 'json', 'partial'] as const;
-type Format = (typeof FORMATS)[number];
-
-export const MERGE_USAGE = 'usage: reconcile-shadow merge <partial.json>... [--format html|markdown|json|partial] [--out file] [--thresholds file] [--threshold name=value ...]';
-
 export async function mergeCommand(argv: string[], io: CommandIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string', default: 'html' },
-        out: { type: 'string' },
-        thresholds: { type: 'string' },
-        threshold: { type: 'string', multiple: true },
-      },
-      strict: true,
-    });
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${MERGE_USAGE}\n`);
-    return EXIT.usage;
-  }
-  const { values, positionals: files } = parsed;
-  const format = values.format as Format;
-  if (files.length === 0 || !FORMATS.includes(format)) {
-    io.stderr.write(`${files.length === 0 ? 'no partial summaries to merge\n' : ''}${MERGE_USAGE}\n`);
-    return EXIT.usage;
-  }
+  const args = readArgs(MERGE, argv, io);
+  if (typeof args === 'number') return args;
+  const { values, positionals: files } = args;
+  const { format } = values;
   let thresholds;
   try {
-    thresholds = await loadThresholds(values.thresholds, values.threshold ?? []);
+    thresholds = await loadThresholds(values.thresholds, values.threshold);
   } catch (e) {
     if (!(e instanceof ThresholdsError)) throw e;
     io.stderr.write(`invalid thresholds:\n${e.message}\n`);
@@ -76,6 +53,11 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
     if (merged!.controllers.some((c) => !c.evidence)) {
       io.stderr.write('a partial carries no decisions evidence ("evidence": null): only the merged partial can be written (--format partial)\n');
       return EXIT.failure;
+    }
+    const nothing = nothingAnalysed(summaryReport(merged!), merged!.inputs.map((i) => i.name).join(', '));
+    if (nothing !== undefined) {
+      io.stderr.write(`${nothing}\n`);
+      return EXIT.nothingAnalysed;
     }
     return writeDecisions(decisionReportOf(merged!, thresholds), format, values.out, io);
   }

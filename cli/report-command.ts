@@ -1,17 +1,14 @@
 /**
- * `reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased])
- *  [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...] [--workers N|auto] [--shard i/n]`
- * Replays a journal (or an operator log, through the log source) like `analyze`, then decides: switch readiness per
- * controller, the loop comparison, ordering evidence, the classification check, starvation, the rollout plan and the
- * noise floor (docs/decisions.md). `html` is one self-contained file with the charts as inline SVG; `markdown` is the
+ * `reconcile-shadow report` (flags and help: REPORT in cli/commands.ts). Replays a journal (or an operator log, through
+ * the log source) like `analyze`, then decides: switch readiness per controller, the loop comparison, ordering
+ * evidence, the classification check, starvation, the rollout plan and the noise floor (docs/decisions.md). `html` is one self-contained file with the charts as inline SVG; `markdown` is the
  * same content to paste into a pull-request review; `json` is the same decisions as data (docs/decisions.schema.json).
  * `--threshold` overrides one threshold (after the file's), and may be repeated. Without --out the report goes to
  * stdout; with it, stdout gets one `controller: verdict` line per controller. `--workers` and `--shard` split the input's
- * objects as for `analyze` (cli/sharded.ts); the report is the same, byte for byte.
+ * objects as for `analyze` (cli/sharded.ts); the decisions read as one run's.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/report.js';
@@ -19,26 +16,21 @@ import { decisionsJson } from '../analyzer/decisions/json.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
 import { reportDocument } from '../analyzer/report/html/document.js';
 import { renderMarkdown } from '../analyzer/report/html/markdown.js';
+import type { DecisionReport } from '../analyzer/decisions/report.js';
+import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal-reader.js';
+import type { ObservedLoop } from '../collector/logs/assembler.js';
+import { WHOLE, type Shard } from '../collector/shard.js';
+import type { ReconcileModel } from '../model/types.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { YamlSource } from '../model/yaml-source.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
-import type { ReconcileModel } from '../model/types.js';
-import { LOOP_VALUES, readLogInto } from './log-input.js';
+import { readLogInto } from './log-input.js';
 import { check } from '../sidecar/config-schema.js';
-import { BufferedWriter, EXIT, type CommandIO } from './io.js';
-import { decisionReportOf } from '../analyzer/partial/reports.js';
-import { WHOLE } from '../collector/shard.js';
-import { analyzeSharded, echoRejections, splitOptions, type SplitOptions } from './sharded.js';
-import type { DecisionReport } from '../analyzer/decisions/report.js';
-
-const FORMATS = ['html', 'markdown', 'json'] as const;
-type Format = (typeof FORMATS)[number];
-/** Rejections echoed to stderr one by one; past this, only counted (the report lists them by reason). */
-const MAX_REJECTIONS_PRINTED = 100;
-
-export const REPORT_USAGE =
-  'usage: reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased]) [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...] [--workers N|auto] [--shard i/n]';
+import { readArgs } from './args.js';
+import { REPORT } from './commands.js';
+import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
+import { nothingAnalysed } from './nothing-analysed.js';
+import { analyzeSharded, echoRejections, readSplit } from './sharded.js';
 
 export class ThresholdsError extends Error {}
 
@@ -80,74 +72,15 @@ export async function loadThresholds(path: string | undefined, flags: readonly s
   }
 }
 
-interface InputValues {
-  readonly journal?: string;
-  readonly logs?: string;
-  readonly loop: string;
-}
-
-/** One analysis in this thread, rejections echoed as they come. */
-async function decide(model: ReconcileModel, values: InputValues, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport> {
-  const analyzer = new ShadowAnalyzer([model]);
-  const evidence = new DecisionEvidence();
-  analyzer.listen(evidence);
-  let rejected = 0;
-  analyzer.listen({
-    reject: (r) => {
-      if (rejected++ < MAX_REJECTIONS_PRINTED) io.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
-    },
-  });
-  if (values.logs !== undefined) await readLogInto(analyzer, { file: values.logs, model, loop: values.loop as ObservedLoop }, io);
-  else {
-    const file = values.journal!;
-    await readJournal(file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 }), analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
-  }
-  if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the report)\n`);
-  return decisionReport(analyzer, evidence, thresholds);
-}
-
-/** `--workers`, `--shard`: the input analysed in shards (cli/sharded.ts), decided as one run. */
-async function decideInShards(model: ReconcileModel, values: InputValues, split: SplitOptions, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport> {
-  const input = values.logs !== undefined ? ({ kind: 'logs', file: values.logs, loop: values.loop as ObservedLoop } as const) : ({ kind: 'journal', file: values.journal! } as const);
-  const { partial, echoed } = await analyzeSharded({ model, input, evidence: true }, split.shard ?? WHOLE, split.workers, io);
-  echoRejections(io, echoed, partial.input.rejected);
-  return decisionReportOf(partial, thresholds);
-}
-
 export async function reportCommand(argv: string[], io: CommandIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        model: { type: 'string' },
-        journal: { type: 'string' },
-        logs: { type: 'string' },
-        loop: { type: 'string', default: 'auto' },
-        out: { type: 'string' },
-        format: { type: 'string', default: 'html' },
-        thresholds: { type: 'string' },
-        threshold: { type: 'string', multiple: true },
-        workers: { type: 'string', default: '1' },
-        shard: { type: 'string' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${REPORT_USAGE}\n`);
-    return EXIT.usage;
-  }
-  const format = values.format as Format;
-  const loop = values.loop as ObservedLoop;
-  if (!values.model || (values.journal === undefined) === (values.logs === undefined) || !LOOP_VALUES.includes(loop) || !FORMATS.includes(format)) {
-    io.stderr.write(`${REPORT_USAGE}\n`);
-    return EXIT.usage;
-  }
+  const args = readArgs(REPORT, argv, io);
+  if (typeof args === 'number') return args;
+  const { format, loop, out } = args.values;
   let model;
   let thresholds;
   try {
-    model = resolveModel(values.model);
-    thresholds = await loadThresholds(values.thresholds, values.threshold ?? []);
+    model = resolveModel(args.values.model);
+    thresholds = await loadThresholds(args.values.thresholds, args.values.threshold);
   } catch (e) {
     if (e instanceof ModelError) io.stderr.write(`invalid model:\n${e.message}\n`);
     else if (e instanceof ThresholdsError) io.stderr.write(`invalid thresholds:\n${e.message}\n`);
@@ -155,23 +88,51 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
     return EXIT.invalidConfig;
   }
 
-  let split: SplitOptions;
+  const split = readSplit(REPORT, args.values, io);
+  if (typeof split === 'number') return split;
+  const [kind, file] = args.values.logs !== undefined ? ['log', args.values.logs] : ['journal', args.values.journal!];
+  let decided;
   try {
-    split = splitOptions(values);
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${REPORT_USAGE}\n`);
-    return EXIT.usage;
-  }
-  const [kind, file] = values.logs !== undefined ? ['log', values.logs] : ['journal', values.journal!];
-  let report: DecisionReport;
-  try {
-    report = split.workers > 1 || split.shard ? await decideInShards(model, values, split, thresholds, io) : await decide(model, values, thresholds, io);
+    decided = split.workers > 1 || split.shard ? await decideInShards(model, { kind, file, loop }, split.shard ?? WHOLE, split.workers, thresholds, io) : await decide(model, { kind, file, loop }, thresholds, io);
   } catch (e) {
     io.stderr.write(`cannot read ${kind} ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
+  if (typeof decided === 'string') {
+    io.stderr.write(`${decided}\n`);
+    return EXIT.nothingAnalysed;
+  }
+  return writeDecisions(decided, format, out, io);
+}
 
-  return writeDecisions(report, format, values.out, io);
+interface InputValues {
+  readonly kind: string;
+  readonly file: string;
+  readonly loop: ObservedLoop;
+}
+
+/** One analysis in this thread, rejections echoed as they come: the decisions, or why nothing was analysed. Throws when the input cannot be read. */
+async function decide(model: ReconcileModel, { kind, file, loop }: InputValues, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
+  const analyzer = new ShadowAnalyzer([model]);
+  const evidence = new DecisionEvidence();
+  analyzer.listen(evidence);
+  const rejections = new RejectionEcho(io.stderr);
+  analyzer.listen({ reject: rejections.reject });
+  if (kind === 'log') await readLogInto(analyzer, { file, model, loop }, io);
+  else {
+    const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+    await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations, knownControllers: new Set([model.controller]) });
+  }
+  rejections.finish();
+  return nothingAnalysed(analyzer.report(), file) ?? decisionReport(analyzer, evidence, thresholds);
+}
+
+/** `--workers`, `--shard`: the input analysed in shards (cli/sharded.ts), decided as one run. */
+async function decideInShards(model: ReconcileModel, { kind, file, loop }: InputValues, shard: Shard, workers: number, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
+  const input = kind === 'log' ? ({ kind: 'logs', file, loop } as const) : ({ kind: 'journal', file } as const);
+  const { partial, echoed } = await analyzeSharded({ model, input, evidence: true }, shard, workers, io);
+  echoRejections(io, echoed, partial.input.rejected);
+  return nothingAnalysed(summaryReport(partial), file) ?? decisionReportOf(partial, thresholds);
 }
 
 /**
@@ -186,7 +147,7 @@ export async function writeDecisions(report: DecisionReport, format: 'html' | 'm
       : format === 'html'
         ? await (await import('../analyzer/report/html/html.js')).renderHtml(reportDocument(report))
         : renderMarkdown(reportDocument(report));
-  if (!out) {
+  if (out === undefined) {
     const writer = new BufferedWriter(io.stdout);
     writer.write(output);
     await writer.flush();

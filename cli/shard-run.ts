@@ -8,18 +8,14 @@ import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { partialOf, RejectionSampler } from '../analyzer/partial/collect.js';
 import type { InputPart, PartialState } from '../analyzer/partial/format.js';
-import { journalLines, readJournal } from '../collector/journal-reader.js';
+import { readJournal } from '../collector/journal-reader.js';
 import { JournalRouter } from '../collector/journal-shard.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
-import type { LineHandler } from '../collector/lines.js';
 import { ShardSink } from '../collector/shard-sink.js';
 import { WHOLE, type Shard } from '../collector/shard.js';
 import type { ReconcileModel } from '../model/types.js';
-import type { CommandIO } from './io.js';
+import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
 import { readLogInto } from './log-input.js';
-
-/** Rejections echoed to stderr one by one; past this, only counted (the report lists them by reason). */
-export const MAX_REJECTIONS_PRINTED = 100;
 
 export type InputSpec = { readonly kind: 'journal'; readonly file: string } | { readonly kind: 'logs'; readonly file: string; readonly loop: ObservedLoop };
 
@@ -65,21 +61,6 @@ export class ShardAnalysis {
     this.analyzer.listen({ reject: (r) => void (this.echoed.length < MAX_REJECTIONS_PRINTED && this.echoed.push({ position: this.position(), line: `${r.where}: ${r.reason}: ${r.message}` })) });
   }
 
-  /** What becomes of journal lines handed on with their line numbers (all of them this shard's). */
-  journalLines(file: string): LineHandler {
-    const lines = journalLines(this.analyzer, { file, knownOperations: this.analyzer.shadows[0]!.knownOperations });
-    return {
-      line: (text, lineNo) => {
-        this.line = lineNo;
-        lines.line(text, lineNo);
-      },
-      tooLong: (lineNo, bytes) => {
-        this.line = lineNo;
-        lines.tooLong(lineNo, bytes);
-      },
-    };
-  }
-
   outcome(input: InputPart): ShardOutcome {
     return { partial: partialOf(this.analyzer, this.evidence, input, this.sampler), echoed: this.echoed };
   }
@@ -95,6 +76,7 @@ export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOut
     await readJournal(input, shard.analyzer, {
       file,
       knownOperations: shard.analyzer.shadows[0]!.knownOperations,
+      knownControllers: new Set([spec.model.controller]),
       owns: (lineNo, bytes) => {
         shard.line = lineNo;
         return router.owns(lineNo, bytes);

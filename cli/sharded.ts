@@ -10,8 +10,9 @@ import { Worker } from 'node:worker_threads';
 import { decodePartial } from '../analyzer/partial/format.js';
 import { mergeParts } from '../analyzer/partial/merge.js';
 import { parseShard, type Shard } from '../collector/shard.js';
-import type { CommandIO } from './io.js';
-import { MAX_REJECTIONS_PRINTED, runShard, type EchoedRejection, type ShardOutcome, type ShardSpec } from './shard-run.js';
+import { usageProblems, type CommandSpec, type Flags } from './args.js';
+import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
+import { runShard, type EchoedRejection, type ShardOutcome, type ShardSpec } from './shard-run.js';
 import type { WorkerReply } from './shard-worker.js';
 
 export const MAX_WORKERS = 64;
@@ -38,7 +39,7 @@ export interface SplitOptions {
  * `--workers` and `--shard` of a command reading `--journal` or `--logs`; `unsplittable` says why the command's output
  * cannot be split, if so. Throws a usage message.
  */
-export function splitOptions(values: { workers: string; shard?: string; journal?: string; logs?: string }, unsplittable?: string): SplitOptions {
+export function splitOptions(values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: string | undefined }, unsplittable?: string): SplitOptions {
   const why =
     unsplittable ??
     (values.logs !== undefined
@@ -49,6 +50,21 @@ export function splitOptions(values: { workers: string; shard?: string; journal?
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   if (shard && unsplittable !== undefined) throw new RangeError(`--shard: ${unsplittable}`);
   return { workers: workerCount(values.workers, why), shard };
+}
+
+/** splitOptions of a command's values, or the usage exit code once the problem is printed as readArgs prints one. */
+export function readSplit<F extends Flags>(
+  spec: CommandSpec<F>,
+  values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: string | undefined },
+  io: CommandIO,
+  unsplittable?: string,
+): SplitOptions | number {
+  try {
+    return splitOptions(values, unsplittable);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return usageProblems(spec, [e.message], io);
+  }
 }
 
 

@@ -13,6 +13,8 @@ export interface ReadJournalOptions {
   readonly file: string;
   /** When given, an operation outside this set rejects its line. */
   readonly knownOperations?: ReadonlySet<string>;
+  /** When given, a controller outside this set rejects its line (`unknown_controller`, with file:line). */
+  readonly knownControllers?: ReadonlySet<string>;
   /** Called after each chunk; awaiting it lets a writer drain or the event loop breathe. */
   readonly afterChunk?: () => Promise<void> | void;
   /** Checked before each chunk: true stops reading early (a source being stopped). */
@@ -35,9 +37,13 @@ export async function readJournal(input: AsyncIterable<unknown>, sink: RecordSin
 }
 
 /** What becomes of each journal line, however the lines were split (here, or by another thread that hands them on). */
-export function journalLines(sink: RecordSink, options: Pick<ReadJournalOptions, 'file' | 'knownOperations' | 'owns'>): LineHandler {
+export function journalLines(sink: RecordSink, options: Pick<ReadJournalOptions, 'file' | 'knownOperations' | 'knownControllers' | 'owns'>): LineHandler {
   const { file, owns } = options;
-  const ctx = { file, ...(options.knownOperations ? { knownOperations: options.knownOperations } : {}) };
+  const ctx = {
+    file,
+    ...(options.knownOperations ? { knownOperations: options.knownOperations } : {}),
+    ...(options.knownControllers ? { knownControllers: options.knownControllers } : {}),
+  };
   return {
     ...(owns ? { select: (bytes: Buffer, lineNo: number) => owns(lineNo, bytes) } : {}),
     line(text, lineNo) {

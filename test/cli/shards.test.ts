@@ -118,14 +118,14 @@ describe('analysis in shards and workers', function () {
     assert.ok(input.received.logs > 0);
   });
 
-  it('--workers: auto where the input can be split, and a usage error naming why where it cannot', async () => {
+  it('--workers: auto where the input can be split, and a usage error naming why where it cannot, as every bad argument is named', async () => {
     const cannot: [string[], RegExp][] = [
-      [['--journal', '-', '--workers', '2'], /^--workers 2: each worker reads the journal file itself, and stdin can be read only once \(give the file\); use --workers 1 \(or auto\)\n/],
-      [['--logs', join(REAL, 'sequential.operator.log.gz'), '--workers', '2'], /^--workers 2: a log is read in one pass \(an attempt spans lines\), by one worker; --shard i\/n splits its analysis among machines/],
-      [['--journal', journal, '--workers', '2', '--format', 'jsonl'], /^--workers 2: jsonl rows are written in input order, as each attempt is analysed/],
-      [['--journal', journal, '--shard', '0/2', '--format', 'jsonl'], /^--shard: jsonl rows are written in input order/],
-      [['--journal', journal, '--workers', 'many'], /^--workers "many": expected auto or a number from 1 to 64\n/],
-      [['--journal', journal, '--shard', '2/2'], /^--shard "2\/2": expected i\/n with 0 <= i < n <= 65536/],
+      [['--journal', '-', '--workers', '2'], /^reconcile-shadow analyze: --workers 2: each worker reads the journal file itself, and stdin can be read only once \(give the file\); use --workers 1 \(or auto\)\n/],
+      [['--logs', join(REAL, 'sequential.operator.log.gz'), '--workers', '2'], /^reconcile-shadow analyze: --workers 2: a log is read in one pass \(an attempt spans lines\), by one worker; --shard i\/n splits its analysis among machines/],
+      [['--journal', journal, '--workers', '2', '--format', 'jsonl'], /^reconcile-shadow analyze: --workers 2: jsonl rows are written in input order, as each attempt is analysed/],
+      [['--journal', journal, '--shard', '0/2', '--format', 'jsonl'], /^reconcile-shadow analyze: --shard: jsonl rows are written in input order/],
+      [['--journal', journal, '--workers', 'many'], /^reconcile-shadow analyze: --workers "many": expected auto or a number from 1 to 64\n/],
+      [['--journal', journal, '--shard', '2/2'], /^reconcile-shadow analyze: --shard "2\/2": expected i\/n with 0 <= i < n <= 65536/],
     ];
     for (const [args, message] of cannot) {
       const r = await runCli(['analyze', '--model', MODEL, ...args]);
