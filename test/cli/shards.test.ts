@@ -55,6 +55,20 @@ describe('analysis in shards and workers', function () {
     same(await runCli(['analyze', '--model', MODEL, '--journal', journal, '--format', 'json', '--strict', '--workers', '2']), one, 'analyze --workers 2');
   });
 
+  it('nothing analysed: --workers and merge exit 5 as one run does; a shard of no objects still writes its partial', async () => {
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const one = await runCli(['analyze', '--model', MODEL, '--journal', empty]);
+    assert.deepEqual([one.code, one.stderr], [5, `nothing analysed: ${empty} holds no attempt\n`]);
+    same(await runCli(['analyze', '--model', MODEL, '--journal', empty, '--workers', '2']), one, 'analyze --workers 2');
+    same(await runCli(['report', '--model', MODEL, '--journal', empty, '--workers', '2']), await runCli(['report', '--model', MODEL, '--journal', empty]), 'report --workers 2');
+    const partial = await runCli(['analyze', '--model', MODEL, '--journal', empty, '--shard', '1/2', '--format', 'partial']);
+    assert.deepEqual([partial.code, partial.stderr], [0, '']);
+    const part = join(dir, 'empty.partial.json');
+    writeFileSync(part, partial.stdout);
+    assert.deepEqual(await runCli(['merge', part, '--format', 'json']), { code: 5, stdout: '', stderr: `journal ${empty}: shard 0 of 2 not merged: the report covers part of its objects\nnothing analysed: ${empty} holds no attempt\n` });
+  });
+
   it('report --workers 2 writes the same HTML', async () => {
     const one = await runCli(['report', '--model', MODEL, '--journal', journal, '--format', 'html']);
     assert.equal(one.code, 0, one.stderr);
