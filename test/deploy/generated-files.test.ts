@@ -49,10 +49,10 @@ describe('cli/generate: generated files', () => {
       strictEqual(section.filter((l) => l === usageLine(spec)).length, 1, spec.name);
       strictEqual(section.filter((l) => l.startsWith(`| \`${spec.name}\` | `)).length, 1, spec.name);
     }
-    deepStrictEqual(section.filter((l) => /^\| `[0-9]` \|/.test(l)).map((l) => l.split(' | ')[2]), ['every command |', 'every command |', 'every command |', 'every command |', 'analyze, journal, recreations |', 'analyze, report, journal, recreations |']);
+    deepStrictEqual(section.filter((l) => /^\| `[0-9]` \|/.test(l)).map((l) => l.split(' | ')[2]), ['every command |', 'every command |', 'every command |', 'every command |', 'analyze, journal, recreations |', 'analyze, report, merge, journal, recreations |']);
     const text = withCommandReferences('a\n<!-- command:run:begin -->\nold\n<!-- command:run:end -->\nb\n', 'x.md');
     strictEqual(text, `a\n<!-- command:run:begin -->\n\`\`\`text\n${usageLine(COMMAND_SPECS[0]!)}\n\`\`\`\n\nExit codes: \`0\` done; \`1\` an input could not be read or an output written (run: a source could not start); \`2\` bad arguments: each problem is named on stderr; \`3\` a model, config, task config or thresholds file is invalid; nothing was analysed.\n<!-- command:run:end -->\nb\n`);
-    throws(() => withCommandReferences('<!-- command:merge:begin -->\n<!-- command:merge:end -->', 'x.md'), /^Error: x\.md: <!-- command:merge:begin --> names no command/);
+    throws(() => withCommandReferences('<!-- command:frobnicate:begin -->\n<!-- command:frobnicate:end -->', 'x.md'), /^Error: x\.md: <!-- command:frobnicate:begin --> names no command/);
   });
 
   it('renders each OTLP limit with the default the receiver uses, and another default as another table', () => {
