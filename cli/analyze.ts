@@ -11,7 +11,8 @@ import { attemptRow } from '../analyzer/engine.js';
 import { renderReport } from '../analyzer/report/render.js';
 import { readJournal } from '../collector/journal-reader.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 import { LOOP_VALUES, readLogInto } from './log-input.js';
 
@@ -51,7 +52,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   try {
     model = resolveModel(values.model);
   } catch (e) {
-    if (e instanceof ModelError) {
+    if (e instanceof ValidationError) {
       io.stderr.write(`invalid model:\n${e.message}\n`);
       return EXIT.invalidConfig;
     }

@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { formatDerivedAttemptLine } from '../collector/journal.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
 import type { RecordSink } from '../collector/records.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 import { LOOP_VALUES, readLogInto } from './log-input.js';
 
@@ -42,7 +43,7 @@ export async function journalCommand(argv: string[], io: CommandIO): Promise<num
   try {
     model = resolveModel(values.model);
   } catch (e) {
-    if (!(e instanceof ModelError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid model:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }

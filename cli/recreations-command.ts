@@ -17,8 +17,8 @@ import { DEFAULT_SENTINEL_INTERVAL_SECONDS, trackerOptions } from '../analyzer/r
 import { contractRow, detailedRow, renderTable, sortEntries, summarize, unfinishedEntries, UnreconciledSummary, type RecreationEntry } from '../analyzer/recreations/report.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../analyzer/recreations/shadow.js';
-import { loadTaskConfigFile } from '../analyzer/recreations/load.js';
-import { TaskConfigError } from '../analyzer/recreations/task-config.js';
+import { loadTaskConfigFile } from '../sidecar/files.js';
+import { ValidationError } from '../lib/validation-error.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
 import { LineSplitter } from '../collector/lines.js';
 import { parseDuration } from '../lib/duration.js';
@@ -79,7 +79,7 @@ export async function recreationsCommand(argv: string[], io: RecreationsIO): Pro
   try {
     compiled = CompiledTaskConfig.compile(loadTaskConfigFile(taskConfigFile), new CelRuntime());
   } catch (e) {
-    if (!(e instanceof TaskConfigError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid task config:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }

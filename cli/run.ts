@@ -4,9 +4,9 @@
  * SIGTERM/SIGINT: stop accepting input, finish what is in flight, flush traces, exit 0 within the shutdown timeout.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
+import { EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
-import { TaskConfigError } from '../analyzer/recreations/task-config.js';
+import { ValidationError } from '../lib/validation-error.js';
 import type { ShadowReport } from '../analyzer/report/summary.js';
 import { EXIT, type CommandIO } from './io.js';
 
@@ -53,7 +53,7 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
   try {
     config = values.config ? loadConfig(values.config) : parseConfig(EMBEDDED_DEFAULT, '(embedded default)');
   } catch (e) {
-    if (!(e instanceof ConfigError)) {
+    if (!(e instanceof ValidationError)) {
       io.stderr.write(`cannot read config: ${(e as Error).message}\n`);
       return EXIT.invalidConfig;
     }
@@ -66,8 +66,8 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
   try {
     sidecar = await startSidecar(config, { log, env: hooks.env ?? process.env });
   } catch (e) {
-    if (e instanceof TaskConfigError) {
-      io.stderr.write(`invalid adapter task config:\n${e.message}\n`);
+    if (e instanceof ValidationError) {
+      io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
       return EXIT.invalidConfig;
     }
     if (!(e instanceof SourceStartError) && !(e as NodeJS.ErrnoException).code) throw e;
@@ -82,10 +82,10 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
 
   const signal = await (hooks.stopSignal ?? firstSignal());
   log(`reconcile-shadow: ${signal}, stopping`);
-  const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
+  const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeout).unref());
   const outcome = await Promise.race([sidecar.stop().then(() => 'stopped' as const), deadline]);
   if (outcome === 'timeout') {
-    log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeoutMs} ms; exiting anyway`);
+    log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeout} ms; exiting anyway`);
     return EXIT.failure;
   }
   log(`reconcile-shadow: stopped: ${JSON.stringify(finalAccount(sidecar.analyzer.report()))}`);

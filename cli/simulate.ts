@@ -5,7 +5,8 @@
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatAttemptLine } from '../collector/journal.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
 import { World, type ObserveMode } from '../simulator/world.js';
 import { parseDuration } from '../lib/duration.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
@@ -43,7 +44,7 @@ export async function simulateCommand(argv: string[], io: CommandIO): Promise<nu
   try {
     model = resolveModel(values.model);
   } catch (e) {
-    if (!(e instanceof ModelError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid model:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }

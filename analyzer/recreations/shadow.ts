@@ -25,6 +25,7 @@ import {
   type Observation,
   type ObservationSink,
 } from '../../collector/objects/observation.js';
+import { Listeners } from '../../lib/listeners.js';
 import type { EvalErrorReason, EvalResult } from './cel.js';
 import { decide, type Decision, type DecisionKind } from './decisions.js';
 import type { ClusterContext, ClusterIdentity, CompiledResource, CompiledTaskConfig } from './rules.js';
@@ -118,22 +119,37 @@ export class RecreationShadow implements ObservationSink {
   private readonly generationAnnotations = new Map<string, Readonly<Record<string, string>>>();
   private lastTimeMs = 0;
 
+  private readonly listeners: Listeners<ShadowListener>;
+
+  /**
+   * @param listener the first of the outputs (more with `listen`).
+   * @param failed an output threw: it is reported here, and neither the shadow nor another output is affected.
+   */
   constructor(
     readonly compiled: CompiledTaskConfig,
     readonly trackerOptions: TrackerOptions,
-    private readonly listener: ShadowListener = {},
+    listener?: ShadowListener,
+    failed: (error: unknown) => void = (e) => {
+      throw e;
+    },
   ) {
+    this.listeners = new Listeners(failed);
+    if (listener) this.listeners.add(listener);
     this.tracker = new RecreationTracker(trackerOptions, {
       finished: (r) => {
         this.stats.recreationsFinished++;
-        listener.finished?.(r);
+        this.listeners.emit('finished', r);
       },
       evicted: (r) => {
         this.stats.recreationsEvicted++;
-        listener.evicted?.(r);
+        this.listeners.emit('evicted', r);
       },
     });
-    this.unreconciled = new UnreconciledTracker((p) => listener.unreconciled?.(p));
+    this.unreconciled = new UnreconciledTracker((p) => this.listeners.emit('unreconciled', p));
+  }
+
+  listen(listener: ShadowListener): void {
+    this.listeners.add(listener);
   }
 
   /** The newest observation time seen: "now" for a replayed journal. */
@@ -159,7 +175,7 @@ export class RecreationShadow implements ObservationSink {
 
   reject(r: Rejection): void {
     this.stats.rejected.set(r.reason, (this.stats.rejected.get(r.reason) ?? 0) + 1);
-    this.listener.rejected?.(r);
+    this.listeners.emit('rejected', r);
   }
 
   private observeObject(o: ObjectObservation): void {
@@ -228,7 +244,7 @@ export class RecreationShadow implements ObservationSink {
           ? { resource, decision: 'error', conflict: false, error: { rule: 'resources input', reason: stored.input.reason, message: stored.input.message } }
           : decide({ resource, ctx, resources, ...(stored ? { object: stored } : {}), desiredGeneration: this.compiled.desiredGeneration(resource, ctx) });
       this.count(d);
-      this.listener.decision?.(d, atMs);
+      this.listeners.emit('decision', d, atMs);
       if (d.decision === 'recreate' && stored) {
         this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: d.trigger!, atMs }));
       }

@@ -8,8 +8,9 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { driftedFiles, generatedDocs, generatedFiles, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
-import { DEFAULT_LIMITS, limitRows, limitsTable } from '../../collector/otlp/limits.js';
-import { METRICS } from '../../analyzer/metrics/catalog.js';
+import { DEFAULT_LIMITS } from '../../collector/otlp/limits.js';
+import { limitRows, limitsTable } from '../../collector/otlp/limits-table.js';
+import { METRICS } from '../../outputs/metrics/catalog.js';
 import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
@@ -42,12 +43,12 @@ describe('cli/generate: generated files', () => {
   it('renders each OTLP limit with the default the receiver uses, and another default as another table', () => {
     const rows = limitRows();
     deepStrictEqual(
-      rows.filter((r) => ['maxBodyBytes', 'maxDecompressedBytes', 'maxBufferedBodyBytes', 'maxSpansPerRequest', 'headersTimeoutMs', 'maxPendingBytes', 'recentSpanMemory'].includes(r.option ?? '')).map((r) => [r.option, r.default]),
+      rows.filter((r) => ['maxBodyBytes', 'maxDecompressedBytes', 'maxBufferedBodyBytes', 'maxSpansPerRequest', 'headersTimeout', 'maxPendingBytes', 'recentSpanMemory'].includes(r.option ?? '')).map((r) => [r.option, r.default]),
       [
         ['maxBodyBytes', '4 MiB'],
         ['maxDecompressedBytes', '4 MiB'],
         ['maxBufferedBodyBytes', '8 MiB'],
-        ['headersTimeoutMs', '5 s'],
+        ['headersTimeout', '5 s'],
         ['maxSpansPerRequest', '10,000'],
         ['maxPendingBytes', '8 MiB'],
         ['recentSpanMemory', '100,000'],

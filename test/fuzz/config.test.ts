@@ -1,11 +1,12 @@
-/** Property: no model or sidecar config, however broken, escapes as anything but a ModelError/ConfigError naming file:line. */
+/** Property: no model or sidecar config, however broken, escapes as anything but a ValidationError naming file:line. */
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { ModelError, parseModel } from '../../model/load.js';
-import { ConfigError, EMBEDDED_DEFAULT, parseConfig } from '../../sidecar/config.js';
+import { ValidationError } from '../../lib/validation-error.js';
+import { parseModel } from '../../model/load.js';
+import { EMBEDDED_DEFAULT, parseConfig } from '../../sidecar/config.js';
 import { REPO } from '../support/paths.js';
 import { FUZZ_RUNS } from './runs.js';
 
@@ -16,7 +17,7 @@ function expectModelOutcome(text: string): void {
   try {
     parseModel(text, 'm.yaml');
   } catch (e) {
-    assert.ok(e instanceof ModelError, String(e));
+    assert.ok(e instanceof ValidationError, String(e));
     for (const p of e.problems) assert.match(p, WHERE);
   }
 }
@@ -25,7 +26,7 @@ function expectConfigOutcome(text: string): void {
   try {
     parseConfig(text, 'c.yaml');
   } catch (e) {
-    assert.ok(e instanceof ConfigError, String(e));
+    assert.ok(e instanceof ValidationError, String(e));
     for (const p of e.problems) assert.match(p, WHERE);
   }
 }

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { AttemptAssembler } from '../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../collector/logs/zap-line.js';
 import { REJECT_REASONS, type AttemptRecord, type Rejection } from '../../collector/records.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { FUZZ_RUNS } from './runs.js';
 
 const model = resolveModel('hypershift-hostedcluster');

@@ -1,6 +1,6 @@
 /**
  * Property: no adapter task config or CEL expression, however broken or hostile, escapes as anything but the
- * documented error (TaskConfigError naming file:line, CelCompileError), and a compiled rule's evaluation always ends
+ * documented error (ValidationError naming file:line, CelCompileError), and a compiled rule's evaluation always ends
  * as a value or a bounded error reason.
  */
 import { strict as assert } from 'node:assert';
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { CelCompileError, CelRuntime, EVAL_ERROR_REASONS } from '../../analyzer/recreations/cel.js';
-import { parseTaskConfig, TaskConfigError } from '../../analyzer/recreations/task-config.js';
+import { parseTaskConfig } from '../../analyzer/recreations/task-config.js';
+import { ValidationError } from '../../lib/validation-error.js';
 import { REPO } from '../support/paths.js';
 import { FUZZ_RUNS } from './runs.js';
 
@@ -21,7 +22,7 @@ function expectTaskConfigOutcome(text: string): void {
   try {
     parseTaskConfig(text, 't.yaml');
   } catch (e) {
-    assert.ok(e instanceof TaskConfigError, String(e));
+    assert.ok(e instanceof ValidationError, String(e));
   }
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCommand } from '../../cli/run.js';
-import type { JournalSource } from '../../collector/journal-source.js';
+import type { JournalSource } from '../../collector/journal/source.js';
 import type { ShadowReport } from '../../analyzer/report/summary.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';

@@ -11,7 +11,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import type { ControllerDecisions } from '../../../analyzer/decisions/report.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { HYPERSHIFT_GROUND_TRUTH, scenarioAttempts } from '../../../simulator/scenarios.js';
 import { World } from '../../../simulator/world.js';
 import { REPO } from '../../support/paths.js';

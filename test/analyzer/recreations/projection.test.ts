@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { CelCompileError, CelRuntime, DEFAULT_CEL_LIMITS, InputTooLarge, toCelValue, type EvalResult } from '../../../analyzer/recreations/cel.js';
 import { decide } from '../../../analyzer/recreations/decisions.js';
 import type { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
-import { TaskConfigError } from '../../../analyzer/recreations/task-config.js';
+import { ValidationError } from '../../../lib/validation-error.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
 import { FUZZ_RUNS } from '../../fuzz/runs.js';
 import { apiClusterRaw, compile, jobRaw, JOB_TASK_CONFIG, listedJobRaw, T0 } from './world.js';
@@ -139,7 +139,7 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
   try {
     cfg = compile(yaml, new CelRuntime(LIMITS));
   } catch (e) {
-    if (e instanceof TaskConfigError || e instanceof CelCompileError) return;
+    if (e instanceof ValidationError || e instanceof CelCompileError) return;
     throw e;
   }
   outcomes.compared++;

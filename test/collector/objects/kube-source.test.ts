@@ -98,7 +98,7 @@ describe('managed objects from Kubernetes informers', () => {
     const sink = new Sink();
     const states: boolean[] = [];
     const source = new KubeObjectSource(
-      { kubeConfig: kubeConfigFor(server), watches: [{ apiVersion: 'batch/v1', kind: 'Job', namespace: 'hf-c1' }], backoff: { initialMs: 5, maxMs: 20 }, onState: (_w, up) => states.push(up) },
+      { kubeConfig: kubeConfigFor(server), watches: [{ apiVersion: 'batch/v1', kind: 'Job', namespace: 'hf-c1' }], backoff: { initialMs: 5, maxMs: 20 }, hooks: { state: (up) => states.push(up), error: () => undefined } },
       sink,
     );
     await source.start();
