@@ -243,11 +243,6 @@ export const METRICS = [
 
 export type MetricName = (typeof METRICS)[number]['name'];
 
-export function metricSpec(name: MetricName): MetricSpec {
-  const spec = METRICS.find((m) => m.name === name);
-  if (!spec) throw new Error(`metric ${name} is not in the catalog`);
-  return spec;
-}
 
 /** The names Prometheus stores for a metric (histograms add _bucket, _sum and _count). */
 export function seriesNames(spec: MetricSpec): string[] {
