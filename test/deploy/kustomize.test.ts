@@ -101,7 +101,9 @@ function renderWithOperator(overlay: Overlay, fixture: string): { objects: K8sOb
 
 const FIXTURES: Record<string, string> = { hypershift: 'hypershift-operator.yaml', 'hyperfleet-adapter': 'hyperfleet-adapter.yaml' };
 
-describe('deploy: kustomize overlays (kubectl kustomize)', () => {
+describe('deploy: kustomize overlays (kubectl kustomize)', function () {
+  // kubectl kustomize runs as a process per overlay
+  this.timeout(30_000);
   for (const overlay of OVERLAYS) {
     describe(`overlay ${overlay.dir}`, () => {
       const ns = overlay.target.namespace;

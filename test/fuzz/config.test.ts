@@ -34,7 +34,9 @@ function expectConfigOutcome(text: string): void {
 /** YAML documents made of arbitrary nested values, sometimes in the model's or config's own shape. */
 const yamlValue = fc.anything({ maxDepth: 4, withNullPrototype: false, withBigInt: false, withDate: false, withMap: false, withSet: false, withTypedArray: false, withSparseArray: false, withBoxedValues: false });
 
-describe('fuzz: model and config files', () => {
+describe('fuzz: model and config files', function () {
+  // each property runs FUZZ_RUNS generated cases
+  this.timeout(60_000);
   it('arbitrary text as a model', () => fc.assert(fc.property(fc.string(), expectModelOutcome), { numRuns: FUZZ_RUNS }));
   it('arbitrary YAML values in a model’s fields', () =>
     fc.assert(

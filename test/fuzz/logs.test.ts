@@ -64,7 +64,9 @@ function feed(lines: readonly string[]): void {
   assert.equal(s.lines, s.received + Object.values(s.ignored).reduce((x, y) => x + y, 0));
 }
 
-describe('fuzz: operator log lines', () => {
+describe('fuzz: operator log lines', function () {
+  // each property runs FUZZ_RUNS generated cases
+  this.timeout(60_000);
   it('arbitrary text and binary', () => fc.assert(fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 8 }), feed), { numRuns: FUZZ_RUNS }));
   it('log-shaped JSON with wrong types', () => fc.assert(fc.property(fc.array(zapish, { maxLength: 8 }), (values) => feed(values.map((v) => JSON.stringify(v)))), { numRuns: FUZZ_RUNS }));
   it('valid end lines cut short or with a byte replaced, mixed with whole ones', () =>

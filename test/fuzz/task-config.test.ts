@@ -41,7 +41,9 @@ function expectCelOutcome(source: string, context: Record<string, unknown>): voi
 const celAtom = fc.constantFrom('resources', 'resources.job', 'resources.?job', '.hasValue()', 'generation', 'is_deleting', 'now()', '"x"', '1', '2.0', 'true', 'null', '[1, 2]', '{"a": 1}', 'string(generation)', 'has(resources.job)', '.exists(x, x > 1)', '.map(x, x * 2)', ' && ', ' || ', ' == ', ' != ', '!', '(', ')', '[', ']', '.', '?', ':', ' + ');
 const yamlValue = fc.anything({ maxDepth: 4, withBigInt: false, withDate: false, withMap: false, withSet: false, withTypedArray: false, withSparseArray: false, withBoxedValues: false, withNullPrototype: false });
 
-describe('fuzz: adapter task configs and CEL rules', () => {
+describe('fuzz: adapter task configs and CEL rules', function () {
+  // each property runs FUZZ_RUNS generated cases, compiling CEL
+  this.timeout(60_000);
   it('arbitrary text as a task config', () => fc.assert(fc.property(fc.string(), expectTaskConfigOutcome), { numRuns: FUZZ_RUNS }));
   it('arbitrary values in the resources of a task config', () =>
     fc.assert(fc.property(yamlValue, yamlValue, (resources, params) => expectTaskConfigOutcome(stringify({ params, resources }))), { numRuns: FUZZ_RUNS }));

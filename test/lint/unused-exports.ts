@@ -16,6 +16,11 @@ export interface UnusedExport {
 
 const ENTRY = [/^cli\/main\.ts$/, /^cli\/generate\.ts$/, /^bench\//, /\.test\.ts$/, /^test\/soak\//];
 
+/** Mocha's root hook modules (.mocharc.json `require`): entry points too. */
+function rootHookModules(root: string): string[] {
+  return (JSON.parse(readFileSync(join(root, '.mocharc.json'), 'utf8')) as { require?: string[] }).require ?? [];
+}
+
 function typeScriptFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -76,9 +81,10 @@ export function unusedExports(root: string, folders: readonly string[] = ['lib',
     visit(file);
   }
   const out: UnusedExport[] = [];
+  const hooks = rootHookModules(root);
   for (const [path, file] of parsed) {
     const rel = relative(root, path);
-    if (ENTRY.some((e) => e.test(rel))) continue;
+    if (ENTRY.some((e) => e.test(rel)) || hooks.includes(rel)) continue;
     const used = imported.get(path);
     if (used?.has('*')) continue;
     for (const name of ownExports(file)) {

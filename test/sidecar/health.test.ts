@@ -48,7 +48,9 @@ ${extra}`;
 
 const up = (s: Sample[], source: string): number => valueOf(s, 'reconcile_shadow_source_up', { source });
 
-describe('source health: one contract for every source', () => {
+describe('source health: one contract for every source', function () {
+  // sidecars against in-test API servers that go down and come back
+  this.timeout(30_000);
   let sidecar: Sidecar | undefined;
   let kube: FakeKubeApiServer | undefined;
   afterEach(async () => {

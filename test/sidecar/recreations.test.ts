@@ -51,7 +51,9 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
-describe('the recreation shadow live: informers against an in-test API server, cluster state from an in-test HyperFleet API', () => {
+describe('the recreation shadow live: informers against an in-test API server, cluster state from an in-test HyperFleet API', function () {
+  // sidecars against in-test Kubernetes and HyperFleet APIs
+  this.timeout(30_000);
   let kube: FakeKubeApiServer;
   let api: FakeHyperFleetApi;
   let clock: Clock;

@@ -41,7 +41,9 @@ function tokenFile(token: string): string {
   return file;
 }
 
-describe('the sidecar: who may read /report', () => {
+describe('the sidecar: who may read /report', function () {
+  // sidecars with real listeners
+  this.timeout(30_000);
   let sidecar: Sidecar | undefined;
   afterEach(async () => {
     await sidecar?.stop();

@@ -36,7 +36,9 @@ summary: {enabled: false}
 `;
 }
 
-describe('reconcile-shadow run with the no-change sources', () => {
+describe('reconcile-shadow run with the no-change sources', function () {
+  // sidecars against a log file and an in-test API server
+  this.timeout(30_000);
   let sidecar: Sidecar | undefined;
   let server: FakeKubeApiServer | undefined;
   afterEach(async () => {

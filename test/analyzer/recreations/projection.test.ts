@@ -56,7 +56,9 @@ resources:
 const JOB = jobRaw({ cluster: 'c1', uid: 'u1', generation: 1, created: T0, complete: T0 + 60_000, finalizers: ['example.com/hold'] });
 const objectInput = (cfg: CompiledTaskConfig, raw: unknown): EvalResult => cfg.objectInput(cfg.resources[0]!, raw);
 
-describe('what the shadow keeps of its inputs', () => {
+describe('what the shadow keeps of its inputs', function () {
+  // a property over generated task configs, each compiled
+  this.timeout(60_000);
   it("the design's rules: the Job's generation annotation, and the cluster's deleted_time and spec.paused", () => {
     const cfg = compile(DESIGN);
     assert.deepEqual(objectInput(cfg, JOB), { ok: true, value: { metadata: { annotations: { 'hyperfleet.io/generation': '1' } } } });

@@ -44,7 +44,9 @@ class Sink {
   }
 }
 
-describe('HyperFleet API poller', () => {
+describe('HyperFleet API poller', function () {
+  // polls against an in-test HyperFleet API, with timeouts on purpose
+  this.timeout(20_000);
   let api: FakeHyperFleetApi;
   let clock = Date.parse('2026-11-02T00:00:00Z');
   beforeEach(async () => {

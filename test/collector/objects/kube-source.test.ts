@@ -42,7 +42,9 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
-describe('managed objects from Kubernetes informers', () => {
+describe('managed objects from Kubernetes informers', function () {
+  // watches against an in-test API server
+  this.timeout(20_000);
   let server: FakeKubeApiServer;
   let clock = Date.parse('2026-11-02T00:00:00Z');
   beforeEach(async () => {

@@ -79,7 +79,9 @@ class Harness {
 
 const failing = (r: AttemptRecord): string[] => r.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
 
-describe('HostedClusterStatusSource', () => {
+describe('HostedClusterStatusSource', function () {
+  // a watch against an in-test API server
+  this.timeout(20_000);
   let server: FakeKubeApiServer;
   let h: Harness | undefined;
 
