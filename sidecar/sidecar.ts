@@ -21,7 +21,7 @@ import { createMetrics, type MetricSet } from '../outputs/metrics/registry.js';
 import type { ShadowConfig } from './config.js';
 import { SourceHealth } from './health.js';
 import { LogOnce } from './log-once.js';
-import { RecreationPipeline } from './recreations.js';
+import type { RecreationPipeline } from './recreations.js';
 import { OUTPUTS, RECREATION_INPUTS, SOURCES } from './registry.js';
 import { startHttpServer, type HttpServer } from './server.js';
 import { VERSION } from './version.js';
@@ -131,8 +131,9 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const clock: Clock = ownClock ?? (options.timers ? { now: () => options.timers!.now(), speed: 1, simulated: false } : WALL_CLOCK);
   const analyzer = new ShadowAnalyzer(config.models, (e) => failed('publish', e), config.maxTrackedObjects);
   const wanted = recreationSettings(config, planned);
-  // Loads the task config: a ValidationError here stops the start, as an invalid config does.
-  const recreations = wanted ? new RecreationPipeline(wanted.settings, wanted.resourceTypes, (e) => failed('publish', e), (r) => analyzer.reject(r)) : undefined;
+  // Loaded only when configured: the CEL runtime and the rules. Reading the task config can throw a ValidationError,
+  // which stops the start as an invalid config does.
+  const recreations = wanted ? new (await import('./recreations.js')).RecreationPipeline(wanted.settings, wanted.resourceTypes, (e) => failed('publish', e), (r) => analyzer.reject(r)) : undefined;
 
   const context: SourceContext = {
     models: config.models,
