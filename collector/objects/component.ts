@@ -24,12 +24,14 @@ export const objects: SourceComponent<typeof schema> = {
   async create(k, sinks, hooks, context) {
     if (!sinks.observations) throw new Error('the objects source feeds the recreation shadow, and none runs');
     const { KubeConfig } = await import('@kubernetes/client-node');
+    const { kubeConfigFromEnvironment } = await import('../kube/credentials.js');
     const { KubeObjectSource } = await import('./kube-source.js');
     let kubeConfig = context.kubeConfig;
     if (!kubeConfig) {
-      kubeConfig = new KubeConfig();
-      if (k.kubeconfig) kubeConfig.loadFromFile(k.kubeconfig);
-      else kubeConfig.loadFromDefault();
+      if (k.kubeconfig) {
+        kubeConfig = new KubeConfig();
+        kubeConfig.loadFromFile(k.kubeconfig);
+      } else kubeConfig = kubeConfigFromEnvironment();
       if (k.context) kubeConfig.setCurrentContext(k.context);
     }
     return new KubeObjectSource(
