@@ -6,7 +6,7 @@
  * Any change to what is exported, in what order, with which labels and values, shows here as a diff.
  *
  * When the exposition changes on purpose, regenerate the file and review the diff:
- *   UPDATE_GOLDEN=1 npx mocha --no-config --import=tsx test/analyzer/publish/exposition.test.ts
+ *   UPDATE_GOLDEN=1 npx mocha --no-config --import=tsx test/outputs/metrics/exposition.test.ts
  */
 import { strictEqual } from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
