@@ -33,6 +33,7 @@ describe('cli/generate: generated files', () => {
       'deploy/overlays/hypershift/shadow.yaml',
       'deploy/overlays/hypershift/sidecar/patch.yaml',
       'deploy/overlays/hypershift/sidecar/remove-patch.yaml',
+      'docs/config.md',
     ]);
     deepStrictEqual(driftedFiles(root, files), []);
   });
@@ -98,6 +99,7 @@ describe('cli/generate: generated files', () => {
       writeFileSync(join(copy, 'docs', 'otlp.md'), `# otlp\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
       writeFileSync(join(copy, 'docs', 'decisions.md'), '# decisions\n<!-- command:report:begin -->\n<!-- command:report:end -->\n');
       writeFileSync(join(copy, 'docs', 'recreations.md'), '# recreations, no command shown\n');
+      writeFileSync(join(copy, 'docs', 'config.md'), '# a config reference older than the schema\n');
       writeFileSync(join(copy, 'alerts', 'reconcile-shadow.rules.yaml'), 'groups: []\n');
       const run = (...argv: string[]): { status: number; stderr: string } => {
         let stderr = '';
@@ -106,7 +108,7 @@ describe('cli/generate: generated files', () => {
       };
       const check = run('--check');
       strictEqual(check.status, 1, check.stderr);
-      strictEqual(check.stderr, 'generate: 4 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n');
+      strictEqual(check.stderr, 'generate: 5 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n');
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });
       strictEqual(run('--bogus').status, 2);
