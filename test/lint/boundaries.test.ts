@@ -57,19 +57,13 @@ describe('lint: the project’s boundaries', function () {
   });
 });
 
-/**
- * Exports still waiting for their user on another branch, with the reason; each entry goes when that lands.
- * splitStream: cli/recreations-command.ts reads its journal through it on branch `cli` (issue 14).
- */
-const AWAITED = ['collector/lines.ts: splitStream'];
-
 describe('lint: no dead exports', function () {
   this.timeout(120_000);
 
   it('every export is imported somewhere or used by its own module', () => {
     deepStrictEqual(
       unusedExports(REPO).map((u) => `${u.file}: ${u.name}`),
-      AWAITED,
+      [],
     );
   });
 });
