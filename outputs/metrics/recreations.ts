@@ -10,7 +10,7 @@
  * durations and thresholds are divided by `speed` (a live shadow has speed 1).
  */
 import type { Metrics } from './registry.js';
-import { DECISIONS, type Decision } from '../../analyzer/recreations/decisions.js';
+import { LIFECYCLE_DECISIONS, type LifecycleDecision } from '../../analyzer/recreations/lifecycle-decision.js';
 import type { ShadowListener } from '../../analyzer/recreations/shadow.js';
 import { DURATION_PHASES, IN_FLIGHT_PHASES, type FinishedRecreation, type InFlightRecreation, type TrackerSnapshot } from '../../analyzer/recreations/tracker.js';
 import { UNRECONCILED_CAUSES, type UnreconciledPeriod } from '../../analyzer/recreations/unreconciled.js';
@@ -57,7 +57,7 @@ export class RecreationMetrics implements ShadowListener {
     if (this.kinds.has(kind)) return;
     this.kinds.add(kind);
     const m = this.metrics;
-    for (const decision of [...DECISIONS, 'conflict']) m.reconcile_shadow_lifecycle_decisions_total.inc({ kind, decision }, 0);
+    for (const decision of [...LIFECYCLE_DECISIONS, 'conflict']) m.reconcile_shadow_lifecycle_decisions_total.inc({ kind, decision }, 0);
     for (const phase of DURATION_PHASES) m.reconcile_shadow_recreation_duration_seconds.zero({ kind, phase });
     for (const flow of PREDICTED_FLOWS) m.reconcile_shadow_recreation_predicted_unreconciled_seconds.zero({ kind, flow });
     for (const cap of EVICTION_CAPS) m.reconcile_shadow_recreation_evictions_total.inc({ kind, cap }, 0);
@@ -69,7 +69,7 @@ export class RecreationMetrics implements ShadowListener {
     for (const flow of UNRECONCILED_CAUSES) this.metrics.reconcile_shadow_unreconciled_seconds.zero({ resource_type, flow });
   }
 
-  decision(d: Decision): void {
+  decision(d: LifecycleDecision): void {
     this.addKind(d.resource.kind);
     const counter = this.metrics.reconcile_shadow_lifecycle_decisions_total;
     counter.inc({ kind: d.resource.kind, decision: d.decision });

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { CelCompileError, CelRuntime, DEFAULT_CEL_LIMITS, InputTooLarge, toCelValue, type EvalResult } from '../../../analyzer/recreations/cel.js';
-import { decide } from '../../../analyzer/recreations/decisions.js';
+import { decideLifecycle } from '../../../analyzer/recreations/lifecycle-decision.js';
 import type { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { ValidationError } from '../../../lib/validation-error.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
@@ -169,7 +169,7 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
     if (rule === resource.recreateWhen && r.ok) outcomes.ruleValues++;
   }
   const decision = (ctx: typeof full, job: EvalResult) => {
-    const d = decide({ resource, ctx, resources: job.ok ? { job: job.value } : {}, object, desiredGeneration: cfg.desiredGeneration(resource, ctx) });
+    const d = decideLifecycle({ resource, ctx, resources: job.ok ? { job: job.value } : {}, object, desiredGeneration: cfg.desiredGeneration(resource, ctx) });
     return [d.decision, d.conflict, d.trigger, d.error];
   };
   assert.deepEqual(decision(projected, projectedJob), decision(full, wholeJob));

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { decide, type Decision } from '../../../analyzer/recreations/decisions.js';
+import { decideLifecycle, type LifecycleDecision } from '../../../analyzer/recreations/lifecycle-decision.js';
 import { CelRuntime, toCelValue } from '../../../analyzer/recreations/cel.js';
 import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
@@ -40,12 +40,12 @@ const RECREATE = `      recreate:
             && has(resources.job.metadata.annotations)
             && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]`;
 
-function decision(cfg: CompiledTaskConfig, c: { generation: number; deleted?: boolean; spec?: Record<string, unknown> }, jobGeneration?: number): Decision {
+function decision(cfg: CompiledTaskConfig, c: { generation: number; deleted?: boolean; spec?: Record<string, unknown> }, jobGeneration?: number): LifecycleDecision {
   const cluster = toHyperFleetResource({ id: 'c1', kind: 'Cluster', generation: c.generation, deleted_time: c.deleted ? '2026-11-02T00:00:00Z' : null, spec: c.spec ?? {} });
   const ctx = cfg.clusterContext(cluster);
   const object: ManagedObject | undefined = jobGeneration === undefined ? undefined : toManagedObject(jobRaw({ cluster: 'c1', uid: 'u1', generation: jobGeneration, created: T0 }));
   const resource = cfg.resources[0]!;
-  return decide({
+  return decideLifecycle({
     resource,
     ctx,
     resources: object ? { job: toCelValue(object.raw, 256) } : {},
@@ -54,7 +54,7 @@ function decision(cfg: CompiledTaskConfig, c: { generation: number; deleted?: bo
   });
 }
 
-const summary = (d: Decision) => [d.decision, d.conflict, d.trigger, d.error?.reason];
+const summary = (d: LifecycleDecision) => [d.decision, d.conflict, d.trigger, d.error?.reason];
 
 describe('shadow decisions, in the design order', () => {
   it('the designed recreate rule: recreate on a generation change, skip when equal, create when absent', () => {
@@ -108,7 +108,7 @@ resources:
 `);
     const ctx = paramFails.clusterContext(toHyperFleetResource({ id: 'c1', generation: 1 }));
     assert.deepEqual(ctx.error, { rule: 'param broken', reason: 'no_such_key', message: 'No such key: nope' });
-    const r = decide({ resource: paramFails.resources[0]!, ctx, resources: {}, desiredGeneration: '1' });
+    const r = decideLifecycle({ resource: paramFails.resources[0]!, ctx, resources: {}, desiredGeneration: '1' });
     assert.deepEqual(summary(r), ['error', false, undefined, 'no_such_key']);
   });
 

@@ -1,5 +1,6 @@
 /**
- * The shadow decision for one resource of one cluster, in the order the recreation design fixes:
+ * The lifecycle decision (what the adapter would do: the CEL rules' outcome; not the rollout verdict of
+ * analyzer/decisions/) for one resource of one cluster, in the order the recreation design fixes:
  *   1. `lifecycle.delete.when` — true: `delete` (`recreate.when` is still evaluated, for counting only: both true is a
  *      `conflict`, and delete wins);
  *   2. `lifecycle.recreate.when` — true: `recreate` (trigger `rule`);
@@ -12,20 +13,20 @@ import { GENERATION_ANNOTATION, type ManagedObject } from '../../collector/objec
 import type { CompiledExpression } from './cel.js';
 import type { ClusterContext, CompiledResource, RuleError } from './rules.js';
 
-export const DECISIONS = ['create', 'update', 'skip', 'delete', 'recreate', 'error'] as const;
-export type DecisionKind = (typeof DECISIONS)[number];
+export const LIFECYCLE_DECISIONS = ['create', 'update', 'skip', 'delete', 'recreate', 'error'] as const;
+export type LifecycleDecisionKind = (typeof LIFECYCLE_DECISIONS)[number];
 export type RecreationTrigger = 'rule' | 'recreate_on_change';
 
-export interface Decision {
+export interface LifecycleDecision {
   readonly resource: CompiledResource;
-  readonly decision: DecisionKind;
+  readonly decision: LifecycleDecisionKind;
   /** delete.when and recreate.when were both true (the decision is `delete`). */
   readonly conflict: boolean;
   readonly trigger?: RecreationTrigger;
   readonly error?: RuleError;
 }
 
-export interface DecisionInput {
+export interface LifecycleDecisionInput {
   readonly resource: CompiledResource;
   readonly ctx: ClusterContext;
   /** `resources.<name>` for every resource of the cluster: CEL values, absent resources absent. */
@@ -51,7 +52,7 @@ function describe(v: unknown): string {
   return Array.isArray(v) ? 'list' : typeof v;
 }
 
-export function decide(input: DecisionInput): Decision {
+export function decideLifecycle(input: LifecycleDecisionInput): LifecycleDecision {
   const { resource, ctx } = input;
   const base = { resource, conflict: false };
   if (ctx.error) return { ...base, decision: 'error', error: ctx.error };
