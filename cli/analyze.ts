@@ -14,8 +14,9 @@ import { encodePartial } from '../analyzer/partial/format.js';
 import { summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal-reader.js';
 import { WHOLE } from '../collector/shard.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
 import type { ReconcileModel } from '../model/types.js';
+import { resolveModel } from '../sidecar/files.js';
 import { readArgs, type Values } from './args.js';
 import { ANALYZE } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -31,7 +32,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   try {
     model = resolveModel(args.values.model);
   } catch (e) {
-    if (e instanceof ModelError) {
+    if (e instanceof ValidationError) {
       io.stderr.write(`invalid model:\n${e.message}\n`);
       return EXIT.invalidConfig;
     }

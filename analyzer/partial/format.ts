@@ -9,7 +9,8 @@
  */
 import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
 import { modelDocument } from '../../model/document.js';
-import { ModelError, parseModel } from '../../model/load.js';
+import { ValidationError } from '../../lib/validation-error.js';
+import { parseModel } from '../../model/load.js';
 import { LOOP_KINDS } from '../../model/types.js';
 import { compileModel, type CompiledModel } from '../compiled-model.js';
 import { emptyCounters, type ControllerCounters } from '../decisions/counters.js';
@@ -180,7 +181,7 @@ function decodeController(r: JsonReader, v: unknown, path: Path): ControllerPart
   try {
     cm = compileModel(parseModel(JSON.stringify(r.mapping(c.model, at(path, 'model'))), `${r.where}#${at(path, 'model')}`));
   } catch (e) {
-    if (e instanceof ModelError) r.fail(at(path, 'model'), `not a valid model:\n${e.message}`);
+    if (e instanceof ValidationError) r.fail(at(path, 'model'), `not a valid model:\n${e.message}`);
     throw e;
   }
   if (c.controller !== cm.model.controller) r.fail(at(path, 'controller'), `expected the model's controller "${cm.model.controller}", got ${JSON.stringify(c.controller)}`);

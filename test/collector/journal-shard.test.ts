@@ -10,7 +10,7 @@ import { readJournal } from '../../collector/journal-reader.js';
 import { JournalRouter, namedObject, namedObjectOfBytes } from '../../collector/journal-shard.js';
 import { LineSplitter } from '../../collector/lines.js';
 import type { AttemptRecord, Rejection } from '../../collector/records.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 import { FUZZ_RUNS } from '../fuzz/runs.js';
 
