@@ -14,8 +14,6 @@ export interface Coverage {
 /** Coverages are compared on this many shards at most (counts that divide one another need no more than the larger). */
 const MAX_COMMON_COUNT = 1 << 20;
 
-export const ALL: Coverage = Object.freeze({ count: 1, indices: Object.freeze([0]) });
-
 export function isComplete(c: Coverage): boolean {
   return c.indices.length === c.count;
 }
