@@ -8,7 +8,7 @@ import type { ReconcileModel } from '../model/types.js';
 import { YamlSource } from '../model/yaml-source.js';
 import { RECREATIONS_SECTION, type RecreationsSection } from '../analyzer/recreations/config.js';
 import { DEFAULT_MAX_TRACKED_OBJECTS } from '../analyzer/analyzer.js';
-import { DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from '../collector/otlp/receiver.js';
 import { check, type Address, type Field } from './config-schema.js';
 import { isLoopback } from './server.js';
@@ -208,14 +208,14 @@ export const CONFIG_SCHEMA: Field = {
             maxBodyBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxBodyBytes, min: 1 },
             maxDecompressedBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxDecompressedBytes, min: 1 },
             maxSpansPerRequest: { kind: 'integer', default: DEFAULT_LIMITS.maxSpansPerRequest, min: 1 },
-            maxPendingAttempts: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingAttempts, min: 1 },
+            maxPendingAttempts: { kind: 'integer', default: DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxPendingAttempts, min: 1 },
             maxAttributesPerSpan: { kind: 'integer', default: DEFAULT_LIMITS.maxAttributesPerSpan, min: 1 },
             maxStringLength: { kind: 'integer', default: DEFAULT_LIMITS.maxStringLength, min: 1 },
             maxQueuedSpans: { kind: 'integer', default: DEFAULT_LIMITS.maxQueuedSpans, min: 1 },
             maxQueuedBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxQueuedBytes, min: 1 },
-            maxPendingSpans: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingSpans, min: 1 },
-            maxPendingBytes: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingBytes, min: 1 },
-            recentSpanMemory: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.recentSpanMemory, min: 1 },
+            maxPendingSpans: { kind: 'integer', default: DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxPendingSpans, min: 1 },
+            maxPendingBytes: { kind: 'integer', default: DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxPendingBytes, min: 1 },
+            recentSpanMemory: { kind: 'integer', default: DEFAULT_SPAN_ASSEMBLER_OPTIONS.recentSpanMemory, min: 1 },
             maxBufferedBodyBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxBufferedBodyBytes, min: 1 },
             maxConnectionsPerPeer: { kind: 'integer', default: DEFAULT_LIMITS.maxConnectionsPerPeer, min: 1 },
             maxConnections: { kind: 'integer', default: DEFAULT_LIMITS.maxConnections, min: 1 },
@@ -224,8 +224,8 @@ export const CONFIG_SCHEMA: Field = {
             bodyTimeoutMs: { kind: 'duration', default: `${DEFAULT_TIMEOUTS.bodyTimeoutMs}ms` },
             shutdownGraceMs: { kind: 'duration', default: `${DEFAULT_TIMEOUTS.shutdownGraceMs}ms`, doc: 'less than shutdownTimeoutMs' },
             retryAfterSeconds: { kind: 'integer', default: DEFAULT_RETRY_AFTER_SECONDS, min: 1 },
-            settleMs: { kind: 'duration', default: `${DEFAULT_ASSEMBLER_OPTIONS.settleMs}ms` },
-            maxWaitMs: { kind: 'duration', default: `${DEFAULT_ASSEMBLER_OPTIONS.maxWaitMs}ms` },
+            settleMs: { kind: 'duration', default: `${DEFAULT_SPAN_ASSEMBLER_OPTIONS.settleMs}ms` },
+            maxWaitMs: { kind: 'duration', default: `${DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxWaitMs}ms` },
             bearerTokenFile: str('require `Authorization: Bearer <token>` with the token in this file'),
             tls: { kind: 'object', fields: { certFile: str('server certificate (PEM)', true), keyFile: str('server key (PEM)', true), clientCaFile: str('require client certificates signed by this CA (mTLS)') } },
           },

@@ -10,7 +10,7 @@ import ts from 'typescript';
 import { REPO } from '../support/paths.js';
 
 /** The folders tsconfig.build.json compiles. */
-const SOURCE_DIRS = ['collector', 'analyzer', 'model', 'simulator', 'sidecar', 'cli', 'dashboards', 'alerts', 'deploy'];
+const SOURCE_DIRS = ['lib', 'collector', 'analyzer', 'model', 'simulator', 'sidecar', 'cli', 'dashboards', 'alerts', 'deploy'];
 const OUT = join(REPO, 'test-output', 'reliability-js');
 
 let compiled: string | undefined;
