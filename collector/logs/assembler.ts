@@ -33,7 +33,7 @@ import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns,
 
 export type ObservedLoop = LoopKind | 'auto';
 
-export interface AssemblerOptions {
+export interface LogLineAssemblerOptions {
   readonly model: ReconcileModel;
   readonly patterns: LogPatterns;
   readonly loop: ObservedLoop;
@@ -142,7 +142,8 @@ interface Judged {
   readonly sampled: boolean;
 }
 
-export class AttemptAssembler {
+/** The operator's log lines, one at a time, into attempts (the OTLP path's counterpart is otlp/assembler.ts's SpanAssembler). */
+export class LogLineAssembler {
   readonly stats: LogSourceStats;
   private readonly classifier: ZapLineClassifier;
   private readonly builder: AttemptBuilder;
@@ -162,7 +163,7 @@ export class AttemptAssembler {
   private streamSecond = -Infinity;
 
   constructor(
-    private readonly options: AssemblerOptions,
+    private readonly options: LogLineAssemblerOptions,
     private readonly sink: RecordSink,
   ) {
     const known = new Set(options.model.operations.map((o) => o.name));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AttemptAssembler, type AssemblerOptions } from '../../../collector/logs/assembler.js';
+import { LogLineAssembler, type LogLineAssemblerOptions } from '../../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/zap-line.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
 import { resolveModel } from '../../../model/load.js';
@@ -28,13 +28,13 @@ class Collect {
   };
 }
 
-function assembler(options: Partial<AssemblerOptions> = {}): { a: AttemptAssembler; out: Collect } {
+function assembler(options: Partial<LogLineAssemblerOptions> = {}): { a: LogLineAssembler; out: Collect } {
   const out = new Collect();
-  const a = new AttemptAssembler({ model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 10_000, samplingThreshold: 100, maxPending: 10_000, unmappedSampleSize: 50, ...options }, out.sink);
+  const a = new LogLineAssembler({ model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 10_000, samplingThreshold: 100, maxPending: 10_000, unmappedSampleSize: 50, ...options }, out.sink);
   return { a, out };
 }
 
-function feed(a: AttemptAssembler, lines: readonly string[], file = 'x.log'): void {
+function feed(a: LogLineAssembler, lines: readonly string[], file = 'x.log'): void {
   lines.forEach((line, i) => a.line(line, `${file}:${i + 1}`));
   a.end();
 }
@@ -63,7 +63,7 @@ function assertBooks(report: SourceInputReport, out: Collect): void {
 
 const sequentialBefore = (op: string): number => model.operations.filter((o) => o.only !== 'phased').findIndex((o) => o.name === op);
 
-describe('AttemptAssembler: attempts from the log, in order', () => {
+describe('LogLineAssembler: attempts from the log, in order', () => {
   it("reads a legacy log: one attempt per reconcileID, the requeue warning in its attempt, the build's version proves the loop", () => {
     const { a, out } = assembler();
     feed(a, fixture('legacy'), 'legacy.log');
