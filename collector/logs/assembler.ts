@@ -378,8 +378,7 @@ export class LogLineAssembler {
   private read(p: Pending): void {
     if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
     if (p.reconcileID !== undefined) this.remember(p.reconcileID);
-    let sampled = false;
-    for (let s = p.firstSecond; s <= p.lastSecond && !sampled; s++) sampled = this.sampler.isSampled(s);
+    const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
     const reading = this.builder.reading({
       success: p.success,
       ...(p.summary === undefined ? {} : { summary: p.summary }),
