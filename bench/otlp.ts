@@ -11,8 +11,8 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
-import { createMetrics } from '../analyzer/metrics/registry.js';
-import { MetricsPublisher } from '../analyzer/publish/metrics.js';
+import { createMetrics } from '../outputs/metrics/registry.js';
+import { MetricsPublisher } from '../outputs/metrics/publisher.js';
 import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, SpanAssembler } from '../collector/otlp/assembler.js';
 import { decodeTraceBatch } from '../collector/otlp/decode.js';
 import { emitAttempt } from '../collector/otlp/emit.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { LogLineAssembler, type LogLineAssemblerOptions } from '../../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/zap-line.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { CPO_ERROR, PRE_MERGE_VERSION, PULL_SECRET_BYTES_ERROR, SSH_KEY_ERROR, SSH_KEY_GET_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
 import { completedWithErrorsLine, controllerStartLine, managerLine, reconcilerErrorLine, successLine, wrappedError, type ReconcileContext } from '../../fixtures/logs/zap-writer.js';
@@ -304,5 +304,32 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/a']);
     a.tooLong('x:3', 2_000_000, 1_048_576);
     assert.deepEqual(out.rejections.at(-1), { source: 'logs', reason: 'line_too_long', where: 'x:3', message: 'line of 2000000 bytes exceeds the limit of 1048576 bytes' });
+  });
+
+  it('an attempt whose lines are 900 years apart is judged at once (the log fuzz hung on this case, walking every second between them)', () => {
+    const valid = (year: number): string =>
+      JSON.stringify({
+        level: 'error',
+        ts: `${year}-11-29T10:00:05Z`,
+        msg: 'Reconciler error',
+        controller: 'hostedcluster',
+        HostedCluster: { name: 'alpha', namespace: 'clusters' },
+        namespace: 'clusters',
+        name: 'alpha',
+        reconcileID: 'r1',
+        error: 'critical error: [failed to get hostedcluster SSHKey secret clusters/alpha-ssh: not found, failed to get pull secret: x]; blocked operations: [OperatorDeployments]',
+      });
+    const { a, out } = assembler({ maxUndecided: 100, maxPending: 100, unmappedSampleSize: 5 });
+    feed(a, [valid(2026).slice(0, 24), valid(2026), valid(2926)], 'op.log');
+    assert.deepEqual(
+      out.rejections.map((r) => `${r.where} ${r.reason}`),
+      ['op.log:1 invalid_json', 'op.log:2 loop_unknown', 'op.log:3 loop_unknown'],
+    );
+    assert.deepEqual(out.attempts, []);
+    const { a: seq, out: seqOut } = assembler({ loop: 'sequential' });
+    feed(seq, [valid(2026), valid(2926)]);
+    // one attempt (one reconcileID); a critical-error text is the phased loop's, so under the sequential loop nothing is stated
+    assert.deepEqual(brief(seqOut.attempts), ['2026-11-29T10:00:05Z clusters/alpha sequential: (nothing stated)']);
+    assert.deepEqual(seqOut.rejections.map((r) => `${r.where} ${r.reason}`), []);
   });
 });

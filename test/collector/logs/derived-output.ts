@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { ObservedLoop } from '../../../collector/logs/assembler.js';
 import { formatDerivedAttemptLine } from '../../../collector/journal.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { REPO } from '../../support/paths.js';
 import { readLog } from './against-truth.js';
 
