@@ -10,6 +10,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY lib ./lib
 COPY analyzer ./analyzer
 COPY collector ./collector
 COPY model ./model

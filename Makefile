@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 
-.PHONY: install build run test typecheck lint unit verify bench fuzz soak clean
+.PHONY: install build run test typecheck lint unit verify e2e bench fuzz soak clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -31,6 +31,11 @@ test: typecheck lint unit
 
 verify: install
 	node --import tsx cli/generate.ts --check
+
+# The dashboards and alerts against a real Prometheus scraping the embedded default for a minute (~80 s; not part
+# of make test): every dashboard query evaluates, >= 90 % of panel targets return data, every rule is healthy.
+e2e: install
+	$(NODE_BIN)/mocha --no-config --import=tsx --timeout 0 --exit --reporter ./test/summary-reporter.cjs 'test/e2e/**/*.e2e.ts'
 
 # Speed and memory targets (not part of make test): prints a table, writes bench/results.json.
 bench: build

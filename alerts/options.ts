@@ -3,7 +3,7 @@
  * that finds the sidecar's series, and where the runbook lives. Everything has a default; `alertOptions()` merges
  * overrides over the defaults and refuses values Prometheus would reject or that would make an alert meaningless.
  */
-import { parseDuration } from '../cli/duration.js';
+import { parseDuration } from '../lib/duration.js';
 
 /** A Prometheus duration as written in rules: `30s`, `5m`, `1h`, `1h30m`. */
 export type Duration = string;

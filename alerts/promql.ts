@@ -24,10 +24,9 @@ export function noneOf(label: string, values: readonly string[]): string[] {
 }
 
 /**
- * Counter increments over `window`, grouped `by`, including a series' first appearance. prom-client creates a
- * labelled series at its first increment, so a counter that goes from absent to 1 shows no increase() at all;
- * the second branch catches those: series above zero now that did not exist `window` ago.
+ * Counter increments over `window`, grouped `by`. The sidecar exports every bounded counter at 0 from its first
+ * scrape, so a counter's first increment is an increase like any other (no "series appeared" special case).
  */
-export function increasedOrNew(counter: string, by: string, window: string): string {
-  return `sum by (${by}) (increase(${counter}[${window}])) > 0 or sum by (${by}) ((${counter} > 0) unless ${counter} offset ${window})`;
+export function increased(counter: string, by: string, window: string): string {
+  return `sum by (${by}) (increase(${counter}[${window}])) > 0`;
 }

@@ -8,7 +8,7 @@
  * replica of the operator, and each tracks the same recreations, so one object is one alert.
  */
 import type { AlertOptions, Duration } from './options.js';
-import { increasedOrNew, noneOf, series } from './promql.js';
+import { increased, noneOf, series } from './promql.js';
 
 export type Severity = 'critical' | 'warning' | 'info';
 
@@ -61,7 +61,7 @@ function recreationRules(o: AlertOptions): AlertRule[] {
     },
     {
       alert: 'ReconcileShadowRecreationTrackingCapped',
-      expr: increasedOrNew(series('reconcile_shadow_recreation_evictions_total', o.selector), 'namespace, kind, cap', o.recreationTrackingCapped.window),
+      expr: increased(series('reconcile_shadow_recreation_evictions_total', o.selector), 'namespace, kind, cap', o.recreationTrackingCapped.window),
       for: o.recreationTrackingCapped.for,
       severity: 'info',
       summary: 'The sidecar dropped recreations from tracking because a cap was reached.',
@@ -83,7 +83,7 @@ function shadowRules(o: AlertOptions): AlertRule[] {
     },
     {
       alert: 'ReconcileShadowOperationNewlyBlocked',
-      expr: increasedOrNew(series('reconcile_shadow_operation_newly_blocked_total', o.selector), 'controller, operation', o.newlyBlocked.window),
+      expr: increased(series('reconcile_shadow_operation_newly_blocked_total', o.selector), 'controller, operation', o.newlyBlocked.window),
       for: o.newlyBlocked.for,
       severity: 'warning',
       summary: 'The phased loop would stop running an operation the current loop runs.',
@@ -157,7 +157,7 @@ function sidecarRules(o: AlertOptions): AlertRule[] {
     },
     {
       alert: 'ReconcileShadowRecordsDropped',
-      expr: increasedOrNew(dropped, 'namespace, source, reason', o.recordsDropped.window),
+      expr: increased(dropped, 'namespace, source, reason', o.recordsDropped.window),
       for: o.recordsDropped.for,
       severity: 'warning',
       summary: 'The sidecar is dropping input records.',

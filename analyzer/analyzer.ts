@@ -3,7 +3,7 @@
  * describes, and tells the outputs (summary, metrics, traces, jsonl) about each result. It is the RecordSink the
  * sources write to, so a source never knows what happens downstream.
  */
-import type { AttemptRecord, RecordSink, Rejection, SourceKind } from '../collector/records.js';
+import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
 import { objectOfKey, type AttemptAnalysis } from './engine.js';
 import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
@@ -86,6 +86,10 @@ export class ShadowAnalyzer implements RecordSink {
   reject(rejection: Rejection): void {
     this.ledger.reject(rejection);
     for (const l of this.listeners) this.guard(() => l.reject?.(rejection));
+  }
+
+  inputReport(source: SourceKind, report: () => SourceInputReport): void {
+    this.ledger.describe(source, report);
   }
 
   received(source: SourceKind, count: number): void {

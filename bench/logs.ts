@@ -3,13 +3,13 @@ import { Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
 import { LineSplitter } from '../collector/lines.js';
 import type { AttemptRecord } from '../collector/records.js';
-import { operatorLog, reconcileIdFor } from '../test/fixtures/logs/world.js';
+import { generateOperatorLog } from '../test/fixtures/logs/operator-log-generator.js';
 import { fleetDay, HYPERSHIFT } from './data.js';
 import { atLeast, throughputSideBySide, type BenchResult } from './harness.js';
 
 export async function benchLogs(): Promise<BenchResult> {
   const records = fleetDay().filter((r) => r.model === 'sequential');
-  const lines = records.flatMap((r, i) => operatorLog(HYPERSHIFT, r, reconcileIdFor(i)));
+  const { lines } = generateOperatorLog(records, { seed: 1, conflictRate: 0.05, noise: 0 });
   const text = Buffer.from(lines.join('\n') + '\n');
   let attempts = 0;
   const [figure, baseline] = await throughputSideBySide(
@@ -24,7 +24,8 @@ export async function benchLogs(): Promise<BenchResult> {
       await source.stop();
     },
     () => {
-      const splitter = new LineSplitter({ line: (t) => void JSON.parse(t), tooLong: () => undefined });
+      // the source reads a line that opens like JSON; the generated log starts with the operator's plain-text klog lines
+      const splitter = new LineSplitter({ line: (t) => void (t.startsWith('{') && JSON.parse(t)), tooLong: () => undefined });
       splitter.push(text);
       splitter.end();
     },

@@ -58,5 +58,5 @@ export async function benchMetrics(): Promise<BenchResult> {
     () => bare.metrics(),
     21,
   );
-  return atMost('/metrics render', 'ms', figure * 1000, baseline * 1000, 1.2, `${series} series (refresh of the starvation gauges included)`);
+  return atMost('/metrics render', 'ms', figure * 1000, baseline * 1000, 1.0, `${series} series (refresh of the starvation gauges included)`);
 }

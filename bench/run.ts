@@ -7,8 +7,9 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../model/package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 import { benchCel } from './cel.js';
+import { benchDecisions } from './decisions.js';
 import { benchEngine } from './engine.js';
 import { renderTable, type BenchResult } from './harness.js';
 import { benchJournal } from './journal.js';
@@ -21,6 +22,7 @@ const benches: Readonly<Record<string, () => BenchResult | BenchResult[] | Promi
   otlp: benchOtlp,
   engine: benchEngine,
   journal: benchJournal,
+  decisions: benchDecisions,
   logs: benchLogs,
   cel: benchCel,
   metrics: benchMetrics,

@@ -1,6 +1,7 @@
 /**
  * Writes every checked-in file that is generated from code: the dashboards' JSON, the alert rules (plain and as a
- * PrometheusRule), each deploy overlay's sidecar config and sidecar patches, and the README's metrics table.
+ * PrometheusRule), each deploy overlay's sidecar config and sidecar patches, the README's metrics table, and the OTLP
+ * receiver's limits table in the README and docs/otlp.md (from the receiver's own defaults).
  *
  *   node --import tsx cli/generate.ts           regenerate
  *   node --import tsx cli/generate.ts --check   write nothing; list every file that differs and exit 1 (make verify)
@@ -15,9 +16,10 @@ import { prometheusRule, rulesFile } from '../alerts/render.js';
 import { METRICS, type MetricSpec } from '../analyzer/metrics/catalog.js';
 import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
+import { limitsTable } from '../collector/otlp/limits.js';
 import { OVERLAYS } from '../deploy/overlays.js';
 import { sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
-import { packageRoot } from '../model/package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -27,6 +29,8 @@ export interface GeneratedFile {
 
 export const README_BEGIN = '<!-- metrics-table:begin -->';
 export const README_END = '<!-- metrics-table:end -->';
+export const LIMITS_BEGIN = '<!-- otlp-limits:begin -->';
+export const LIMITS_END = '<!-- otlp-limits:end -->';
 
 function yamlFile(value: object, source: string): string {
   const doc = new Document(value);
@@ -62,23 +66,38 @@ export function metricsTable(specs: readonly MetricSpec[] = METRICS): string {
 
 /** `readme` with the text between the metrics-table markers replaced by the table; throws when a marker is missing. */
 export function withMetricsTable(readme: string, table: string = metricsTable()): string {
-  const begin = readme.indexOf(README_BEGIN);
-  const end = readme.indexOf(README_END);
-  if (begin < 0 || end < begin) {
-    throw new Error(`README.md: the markers ${README_BEGIN} and ${README_END} (in that order) are missing; add them where the metrics table belongs`);
-  }
-  return `${readme.slice(0, begin + README_BEGIN.length)}\n${table}\n${readme.slice(end)}`;
+  return withSection(readme, 'README.md', [README_BEGIN, README_END], 'the metrics table', table);
 }
 
-/** The README with its table regenerated, or the problem that prevents it. */
-export function generatedReadme(root: string): GeneratedFile | Error {
-  const path = join(root, 'README.md');
-  if (!existsSync(path)) return new Error('README.md: not found; it must exist with the metrics-table markers');
-  try {
-    return { path: 'README.md', content: withMetricsTable(readFileSync(path, 'utf8')) };
-  } catch (error) {
-    return error as Error;
-  }
+/** `text` (of `file`) with the text between the otlp-limits markers replaced by the table; throws when a marker is missing. */
+export function withLimitsTable(text: string, file: string, table: string = limitsTable()): string {
+  return withSection(text, file, [LIMITS_BEGIN, LIMITS_END], 'the OTLP limits table', table);
+}
+
+function withSection(text: string, file: string, [begin, end]: readonly [string, string], what: string, content: string): string {
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${file}: the markers ${begin} and ${end} (in that order) are missing; add them where ${what} belongs`);
+  return `${text.slice(0, from + begin.length)}\n${content}\n${text.slice(to)}`;
+}
+
+/** The Markdown files with generated tables, and how each is filled in. */
+const DOCS: Readonly<Record<string, (text: string) => string>> = {
+  'README.md': (text) => withLimitsTable(withMetricsTable(text), 'README.md'),
+  'docs/otlp.md': (text) => withLimitsTable(text, 'docs/otlp.md'),
+};
+
+/** The README and docs/otlp.md with their tables regenerated, or the problem that prevents it, per file. */
+export function generatedDocs(root: string): (GeneratedFile | Error)[] {
+  return Object.entries(DOCS).map(([file, fill]) => {
+    const path = join(root, file);
+    if (!existsSync(path)) return new Error(`${file}: not found; it must exist with its table markers`);
+    try {
+      return { path: file, content: fill(readFileSync(path, 'utf8')) };
+    } catch (error) {
+      return error as Error;
+    }
+  });
 }
 
 /** The paths among `files` whose checked-in content differs (or that do not exist). */
@@ -100,9 +119,9 @@ export function main(argv: readonly string[], root = packageRoot(), io: { stdout
     io.stderr.write(`generate: unknown argument ${unknown.join(' ')}\nusage: generate.ts [--check]\n`);
     return 2;
   }
-  const readme = generatedReadme(root);
-  const files = [...generatedFiles(), ...(readme instanceof Error ? [] : [readme])];
-  const problems = readme instanceof Error ? [readme.message] : [];
+  const docs = generatedDocs(root);
+  const files = [...generatedFiles(), ...docs.filter((d): d is GeneratedFile => !(d instanceof Error))];
+  const problems = docs.filter((d): d is Error => d instanceof Error).map((e) => e.message);
   if (check) {
     const drifted = driftedFiles(root, files);
     if (drifted.length > 0) problems.push(`${drifted.length} generated file(s) differ from what the code generates:\n${drifted.map((p) => `  ${p}`).join('\n')}\nRun: node --import tsx cli/generate.ts`);

@@ -6,9 +6,10 @@ const USAGE = `reconcile-shadow <command> [options]
 
 commands:
   run          the sidecar: sources in, metrics/traces/report out (no --config: the embedded demo)
-  analyze      replay a journal of reconcile attempts through both loops and report
+  analyze      replay a journal (or an operator log: --logs) through both loops and report
   simulate     write a journal from a seeded simulated world
-  report       decide switch readiness from a journal: verdict, evidence, rollout plan (HTML or Markdown)
+  journal      write the attempts an operator log proves as a journal (--logs FILE|-)
+  report       decide switch readiness from a journal (or an operator log: --logs): verdict, evidence, rollout plan (HTML, Markdown or JSON)
   recreations  dry-run an adapter's lifecycle rules over recorded objects and report every recreation
   help         this text
 
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.js')).runCommand,
   analyze: async () => (await import('./analyze.js')).analyzeCommand,
   simulate: async () => (await import('./simulate.js')).simulateCommand,
+  journal: async () => (await import('./journal-command.js')).journalCommand,
   report: async () => (await import('./report-command.js')).reportCommand,
   recreations: async () => (await import('./recreations-command.js')).recreationsCommand,
 };

@@ -21,7 +21,7 @@ import { loadTaskConfigFile } from '../analyzer/recreations/load.js';
 import { TaskConfigError } from '../analyzer/recreations/task-config.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
 import { LineSplitter } from '../collector/lines.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../lib/duration.js';
 import { BufferedWriter, EXIT } from './io.js';
 
 const FORMATS = ['table', 'json', 'jsonl'] as const;

@@ -1,9 +1,12 @@
 /**
- * `reconcile-shadow report --model <name|file> --journal <file|-> [--out report.html] [--format html|markdown] [--thresholds file]`
- * Replays a journal like `analyze`, then decides: switch readiness per controller, ordering evidence, the
- * classification check, the rollout plan and the noise floor (docs/decisions.md). `html` is one self-contained file
- * with the charts as inline SVG; `markdown` is the same content to paste into a pull-request review.
- * Without --out the report goes to stdout; with it, stdout gets one `controller: verdict` line per controller.
+ * `reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased])
+ *  [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]`
+ * Replays a journal (or an operator log, through the log source) like `analyze`, then decides: switch readiness per
+ * controller, the loop comparison, ordering evidence, the classification check, starvation, the rollout plan and the
+ * noise floor (docs/decisions.md). `html` is one self-contained file with the charts as inline SVG; `markdown` is the
+ * same content to paste into a pull-request review; `json` is the same decisions as data (docs/decisions.schema.json).
+ * `--threshold` overrides one threshold (after the file's), and may be repeated. Without --out the report goes to
+ * stdout; with it, stdout gets one `controller: verdict` line per controller.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -11,40 +14,63 @@ import { parseArgs } from 'node:util';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/report.js';
+import { decisionsJson } from '../analyzer/decisions/json.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
 import { reportDocument } from '../analyzer/report/html/document.js';
-import { renderHtml } from '../analyzer/report/html/html.js';
 import { renderMarkdown } from '../analyzer/report/html/markdown.js';
 import { readJournal } from '../collector/journal-reader.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { YamlSource } from '../model/yaml-source.js';
+import type { ObservedLoop } from '../collector/logs/assembler.js';
+import { LOOP_VALUES, readLogInto } from './log-input.js';
 import { check } from '../sidecar/config-schema.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 
-const FORMATS = ['html', 'markdown'] as const;
+const FORMATS = ['html', 'markdown', 'json'] as const;
 type Format = (typeof FORMATS)[number];
 /** Rejections echoed to stderr one by one; past this, only counted (the report lists them by reason). */
 const MAX_REJECTIONS_PRINTED = 100;
 
-export const REPORT_USAGE = 'usage: reconcile-shadow report --model <name|file> --journal <file|-> [--out report.html] [--format html|markdown] [--thresholds file]';
+export const REPORT_USAGE =
+  'usage: reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased]) [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]';
 
 class ThresholdsError extends Error {}
 
-/** A thresholds file: the DECISIONS_SECTION fields as YAML or JSON, every problem as `file:line field: message`. */
-export async function loadThresholds(path: string): Promise<DecisionThresholds> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new ThresholdsError(`${path}: cannot read thresholds: ${(e as Error).message}`);
+/** The DECISIONS_SECTION fields of YAML or JSON text named `where`: the ones given, every problem as `where:line field: message`. */
+function thresholdValues(text: string, where: string): Partial<DecisionThresholds> {
+  const src = new YamlSource(text, where);
+  const raw = src.problems.length === 0 ? (check(src, [], src.value ?? {}, DECISIONS_SECTION) as Record<string, unknown>) : undefined;
+  if (src.problems.length > 0 || !raw) throw new ThresholdsError(src.problems.join('\n'));
+  const given = Object.keys(src.value ?? {});
+  return Object.fromEntries(given.map((k) => [k, raw[k]]));
+}
+
+/**
+ * The thresholds: defaults, then a file's (YAML or JSON), then each `--threshold name=value` in order. Flags are
+ * read as lines of one YAML text, so a problem names the flag by its position: `--threshold:2 minObjects: ...`.
+ */
+export async function loadThresholds(path: string | undefined, flags: readonly string[] = []): Promise<DecisionThresholds> {
+  let fromFile: Partial<DecisionThresholds> = {};
+  if (path !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      throw new ThresholdsError(`${path}: cannot read thresholds: ${(e as Error).message}`);
+    }
+    fromFile = thresholdValues(text, path);
   }
-  const src = new YamlSource(text, path);
-  const raw = src.problems.length === 0 ? check(src, [], src.value ?? {}, DECISIONS_SECTION) : undefined;
-  if (src.problems.length > 0) throw new ThresholdsError(src.problems.join('\n'));
+  const lines = flags.map((flag, i) => {
+    const eq = flag.indexOf('=');
+    if (eq < 1) throw new ThresholdsError(`--threshold:${i + 1} ${flag}: expected name=value`);
+    return `${flag.slice(0, eq)}: ${flag.slice(eq + 1)}`;
+  });
+  const fromFlags = lines.length === 0 ? {} : thresholdValues(lines.join('\n'), '--threshold');
   try {
-    return thresholdsFrom(raw as Partial<DecisionThresholds>);
+    return thresholdsFrom({ ...fromFile, ...fromFlags });
   } catch (e) {
-    throw new ThresholdsError(`${path}: ${(e as Error).message}`);
+    const sources = [path, lines.length > 0 ? '--threshold' : undefined].filter((x) => x !== undefined);
+    throw new ThresholdsError(`${sources.join(' and ') || 'thresholds'}: ${(e as Error).message}`);
   }
 }
 
@@ -53,7 +79,16 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { model: { type: 'string' }, journal: { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'html' }, thresholds: { type: 'string' } },
+      options: {
+        model: { type: 'string' },
+        journal: { type: 'string' },
+        logs: { type: 'string' },
+        loop: { type: 'string', default: 'auto' },
+        out: { type: 'string' },
+        format: { type: 'string', default: 'html' },
+        thresholds: { type: 'string' },
+        threshold: { type: 'string', multiple: true },
+      },
       strict: true,
     }));
   } catch (e) {
@@ -61,7 +96,8 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
     return EXIT.usage;
   }
   const format = values.format as Format;
-  if (!values.model || !values.journal || !FORMATS.includes(format)) {
+  const loop = values.loop as ObservedLoop;
+  if (!values.model || (values.journal === undefined) === (values.logs === undefined) || !LOOP_VALUES.includes(loop) || !FORMATS.includes(format)) {
     io.stderr.write(`${REPORT_USAGE}\n`);
     return EXIT.usage;
   }
@@ -69,7 +105,7 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   let thresholds;
   try {
     model = resolveModel(values.model);
-    thresholds = values.thresholds ? await loadThresholds(values.thresholds) : thresholdsFrom({});
+    thresholds = await loadThresholds(values.thresholds, values.threshold ?? []);
   } catch (e) {
     if (e instanceof ModelError) io.stderr.write(`invalid model:\n${e.message}\n`);
     else if (e instanceof ThresholdsError) io.stderr.write(`invalid thresholds:\n${e.message}\n`);
@@ -86,19 +122,24 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
       if (rejected++ < MAX_REJECTIONS_PRINTED) io.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
     },
   });
-  const file = values.journal;
+  const [kind, file] = values.logs !== undefined ? ['log', values.logs] : ['journal', values.journal!];
   try {
-    const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-    await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
+    if (values.logs !== undefined) await readLogInto(analyzer, { file, model, loop }, io);
+    else await readJournal(file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 }), analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
   } catch (e) {
-    io.stderr.write(`cannot read journal ${file}: ${(e as Error).message}\n`);
+    io.stderr.write(`cannot read ${kind} ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
   if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the report)\n`);
 
   const report = decisionReport(analyzer, evidence, thresholds);
-  const doc = reportDocument(report);
-  const output = format === 'html' ? await renderHtml(doc) : renderMarkdown(doc);
+  // The HTML renderer (and vega with it) is loaded only for HTML.
+  const output =
+    format === 'json'
+      ? JSON.stringify(decisionsJson(report), null, 2) + '\n'
+      : format === 'html'
+        ? await (await import('../analyzer/report/html/html.js')).renderHtml(reportDocument(report))
+        : renderMarkdown(reportDocument(report));
   if (!values.out) {
     const out = new BufferedWriter(io.stdout);
     out.write(output);

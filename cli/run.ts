@@ -37,6 +37,10 @@ function finalAccount(r: ShadowReport): Record<string, unknown> {
   return { received: r.input.received, rejectedByReason: r.input.rejectedByReason, attempts, operations };
 }
 
+function baseUrl(a: { readonly host: string; readonly port: number }): string {
+  return `http://${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+}
+
 export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks = {}): Promise<number> {
   let values;
   try {
@@ -70,10 +74,10 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
     io.stderr.write(`reconcile-shadow: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
-  const m = sidecar.metricsAddress;
-  const base = `http://${m.host.includes(':') ? `[${m.host}]` : m.host}:${m.port}`;
+  const base = baseUrl(sidecar.metricsAddress);
+  const report = sidecar.reportAddress ? `${baseUrl(sidecar.reportAddress)}/report` : 'not served on a public listener (set listen.report or report.bearerTokenFile)';
   log(`reconcile-shadow ${values.config ? `running ${values.config}` : 'running the embedded default (a simulated HyperShift fleet)'}`);
-  log(`  metrics ${base}/metrics · report ${base}/report · health ${base}/healthz, ${base}/readyz`);
+  log(`  metrics ${base}/metrics · health ${base}/healthz, ${base}/readyz · report ${report}`);
   for (const source of sidecar.sources) log(`  source: ${source.kind}`);
 
   const signal = await (hooks.stopSignal ?? firstSignal());

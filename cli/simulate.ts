@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { formatAttemptLine } from '../collector/journal.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { World, type ObserveMode } from '../simulator/world.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../lib/duration.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 
 export const SIMULATE_USAGE = 'usage: reconcile-shadow simulate --model <name|file> [--objects 20] [--duration 24h] [--seed 1] [--observe sequential|phased|mixed] [--out file]';

@@ -1,59 +1,86 @@
 /**
  * Maps error messages back to the operations that return them, through each operation's Go format strings.
- * Verbs (%w %v %s %q %d and friends) become wildcards; a format must match from the start of the message, so a
- * wrapped chain `a: b: c` maps to its outermost known format. A message that matches no format, or matches two
- * operations equally well, is unmapped: it is counted and sampled, never guessed.
+ * Verbs (%w %v %s %q %d and friends) become wildcards, and a format must match the whole message from its start.
+ *
+ * Several formats can match one message. A wrapped chain `a: b: c` matches the format of `a` (its `%w` holds `b: c`),
+ * but a format whose value verb (`%s`, `%v`, `%q`, …) swallows the layer boundary `a: ` can match the same text from
+ * its start too: that reading is not the outermost format, and it is dropped whenever a reading without such a
+ * swallow exists. Every other matching format is a candidate: a format the code shares (`failed to update status:
+ * %w`), or a text two operations' formats both describe (`pull secret unavailable: %w` and `pull secret unavailable:
+ * expected %s key in secret %q`), is never credited to one operation here; the caller settles it from the rest of
+ * the evidence, or states only what all candidates agree on. Per operation, its most specific matching format is
+ * kept (the longest literal lead, then the most literal text), since its effect may depend on which it was.
  */
-import type { ReconcileModel } from '../model/types.js';
+import type { ErrorFormat, ModelOperation, ReconcileModel } from '../model/types.js';
 
-export type ErrorMatch = { readonly kind: 'mapped'; readonly operation: string; readonly format: string } | { readonly kind: 'unmapped'; readonly why: 'no_format' | 'ambiguous'; readonly candidates: readonly string[] };
+/** One reading of a message: the operation that returns it, through which of its formats. */
+export interface FormatMatch {
+  readonly operation: string;
+  readonly format: ErrorFormat;
+}
 
 interface CompiledFormat {
-  /** Position in the model's formats: candidates are tried in this order, which decides ties. */
+  /** Position in the model's formats: candidates are returned in this order. */
   readonly index: number;
   readonly operation: string;
-  readonly format: string;
+  readonly format: ErrorFormat;
+  /** Anchored; every verb is a capture group, in order. */
   readonly regex: RegExp;
-  /** Literal characters in the format: the more, the more specific the match. */
+  /**
+   * Per capture group: true for a value verb (not `%w`) with literal text after it. If its text holds a layer boundary,
+   * the verb was stretched over an outer layer to reach that literal: not the outermost reading.
+   */
+  readonly valueGroups: readonly boolean[];
+  /** Literal characters in the format. */
   readonly specificity: number;
-  /** The literal text before the first verb, to recognise where an aggregate element starts. */
-  readonly prefix: string;
-  /** The text a matching message starts with: the literal before the first wildcard verb, `%%` read as `%`. */
+  /** The literal text before the first verb (`%%` read as `%`): every matching message starts with it. */
   readonly lead: string;
+  /** The literal text before the first wildcard, as written (to recognise where an aggregate element starts). */
+  readonly prefix: string;
 }
 
 const VERB = /%(?:%|[-+# 0]*\d*(?:\.\d+)?[wvsqdxXtTfegp])/g;
+/** How Go error chains join their layers (`fmt.Errorf("…: %w", err)`). */
+const LAYER_BOUNDARY = ': ';
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function compileFormat(index: number, operation: string, format: string): CompiledFormat {
+function compileFormat(index: number, operation: string, format: ErrorFormat): CompiledFormat {
+  const text = format.format;
   let source = '^';
   let literal = 0;
   let last = 0;
   let prefix: string | undefined;
   let lead = '';
-  for (const m of format.matchAll(VERB)) {
-    const text = format.slice(last, m.index);
-    source += escapeRegex(text);
-    literal += text.length;
-    if (prefix === undefined) lead += text;
+  const valueGroups: boolean[] = [];
+  const pendingValues: number[] = [];
+  for (const m of text.matchAll(VERB)) {
+    const between = text.slice(last, m.index);
+    if (between !== '') for (const k of pendingValues.splice(0)) valueGroups[k] = true;
+    source += escapeRegex(between);
+    literal += between.length;
+    if (prefix === undefined) lead += between;
     if (m[0] === '%%') {
       source += '%';
       literal++;
       if (prefix === undefined) lead += '%';
     } else {
-      prefix ??= format.slice(0, m.index);
-      source += '[\\s\\S]*?';
+      prefix ??= text.slice(0, m.index);
+      source += '([\\s\\S]*?)';
+      // a value verb with literal text after it (set once the literal is seen)
+      valueGroups.push(false);
+      if (!m[0].endsWith('w')) pendingValues.push(valueGroups.length - 1);
     }
     last = m.index + m[0].length;
   }
-  const tail = format.slice(last);
+  const tail = text.slice(last);
+  if (tail !== '') for (const k of pendingValues.splice(0)) valueGroups[k] = true;
   source += escapeRegex(tail) + '$';
   literal += tail.length;
   if (prefix === undefined) lead += tail;
-  return { index, operation, format, regex: new RegExp(source), specificity: literal, prefix: prefix ?? format, lead };
+  return { index, operation, format, regex: new RegExp(source), valueGroups, specificity: literal, lead, prefix: prefix ?? text };
 }
 
 /**
@@ -90,11 +117,11 @@ class LeadTree {
     } else edge.node.add(f, from + common);
   }
 
-  /** The formats whose lead `message` starts with, in model order. */
+  /** The formats whose lead `message` starts with. */
   candidates(message: string): CompiledFormat[] {
     const out: CompiledFormat[] = [];
     this.collect(message, 0, out);
-    return out.length > 1 ? out.sort((a, b) => a.index - b.index) : out;
+    return out;
   }
 
   /** Adds this node's formats, then walks on along the edge `message` continues with from `at`, if any. */
@@ -105,27 +132,36 @@ class LeadTree {
   }
 }
 
+/** The formats an error of `op` can start with; by default all of them (both loops). */
+export type FormatsOf = (op: ModelOperation) => readonly ErrorFormat[];
+
 export class ErrorMapper {
   private readonly formats: readonly CompiledFormat[];
   private readonly byLead = new LeadTree();
 
-  constructor(model: ReconcileModel) {
-    const pairs = model.operations.flatMap((op) => op.errors.map((f) => [op.name, f.format] as const));
+  constructor(model: ReconcileModel, formatsOf: FormatsOf = (op) => op.errors) {
+    const pairs = model.operations.flatMap((op) => formatsOf(op).map((f) => [op.name, f] as const));
     this.formats = pairs.map(([operation, format], index) => compileFormat(index, operation, format));
     for (const f of this.formats) this.byLead.add(f);
   }
 
-  /** The operation whose error format matches the whole message most specifically. */
-  map(message: string): ErrorMatch {
-    let best: CompiledFormat[] = [];
+  /** The outermost readings of the whole message, one per operation (in model order); empty when none matches. */
+  map(message: string): readonly FormatMatch[] {
+    const plausible: CompiledFormat[] = [];
+    const swallowing: CompiledFormat[] = [];
     for (const f of this.byLead.candidates(message)) {
-      if (!f.regex.test(message)) continue;
-      if (best.length === 0 || f.specificity > best[0]!.specificity) best = [f];
-      else if (f.specificity === best[0]!.specificity) best.push(f);
+      const m = f.regex.exec(message);
+      if (!m) continue;
+      const swallows = f.valueGroups.some((value, k) => value && m[k + 1]!.includes(LAYER_BOUNDARY));
+      (swallows ? swallowing : plausible).push(f);
     }
-    const ops = [...new Set(best.map((f) => f.operation))];
-    if (ops.length === 1) return { kind: 'mapped', operation: ops[0]!, format: best[0]!.format };
-    return { kind: 'unmapped', why: ops.length === 0 ? 'no_format' : 'ambiguous', candidates: ops };
+    const readings = plausible.length > 0 ? plausible : swallowing;
+    const best = new Map<string, CompiledFormat>();
+    for (const f of readings) {
+      const kept = best.get(f.operation);
+      if (!kept || f.lead.length > kept.lead.length || (f.lead.length === kept.lead.length && f.specificity > kept.specificity)) best.set(f.operation, f);
+    }
+    return [...best.values()].sort((a, b) => a.index - b.index).map((f) => ({ operation: f.operation, format: f.format }));
   }
 
   /**
@@ -167,32 +203,49 @@ function splitTopLevel(text: string): string[] {
   return out;
 }
 
+/**
+ * Errors that are no operation's, recognised by shape (Go formats, e.g. the Reconcile() wrapper's status-update
+ * conflict `Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io %q: %s`): they never become
+ * outcomes.
+ */
+export class NonOperationErrors {
+  private readonly regexes: readonly RegExp[];
+
+  constructor(formats: readonly string[]) {
+    this.regexes = formats.map((format, i) => compileFormat(i, '', { format }).regex);
+  }
+
+  matches(message: string): boolean {
+    return this.regexes.some((r) => r.test(message));
+  }
+}
+
 /** The phased loop's `aggregate()` text, taken apart (see the HyperShift reference, section 2.1). */
 export interface ReconcileErrorText {
   /** True for `critical error: …`: a critical group failed and non-critical errors were dropped from the text. */
   readonly critical: boolean;
   /** The error messages it carries, aggregate elements split. */
   readonly errors: readonly string[];
-  /** Operation or group names listed after `blocked operations:`. */
-  readonly blocked: readonly string[];
+  /** Operation or group names listed after `blocked operations:`; undefined when the text has no such list. */
+  readonly blocked?: readonly string[];
 }
 
 const CRITICAL_PREFIX = 'critical error: ';
 const BLOCKED_MARK = '; blocked operations: [';
 
 export function parseReconcileError(message: string, mapper: ErrorMapper): ReconcileErrorText {
-  if (!message.startsWith(CRITICAL_PREFIX)) return { critical: false, errors: mapper.splitAggregate(message), blocked: [] };
+  if (!message.startsWith(CRITICAL_PREFIX)) return { critical: false, errors: mapper.splitAggregate(message) };
   let body = message.slice(CRITICAL_PREFIX.length);
-  let blocked: string[] = [];
   const mark = body.lastIndexOf(BLOCKED_MARK);
   if (mark >= 0 && body.endsWith(']')) {
-    blocked = body
+    const blocked = body
       .slice(mark + BLOCKED_MARK.length, -1)
       .split(', ')
       .filter((s) => s !== '');
     body = body.slice(0, mark);
+    return { critical: true, errors: mapper.splitAggregate(body), blocked };
   }
-  return { critical: true, errors: mapper.splitAggregate(body), blocked };
+  return { critical: true, errors: mapper.splitAggregate(body) };
 }
 
 /** The log line's `summary` (`logSummary()`): `critical failures: [A, B]; blocked operations: [X, Y]`. */

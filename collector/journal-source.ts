@@ -13,7 +13,8 @@ export interface JournalSourceOptions {
 export class JournalSource implements Source {
   readonly kind = 'journal' as const;
   private stopped = false;
-  /** Resolves when the whole file has been replayed (or the source stopped). */
+  private failed = false;
+  /** Resolves when the whole file has been replayed (or the source stopped); rejects when reading it failed. */
   done: Promise<void> = Promise.resolve();
 
   constructor(
@@ -30,10 +31,18 @@ export class JournalSource implements Source {
       stream.once('open', () => {
         stream.off('error', reject);
         // Yield between chunks so the metrics endpoint stays responsive during a long replay.
-        this.done = readJournal(stream, this.sink, { file, stopped: () => this.stopped, afterChunk: () => new Promise<void>((r) => setImmediate(r)) });
+        this.done = readJournal(stream, this.sink, { file, stopped: () => this.stopped, afterChunk: () => new Promise<void>((r) => setImmediate(r)) }).catch((e: unknown) => {
+          this.failed = true;
+          throw e;
+        });
         resolve();
       });
     });
+  }
+
+  /** False once the replay failed; a finished replay stays up: the source did what it was asked. */
+  get up(): boolean {
+    return !this.failed;
   }
 
   async stop(): Promise<void> {

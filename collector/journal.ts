@@ -1,10 +1,14 @@
 /**
  * The attempt journal: JSON Lines, one reconcile attempt per line, in execution order (a public contract).
- *   {"time","controller","object","generation","model":"sequential|phased","operations":[{"name","outcome","error?","durationSeconds?"}]}
+ *   {"time","controller","object","generation","model":"sequential|phased","operations":[{"name","outcome","error?","durationSeconds?"}],
+ *    "origin?":{"source","reconcileID?","where?","sampled?"}}
+ * `origin` (optional) says where a derived attempt came from, e.g. `journal --logs` writes
+ * `{"source":"logs","reconcileID":…,"where":"operator.log:12"}`; a line without it is the journal's own.
  * A bad line becomes a Rejection naming `file:line` and the field; it never stops the reading.
  */
 import { LOOP_KINDS, OUTCOMES, type LoopKind, type Outcome } from '../model/types.js';
-import type { AttemptRecord, OperationRecord, Rejection, RejectReason, SourceKind } from './records.js';
+import { SOURCE_KINDS, type AttemptOrigin, type AttemptRecord, type OperationRecord, type Rejection, type RejectReason, type SourceKind } from './records.js';
+import { isRecord } from '../lib/is-record.js';
 
 export const MAX_OPERATIONS_PER_ATTEMPT = 1000;
 /** A namespace (63) + '/' + a name (253): longer is no Kubernetes object, and names are kept per tracked object. */
@@ -33,9 +37,6 @@ function problem(reason: RejectReason, message: string): never {
   throw new LineProblem(reason, message);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function parseAttemptLine(text: string, lineNo: number, ctx: JournalContext): ParsedLine {
   const source = ctx.source ?? 'journal';
@@ -57,7 +58,7 @@ export function parseAttemptLine(text: string, lineNo: number, ctx: JournalConte
 /** Validates one decoded journal value; shared with every source that accepts journal-shaped JSON. */
 export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKind = 'journal'): AttemptRecord {
   if (!isRecord(value)) problem('invalid_record', 'an attempt is a JSON object');
-  const { time, controller, object, generation, model, operations } = value;
+  const { time, controller, object, generation, model, operations, origin } = value;
   if (typeof time !== 'string' || time === '') problem('invalid_record', 'time: required RFC 3339 string');
   const timeMs = Date.parse(time);
   if (Number.isNaN(timeMs)) problem('invalid_record', `time: ${JSON.stringify(time)} is not an RFC 3339 time`);
@@ -77,7 +78,7 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   const names = ctx.knownOperations && knownNames(ctx.knownOperations).forLoop(model as LoopKind);
   const ops: OperationRecord[] = new Array<OperationRecord>(operations.length);
   for (let i = 0; i < operations.length; i++) ops[i] = toOperation(operations[i], i, names);
-  const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = { time, timeMs, controller, object, model: model as LoopKind, operations: ops, origin: { source } };
+  const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = { time, timeMs, controller, object, model: model as LoopKind, operations: ops, origin: origin === undefined ? { source } : toOrigin(origin) };
   if (generation !== undefined) record.generation = generation;
   return record;
 }
@@ -161,14 +162,43 @@ function toOperation(value: unknown, i: number, names: LoopNames | undefined): O
   return durationSeconds === undefined ? { name: n, outcome, error } : { name: n, outcome, error, durationSeconds };
 }
 
+/** A line's `origin`: the source it was derived from, and where in that source's input. */
+function toOrigin(value: unknown): AttemptOrigin {
+  if (!isRecord(value)) problem('invalid_record', 'origin: must be an object with a source');
+  const { source, reconcileID, where, sampled } = value;
+  if (typeof source !== 'string' || !(SOURCE_KINDS as readonly string[]).includes(source)) {
+    problem('invalid_record', `origin.source: must be one of ${SOURCE_KINDS.join('|')}, got ${JSON.stringify(source)}`);
+  }
+  if (reconcileID !== undefined && (typeof reconcileID !== 'string' || reconcileID === '')) problem('invalid_record', 'origin.reconcileID: must be a non-empty string');
+  if (where !== undefined && (typeof where !== 'string' || where === '')) problem('invalid_record', 'origin.where: must be a non-empty string');
+  if (sampled !== undefined && typeof sampled !== 'boolean') problem('invalid_record', 'origin.sampled: must be a boolean');
+  return {
+    source: source as SourceKind,
+    ...(reconcileID === undefined ? {} : { reconcileID }),
+    ...(where === undefined ? {} : { where }),
+    ...(sampled === true ? { sampled } : {}),
+  };
+}
+
 /** The journal line for a record (what `simulate` writes and sources can tee). */
 export function formatAttemptLine(a: AttemptRecord): string {
-  return JSON.stringify({
+  return JSON.stringify(journalLine(a));
+}
+
+/** The journal line for a record a source derived, with its `origin` (what `journal --logs` writes). */
+export function formatDerivedAttemptLine(a: AttemptRecord): string {
+  const o = a.origin;
+  const origin = { source: o.source, ...(o.reconcileID === undefined ? {} : { reconcileID: o.reconcileID }), ...(o.where === undefined ? {} : { where: o.where }), ...(o.sampled ? { sampled: true } : {}) };
+  return JSON.stringify({ ...journalLine(a), origin });
+}
+
+function journalLine(a: AttemptRecord): object {
+  return {
     time: a.time,
     controller: a.controller,
     object: a.object,
     ...(a.generation === undefined ? {} : { generation: a.generation }),
     model: a.model,
     operations: a.operations,
-  });
+  };
 }

@@ -1,27 +1,31 @@
 /**
  * "Reconcile shadow — overview": what the two loops did and would have done, per controller and operation,
- * and what the sidecar could not take in. Filtered by the `controller` variable wherever the metric has it.
+ * and what the sidecar could not take in. Every query selects the sidecars of the `namespace`, `job` and `instance`
+ * variables, and the `controller` variable wherever the metric has a controller.
  */
 import { DashboardBuilder, RowBuilder, type Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { AlertOptions } from '../alerts/options.js';
-import { dashboardLinks, datasourceVariable, labelVariable, numberPanels, query, stacked, table, TAGS, timeseries, withThresholdLines } from './panels.js';
+import { dashboardLinks, datasourceVariable, labelVariable, numberPanels, query, SIDECARS, sidecarVariables, stacked, table, TAGS, timeseries, withThresholdLines } from './panels.js';
 
 export const OVERVIEW_UID = 'reconcile-shadow-overview';
 
-const C = 'controller=~"$controller"';
+const S = SIDECARS;
+const C = `${SIDECARS},controller=~"$controller"`;
 const RATE = '[$__rate_interval]';
 
 export function overviewDashboard(alerts: AlertOptions): Dashboard {
   const ran = `outcome=~"ok|error|stop"`;
-  const dashboard = new DashboardBuilder('Reconcile shadow — overview')
+  const builder = new DashboardBuilder('Reconcile shadow — overview')
     .uid(OVERVIEW_UID)
     .tags(TAGS)
     .description('Sequential vs phased reconcile loop, replayed in shadow mode by the reconcile-shadow sidecar.')
     .refresh('30s')
     .time({ from: 'now-6h', to: 'now' })
     .link(dashboardLinks())
-    .withVariable(datasourceVariable())
-    .withVariable(labelVariable('controller', 'Controller', 'reconcile_shadow_attempts_total'))
+    .withVariable(datasourceVariable());
+  for (const v of sidecarVariables()) builder.withVariable(v);
+  const dashboard = builder
+    .withVariable(labelVariable('controller', 'Controller', `reconcile_shadow_attempts_total{${S}}`))
 
     .withRow(new RowBuilder('Attempts and divergence'))
     .withPanel(
@@ -29,19 +33,31 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'Attempts analyzed',
         'Reconcile attempts the sidecar analyzed per second, by controller and by the loop the operator actually ran.',
         'ops',
-        { span: 12 },
+        { span: 8 },
         query(`sum by (controller, observed_model) (rate(reconcile_shadow_attempts_total{${C}}${RATE}))`, '{{controller}} (observed {{observed_model}})'),
       ),
     )
     .withPanel(
       timeseries(
         'Divergence rate',
-        'Share of attempts in which the other loop would have run a different set of operations.',
+        'Share of attempts in which the other loop would have run a different set of operations: something unblocked or newly blocked. An operation that exists in one loop alone is no divergence (next panel).',
         'percentunit',
-        { span: 12 },
+        { span: 8 },
         query(
           `sum by (controller) (rate(reconcile_shadow_attempts_total{${C},diverged="true"}${RATE})) / sum by (controller) (rate(reconcile_shadow_attempts_total{${C}}${RATE}))`,
           '{{controller}}',
+        ),
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'One-loop operations (structural)',
+        'Share of attempts that ran an operation existing in one loop alone (`only:` in the model): a difference of the two models’ structure, the same in every attempt, so it is shown apart from divergence.',
+        'percentunit',
+        { span: 8 },
+        query(
+          `sum by (controller, operation) (rate(reconcile_shadow_operation_structural_total{${C}}${RATE})) / on (controller) group_left () sum by (controller) (rate(reconcile_shadow_attempts_total{${C}}${RATE}))`,
+          '{{operation}}',
         ),
       ),
     )
@@ -132,7 +148,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'short',
         { span: 12 },
         query(`sum by (controller) (reconcile_shadow_tracked_objects{${C}})`, '{{controller}}'),
-        query(`sum by (controller) (rate(reconcile_shadow_tracked_objects_evicted_total{${C}}[$__rate_interval]))`, '{{controller}} evicted/s'),
+        query(`sum by (controller) (rate(reconcile_shadow_tracked_objects_evicted_total{${C}}${RATE}))`, '{{controller}} evicted/s'),
       ),
     )
 
@@ -143,7 +159,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'Input records per second by source, before validation.',
         'ops',
         { span: 8 },
-        query(`sum by (source) (rate(reconcile_shadow_records_received_total${RATE}))`, '{{source}}'),
+        query(`sum by (source) (rate(reconcile_shadow_records_received_total{${S}}${RATE}))`, '{{source}}'),
       ),
     )
     .withPanel(
@@ -153,7 +169,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
           'Input records refused or lost per second. Every drop has a bounded reason; none is silent.',
           'ops',
           { span: 8 },
-          query(`sum by (source, reason) (rate(reconcile_shadow_records_dropped_total${RATE}))`, '{{source}}: {{reason}}'),
+          query(`sum by (source, reason) (rate(reconcile_shadow_records_dropped_total{${S}}${RATE}))`, '{{source}}: {{reason}}'),
         ),
       ),
     )
@@ -163,7 +179,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'Records dropped in the selected time range, by source and reason.',
         'short',
         { span: 8 },
-        'sum by (source, reason) (increase(reconcile_shadow_records_dropped_total[$__range])) > 0',
+        `sum by (source, reason) (increase(reconcile_shadow_records_dropped_total{${S}}[$__range])) > 0`,
         ['source', 'reason'],
         'records',
       ),
@@ -174,7 +190,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'Attempts analyzed with only part of their input (OTLP wait expired, sampled logs, status transitions), per second.',
         'ops',
         { span: 8 },
-        query(`sum by (source) (rate(reconcile_shadow_attempts_incomplete_total${RATE}))`, '{{source}}'),
+        query(`sum by (source) (rate(reconcile_shadow_attempts_incomplete_total{${S}}${RATE}))`, '{{source}}'),
       ),
     )
     .withPanel(
@@ -192,17 +208,17 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'Failures inside the sidecar per second, by kind; never fatal, always counted.',
         'ops',
         { span: 8 },
-        query(`sum by (kind) (rate(reconcile_shadow_internal_errors_total${RATE}))`, '{{kind}}'),
+        query(`sum by (kind) (rate(reconcile_shadow_internal_errors_total{${S}}${RATE}))`, '{{kind}}'),
       ),
     )
     .withPanel(
       withThresholdLines(
         timeseries(
           'Time since last record',
-          'Seconds since each source last handed on a record, newest over all replicas. The red line is the ReconcileShadowSourceSilent threshold.',
+          'Seconds since each source last handed on a record (wall-clock time, also in the simulated demo), newest over the selected sidecars. The red line is the ReconcileShadowSourceSilent threshold.',
           's',
           { span: 8 },
-          query('time() - max by (source) (reconcile_shadow_source_last_record_timestamp_seconds)', '{{source}}'),
+          query(`time() - max by (source) (reconcile_shadow_source_last_record_timestamp_seconds{${S}})`, '{{source}}'),
         ),
         [[alerts.sourceSilent.seconds, 'red']],
       ),
@@ -210,10 +226,10 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
     .withPanel(
       timeseries(
         'Sources up',
-        '1 while a source is connected and current, 0 while it retries or serves stale state; lowest over all replicas.',
+        '1 while a source is connected and current, 0 while it retries or serves stale state; lowest over the selected sidecars.',
         'short',
         { span: 8 },
-        query('min by (source) (reconcile_shadow_source_up)', '{{source}}'),
+        query(`min by (source) (reconcile_shadow_source_up{${S}})`, '{{source}}'),
       ).max(1),
     )
     .withPanel(
@@ -222,7 +238,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'The sidecars Prometheus scrapes, with their version and the models they run.',
         'short',
         { span: 8 },
-        'count by (version, models) (reconcile_shadow_info)',
+        `count by (version, models) (reconcile_shadow_info{${S}})`,
         ['version', 'models'],
         'sidecars',
       ),

@@ -1,7 +1,9 @@
 /**
  * The few panel shapes both dashboards use, on top of the Grafana Foundation SDK (pinned 0.0.21; the v1
  * DashboardBuilder, because file and ConfigMap provisioning read the v1 JSON). Every panel queries the
- * `$datasource` variable, so one JSON works against any Prometheus.
+ * `$datasource` variable, so one JSON works against any Prometheus, and every query selects the sidecars the
+ * `$namespace`, `$job` and `$instance` variables name: one sidecar runs beside each operator replica, so a panel can
+ * show one of them, some, or all.
  */
 import { LegendDisplayMode, LegendPlacement, GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode, StackingConfigBuilder, StackingMode, TableSortByFieldStateBuilder, VizLegendOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
 import { DashboardLinkBuilder, DashboardLinkType, DatasourceVariableBuilder, type Dashboard, QueryVariableBuilder, ThresholdsConfigBuilder, ThresholdsMode, VariableRefresh, VariableSort, type DataSourceRef } from '@grafana/grafana-foundation-sdk/dashboard';
@@ -18,7 +20,28 @@ export function datasourceVariable(): DatasourceVariableBuilder {
   return new DatasourceVariableBuilder('datasource').label('Data source').type('prometheus');
 }
 
-/** A multi-value filter over one label, listing the values the given series carries. */
+/** The matchers every query carries: the sidecars the variables select. */
+export const SIDECARS = 'namespace=~"$namespace",job=~"$job",instance=~"$instance"';
+
+/**
+ * The same for the per-object stuck series, whose `namespace` label is the stuck object's own (the ServiceMonitor's
+ * honorLabels keeps it): job and instance alone pick the sidecar.
+ */
+export const SIDECARS_BY_TARGET = 'job=~"$job",instance=~"$instance"';
+
+/**
+ * `$namespace`, `$job` and `$instance`, each listing the values among the sidecars the ones before it select
+ * (from reconcile_shadow_info, which every sidecar exports once).
+ */
+export function sidecarVariables(): QueryVariableBuilder[] {
+  return [
+    labelVariable('namespace', 'Namespace', 'reconcile_shadow_info'),
+    labelVariable('job', 'Job', 'reconcile_shadow_info{namespace=~"$namespace"}'),
+    labelVariable('instance', 'Sidecar', 'reconcile_shadow_info{namespace=~"$namespace",job=~"$job"}'),
+  ];
+}
+
+/** A multi-value filter over one label, listing the values the given series (a selector) carries. */
 export function labelVariable(name: string, label: string, series: string): QueryVariableBuilder {
   return new QueryVariableBuilder(name)
     .label(label)

@@ -6,14 +6,15 @@
 import { DashboardBuilder, RowBuilder, type Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { AlertOptions } from '../alerts/options.js';
 import { DURATION_PHASES } from '../analyzer/recreations/tracker.js';
-import { dashboardLinks, datasourceVariable, heatmap, labelVariable, numberPanels, query, stacked, stat, table, TAGS, timeseries, withThresholdLines } from './panels.js';
+import { dashboardLinks, datasourceVariable, heatmap, labelVariable, numberPanels, query, SIDECARS, SIDECARS_BY_TARGET, sidecarVariables, stacked, stat, table, TAGS, timeseries, withThresholdLines } from './panels.js';
 
 export const RECREATIONS_UID = 'reconcile-shadow-recreations';
 
 /** The legend prefix of the per-kind threshold series, drawn dashed. */
 const THRESHOLD_LEGEND = 'stuck threshold';
 
-const K = 'kind=~"$kind"';
+const K = `${SIDECARS},kind=~"$kind"`;
+const R = `${SIDECARS},resource_type=~"$resource_type"`;
 const RATE = '[$__rate_interval]';
 /** Recreations are minutes apart, so percentiles over a rate interval would be mostly empty. */
 const QUANTILE_WINDOW = '[1h]';
@@ -27,9 +28,11 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
     .refresh('30s')
     .time({ from: 'now-24h', to: 'now' })
     .link(dashboardLinks())
-    .withVariable(datasourceVariable())
-    .withVariable(labelVariable('kind', 'Kind', 'reconcile_shadow_recreations_in_flight'))
-    .withVariable(labelVariable('resource_type', 'HyperFleet resource type', 'reconcile_shadow_unreconciled_seconds_count'))
+    .withVariable(datasourceVariable());
+  for (const v of sidecarVariables()) builder.withVariable(v);
+  builder
+    .withVariable(labelVariable('kind', 'Kind', `reconcile_shadow_recreations_in_flight{${SIDECARS}}`))
+    .withVariable(labelVariable('resource_type', 'HyperFleet resource type', `reconcile_shadow_unreconciled_seconds_count{${SIDECARS}}`))
 
     .withRow(new RowBuilder('In flight and stuck'))
     .withPanel(
@@ -71,7 +74,7 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
         'Each stuck recreation and its age (capped series; an object leaves the table when its recreation finishes).',
         's',
         { span: 16, height: 10 },
-        `max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{${K}})`,
+        `max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{${SIDECARS_BY_TARGET},kind=~"$kind"})`,
         ['kind', 'namespace', 'name'],
         'age',
       ),
@@ -150,7 +153,7 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
         'How long resources stayed Reconciled=False according to the HyperFleet API, by what caused it (create, update, recreate, delete); p95 over the last hour.',
         's',
         { span: 12 },
-        query(`histogram_quantile(0.95, sum by (le, flow) (rate(reconcile_shadow_unreconciled_seconds_bucket{resource_type=~"$resource_type"}${QUANTILE_WINDOW})))`, 'p95 {{flow}}'),
+        query(`histogram_quantile(0.95, sum by (le, flow) (rate(reconcile_shadow_unreconciled_seconds_bucket{${R}}${QUANTILE_WINDOW})))`, 'p95 {{flow}}'),
       ),
     )
     .withPanel(
@@ -160,7 +163,7 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
           'Finished Reconciled=False periods per hour, by cause.',
           'short',
           { span: 12 },
-          query(`sum by (flow) (increase(reconcile_shadow_unreconciled_seconds_count{resource_type=~"$resource_type"}[1h]))`, '{{flow}}'),
+          query(`sum by (flow) (increase(reconcile_shadow_unreconciled_seconds_count{${R}}[1h]))`, '{{flow}}'),
         ),
       ),
     )

@@ -11,11 +11,15 @@ export const OTLP_PORT = 4318;
 export const CONFIG_DIR = '/etc/reconcile-shadow';
 export const CONFIG_FILE = `${CONFIG_DIR}/shadow.yaml`;
 
+/** /report, on loopback only: read it with `kubectl port-forward` (docs/deploy.md). */
+export const REPORT_PORT = 9465;
+
 /**
  * Prometheus scrapes and the kubelet probes through the pod IP, so the metrics listener must leave loopback;
- * this is the one listener the deployment binds beyond 127.0.0.1, on purpose.
+ * this is the one listener the deployment binds beyond 127.0.0.1, on purpose. /report names objects and the
+ * addresses of clients whose input was refused, so it gets a loopback listener of its own.
  */
-const LISTEN = { metrics: `0.0.0.0:${METRICS_PORT}` };
+const LISTEN = { metrics: `0.0.0.0:${METRICS_PORT}`, report: `127.0.0.1:${REPORT_PORT}` };
 
 /** A pod has no terminal: the live summary would only fill the container log. */
 const SUMMARY = { enabled: false };

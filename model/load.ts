@@ -4,10 +4,11 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../lib/package-root.js';
 import { fieldName, YamlSource, type FieldPath } from './yaml-source.js';
 import { checkLoopBehaviour } from './loop-behaviour.js';
 import { ERROR_EFFECTS, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type ModelOperation, type PhasedStep, type ReconcileModel } from './types.js';
+import { isRecord } from '../lib/is-record.js';
 
 export class ModelError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -37,9 +38,6 @@ export function loadModelFile(path: string): ReconcileModel {
 type Path = FieldPath;
 type Checker = YamlSource;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function checkKeys(c: Checker, path: Path, value: Record<string, unknown>, allowed: readonly string[]): void {
   for (const key of Object.keys(value)) {

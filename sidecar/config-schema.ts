@@ -3,7 +3,8 @@
  * every problem as `file:line field: message`, treats unknown keys as errors, and returns the value with defaults.
  */
 import type { FieldPath, YamlSource } from '../model/yaml-source.js';
-import { parseDuration } from '../cli/duration.js';
+import { parseDuration } from '../lib/duration.js';
+import { isRecord } from '../lib/is-record.js';
 
 export type Field =
   | { readonly kind: 'string' | 'boolean' | 'number'; readonly required?: boolean; readonly default?: unknown; readonly min?: number; readonly doc?: string }
@@ -30,9 +31,6 @@ export function parseAddress(text: string): Address | undefined {
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Validates `value` at `path`; returns the normalised value, or undefined when absent and optional. */
 export function check(src: YamlSource, path: FieldPath, value: unknown, field: Field): unknown {

@@ -9,8 +9,9 @@ import { YamlSource } from '../model/yaml-source.js';
 import { RECREATIONS_SECTION, type RecreationsSection } from '../analyzer/recreations/config.js';
 import { DEFAULT_MAX_TRACKED_OBJECTS } from '../analyzer/analyzer.js';
 import { DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
-import { DEFAULT_LIMITS } from '../collector/otlp/receiver.js';
+import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from '../collector/otlp/receiver.js';
 import { check, type Address, type Field } from './config-schema.js';
+import { isLoopback } from './server.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -21,7 +22,9 @@ export class ConfigError extends Error {
 
 export interface ShadowConfig {
   readonly models: readonly ReconcileModel[];
-  readonly listen: { readonly metrics: Address };
+  /** `report`: /report on a listener of its own (server.ts says where it is served otherwise). */
+  readonly listen: { readonly metrics: Address; readonly report?: Address };
+  readonly report: { readonly bearerTokenFile?: string };
   readonly sources: {
     readonly journal?: { readonly path: string };
     readonly simulator?: { readonly objects: number; readonly seed: number; readonly observe: 'sequential' | 'phased' | 'mixed'; readonly speed: number; readonly recreations: boolean };
@@ -38,7 +41,13 @@ export interface ShadowConfig {
       readonly maxPendingSpans: number;
       readonly maxPendingBytes: number;
       readonly recentSpanMemory: number;
-      readonly maxConcurrentRequests: number;
+      readonly maxBufferedBodyBytes: number;
+      readonly maxConnectionsPerPeer: number;
+      readonly maxConnections: number;
+      readonly headersTimeoutMs: number;
+      readonly bodyIdleTimeoutMs: number;
+      readonly bodyTimeoutMs: number;
+      readonly shutdownGraceMs: number;
       readonly retryAfterSeconds: number;
       readonly settleMs: number;
       readonly maxWaitMs: number;
@@ -64,7 +73,9 @@ export interface LogsConfig {
   readonly model?: string;
   readonly input: { readonly file?: string; readonly stdin?: boolean; readonly pod?: { readonly namespace?: string; readonly name?: string; readonly container: string } };
   readonly loop: 'sequential' | 'phased' | 'auto';
-  readonly autoFallback: 'sequential' | 'phased';
+  /** auto: the operator Deployment whose switch and build version say the loop; absent: not read. */
+  readonly operatorDeployment?: { readonly namespace: string; readonly name: string };
+  readonly loopDetectTimeoutMs: number;
   readonly maxUndecided: number;
   readonly maxLineBytes: number;
   readonly samplingThreshold: number;
@@ -98,7 +109,12 @@ const LOGS_SCHEMA: Field = {
       },
     },
     loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },
-    autoFallback: { kind: 'enum', values: ['sequential', 'phased'], default: 'phased' },
+    operatorDeployment: {
+      kind: 'object',
+      doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY and the build version from this Deployment',
+      fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } },
+    },
+    loopDetectTimeoutMs: { kind: 'duration', default: '10s' },
     maxUndecided: { kind: 'integer', default: 10_000, min: 1 },
     maxLineBytes: { kind: 'integer', default: 1024 * 1024, min: 1 },
     samplingThreshold: { kind: 'integer', default: 100, min: 1 },
@@ -129,7 +145,6 @@ export interface StatusConfig {
   readonly readOperatorDeployment: boolean;
   readonly operatorDeployment: { readonly namespace: string; readonly name: string };
   readonly loopDetectTimeoutMs: number;
-  readonly autoFallback: 'sequential' | 'phased';
   readonly emitInitial: boolean;
   readonly maxTrackedObjects: number;
   readonly unmappedSampleSize: number;
@@ -144,10 +159,9 @@ const STATUS_SCHEMA: Field = {
     namespace: str('watch one namespace; default all'),
     labelSelector: str('only HostedClusters matching this selector'),
     loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto' },
-    readOperatorDeployment: { kind: 'boolean', default: true, doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY from the operator Deployment' },
+    readOperatorDeployment: { kind: 'boolean', default: true, doc: 'auto: read HYPERSHIFT_RECONCILE_LEGACY and the build version from the operator Deployment' },
     operatorDeployment: { kind: 'object', present: true, fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } } },
     loopDetectTimeoutMs: { kind: 'duration', default: '10s' },
-    autoFallback: { kind: 'enum', values: ['sequential', 'phased'], default: 'phased' },
     emitInitial: { kind: 'boolean', default: true },
     maxTrackedObjects: { kind: 'integer', default: 10_000, min: 1 },
     unmappedSampleSize: { kind: 'integer', default: 50, min: 0 },
@@ -162,7 +176,15 @@ export const CONFIG_SCHEMA: Field = {
     apiVersion: { kind: 'enum', values: ['reconcile-shadow/v1'], required: true },
     kind: { kind: 'enum', values: ['ShadowConfig'], required: true },
     models: { kind: 'list', of: str('a built-in model name or a model file'), default: [], doc: 'the controllers to shadow' },
-    listen: { kind: 'object', present: true, fields: { metrics: { kind: 'address', default: '127.0.0.1:9464', doc: '/metrics, /healthz, /readyz, /report' } } },
+    listen: {
+      kind: 'object',
+      present: true,
+      fields: {
+        metrics: { kind: 'address', default: '127.0.0.1:9464', doc: '/metrics, /healthz, /readyz; /report too when loopback (or with report.bearerTokenFile) and listen.report is not set' },
+        report: { kind: 'address', doc: '/report on a listener of its own; a non-loopback address needs report.bearerTokenFile' },
+      },
+    },
+    report: { kind: 'object', present: true, fields: { bearerTokenFile: str('require `Authorization: Bearer <token>` for /report, with the token in this file') } },
     sources: {
       kind: 'object',
       present: true,
@@ -194,8 +216,14 @@ export const CONFIG_SCHEMA: Field = {
             maxPendingSpans: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingSpans, min: 1 },
             maxPendingBytes: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.maxPendingBytes, min: 1 },
             recentSpanMemory: { kind: 'integer', default: DEFAULT_ASSEMBLER_OPTIONS.recentSpanMemory, min: 1 },
-            maxConcurrentRequests: { kind: 'integer', default: DEFAULT_LIMITS.maxConcurrentRequests, min: 1 },
-            retryAfterSeconds: { kind: 'integer', default: 1, min: 1 },
+            maxBufferedBodyBytes: { kind: 'integer', default: DEFAULT_LIMITS.maxBufferedBodyBytes, min: 1 },
+            maxConnectionsPerPeer: { kind: 'integer', default: DEFAULT_LIMITS.maxConnectionsPerPeer, min: 1 },
+            maxConnections: { kind: 'integer', default: DEFAULT_LIMITS.maxConnections, min: 1 },
+            headersTimeoutMs: { kind: 'duration', default: `${DEFAULT_TIMEOUTS.headersTimeoutMs}ms` },
+            bodyIdleTimeoutMs: { kind: 'duration', default: `${DEFAULT_TIMEOUTS.bodyIdleTimeoutMs}ms` },
+            bodyTimeoutMs: { kind: 'duration', default: `${DEFAULT_TIMEOUTS.bodyTimeoutMs}ms` },
+            shutdownGraceMs: { kind: 'duration', default: `${DEFAULT_TIMEOUTS.shutdownGraceMs}ms`, doc: 'less than shutdownTimeoutMs' },
+            retryAfterSeconds: { kind: 'integer', default: DEFAULT_RETRY_AFTER_SECONDS, min: 1 },
             settleMs: { kind: 'duration', default: `${DEFAULT_ASSEMBLER_OPTIONS.settleMs}ms` },
             maxWaitMs: { kind: 'duration', default: `${DEFAULT_ASSEMBLER_OPTIONS.maxWaitMs}ms` },
             bearerTokenFile: str('require `Authorization: Bearer <token>` with the token in this file'),
@@ -217,6 +245,7 @@ export const CONFIG_SCHEMA: Field = {
 interface RawConfig {
   models: string[];
   listen: ShadowConfig['listen'];
+  report: ShadowConfig['report'];
   sources: ShadowConfig['sources'];
   traces: ShadowConfig['traces'];
   recreations?: RecreationsSection;
@@ -241,6 +270,7 @@ export function parseConfig(text: string, file: string): ShadowConfig {
   });
   if (raw.models.length === 0 && !raw.recreations) src.fail(['models'], 'name at least one model (or a recreations section)');
   checkModelReferences(src, raw, models);
+  checkListeners(src, raw);
   if (src.problems.length > 0) throw new ConfigError(src.problems);
   return { ...raw, models };
 }
@@ -257,6 +287,24 @@ function checkModelReferences(src: YamlSource, raw: RawConfig, models: readonly 
   if (!logs) return;
   const inputs = ['file', 'stdin', 'pod'].filter((k) => logs.input[k as keyof LogsConfig['input']] !== undefined && logs.input[k as keyof LogsConfig['input']] !== false);
   if (inputs.length !== 1) src.fail(['sources', 'logs', 'input'], `name exactly one of file, stdin or pod (got ${inputs.length === 0 ? 'none' : inputs.join(', ')})`);
+}
+
+/**
+ * /report names objects and client addresses: a listener of its own must be loopback unless a token guards it. The
+ * receiver's grace must end before `run` gives up on stopping, or the requests it cuts would not be counted.
+ */
+function checkListeners(src: YamlSource, raw: RawConfig): void {
+  const { metrics, report } = raw.listen;
+  if (report && !isLoopback(report.host) && raw.report.bearerTokenFile === undefined) {
+    src.fail(['listen', 'report'], `${report.host}:${report.port} is not a loopback address, and /report names objects and client addresses: set report.bearerTokenFile, or bind 127.0.0.1 and read it through kubectl port-forward`);
+  }
+  if (report && report.port !== 0 && report.port === metrics.port && report.host === metrics.host) {
+    src.fail(['listen', 'report'], 'is the metrics listener: leave it out to serve /report there, or give it a port of its own');
+  }
+  const otlp = raw.sources.otlp;
+  if (otlp && otlp.shutdownGraceMs >= raw.shutdownTimeoutMs) {
+    src.fail(['sources', 'otlp', 'shutdownGraceMs'], `must be less than shutdownTimeoutMs (${raw.shutdownTimeoutMs} ms), or requests cut at shutdown would not be counted before run exits`);
+  }
 }
 
 export function loadConfig(path: string): ShadowConfig {

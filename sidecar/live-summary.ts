@@ -6,11 +6,13 @@ const TOP = 3;
 export interface SummaryExtras {
   /** One line each from other parts of the sidecar (recreations, sources). */
   readonly lines: readonly string[];
+  /** A first line (the demo's first summary says what clock it runs on). */
+  readonly header?: string;
 }
 
 /** `previous` holds each controller's attempt total at the last summary; it is updated in place. */
 export function liveSummary(report: ShadowReport, previous: Map<string, number>, intervalSeconds: number, extras: SummaryExtras = { lines: [] }): string {
-  const out: string[] = [];
+  const out: string[] = extras.header === undefined ? [] : [extras.header];
   for (const c of report.controllers) {
     const a = c.attempts;
     const rate = (a.total - (previous.get(c.controller) ?? 0)) / intervalSeconds;

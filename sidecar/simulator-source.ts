@@ -1,12 +1,14 @@
 /**
- * The embedded default's data: a simulated fleet reconciled in (sped-up) real time. Virtual time runs `speed`
- * times faster than the wall clock, so a newcomer sees hours of fleet behaviour within seconds; the analyzer's
- * clock follows the same virtual time, so starvation gauges read as the fleet experiences them.
+ * The embedded default's data: a simulated fleet reconciled in (sped-up) real time, its faults tuned so the demo
+ * shows every headline within seconds (simulator/scenarios.ts, demoScenario). Virtual time runs `speed` times
+ * faster than the wall clock, so a newcomer sees hours of fleet behaviour within minutes; the analysis follows the
+ * same virtual time, and the metrics convert it back to wall-clock time.
  */
 import type { AttemptRecord, RecordSink, Source } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
 import { VirtualClock } from '../collector/virtual-clock.js';
-import { World, type ObserveMode } from '../simulator/world.js';
+import { demoScenario, scenarioAttempts } from '../simulator/scenarios.js';
+import type { ObserveMode } from '../simulator/world.js';
 
 export interface SimulatorSourceOptions {
   readonly objects: number;
@@ -36,7 +38,7 @@ export class SimulatorSource implements Source {
     // The fleet starts now, so its virtual times read as recent ones.
     this.clock = new VirtualClock(wallClock(), options.speed, wallClock);
     const startMs = this.clock.now();
-    this.worlds = models.map((model, i) => new World({ model, objects: options.objects, durationMs: THIRTY_DAYS_MS, seed: options.seed + i, observe: options.observe, startMs }).attempts());
+    this.worlds = models.map((model, i) => scenarioAttempts(model, demoScenario(model), { objects: options.objects, durationMs: THIRTY_DAYS_MS, seed: options.seed + i, observe: options.observe, startMs }));
     this.pending = this.worlds.map((w) => w.next().value as AttemptRecord | undefined);
   }
 

@@ -18,10 +18,12 @@ export class SourceStartError extends Error {
   }
 }
 
-/** What sources tell the sidecar besides records: whether they are connected, and failures already retried. */
+/** What sources tell the sidecar besides records: whether they are connected, failures already retried, and once at start what they know. */
 export interface SourceHooks {
   up(source: SourceKind, up: boolean): void;
   error(source: SourceKind, error: unknown): void;
+  /** One line at start, e.g. which loop the operator runs and how the source knows (or that it cannot). */
+  info?(source: SourceKind, line: string): void;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function configuredSources(config: ShadowConfig, sink: RecordSink, 
   const { journal, otlp, logs, status } = config.sources;
   if (journal) await build('journal', () => new JournalSource(journal, sink));
   if (otlp) await build('otlp', () => otlpReceiver(otlp, config, sink));
-  if (logs) await build('logs', () => logSource(logs, config, sink, env));
+  if (logs) await build('logs', () => logSource(logs, config, sink, hooks, env));
   if (status) await build('status', () => statusSource(status, config, sink, hooks));
   return out;
 }
@@ -65,7 +67,8 @@ async function statusSource(st: StatusConfig, config: ShadowConfig, sink: Record
       loop: st.loop,
       operatorDeployment: st.readOperatorDeployment ? st.operatorDeployment : false,
       loopDetectTimeoutMs: st.loopDetectTimeoutMs,
-      autoFallback: st.autoFallback,
+      // said once when the configuration leaves the loop to be found out
+      onStarted: (loop) => (loop.configured === 'auto' ? hooks.info?.('status', `loop: ${loop.statement}`) : undefined),
       emitInitial: st.emitInitial,
       maxTrackedObjects: st.maxTrackedObjects,
       unmappedSampleSize: st.unmappedSampleSize,
@@ -93,7 +96,9 @@ function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: S
         maxStringLength: o.maxStringLength,
         maxQueuedSpans: o.maxQueuedSpans,
         maxQueuedBytes: o.maxQueuedBytes,
-        maxConcurrentRequests: o.maxConcurrentRequests,
+        maxBufferedBodyBytes: o.maxBufferedBodyBytes,
+        maxConnectionsPerPeer: o.maxConnectionsPerPeer,
+        maxConnections: o.maxConnections,
       },
       assembly: {
         settleMs: o.settleMs,
@@ -105,6 +110,10 @@ function otlpReceiver(o: NonNullable<ShadowConfig['sources']['otlp']>, config: S
         knownOperations: new Set(config.models.flatMap((m) => m.operations.map((op) => op.name))),
       },
       retryAfterSeconds: o.retryAfterSeconds,
+      headersTimeoutMs: o.headersTimeoutMs,
+      bodyIdleTimeoutMs: o.bodyIdleTimeoutMs,
+      bodyTimeoutMs: o.bodyTimeoutMs,
+      shutdownGraceMs: o.shutdownGraceMs,
     },
     sink,
   );
@@ -118,7 +127,7 @@ function podOf(pod: NonNullable<LogsConfig['input']['pod']>, env: NodeJS.Process
   return { namespace, name, container: pod.container };
 }
 
-async function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink, env: NodeJS.ProcessEnv): Promise<OperatorLogSource> {
+async function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink, hooks: SourceHooks, env: NodeJS.ProcessEnv): Promise<OperatorLogSource> {
   const { OperatorLogSource } = await import('../collector/logs/source.js');
   // The config check guarantees the model exists and exactly one input is named.
   const model = modelFor(config, l.model);
@@ -128,7 +137,9 @@ async function logSource(l: LogsConfig, config: ShadowConfig, sink: RecordSink, 
       input,
       model,
       loop: l.loop,
-      autoFallback: l.autoFallback,
+      ...(l.operatorDeployment ? { operatorDeployment: l.operatorDeployment } : {}),
+      loopDetectTimeoutMs: l.loopDetectTimeoutMs,
+      onStarted: (loop) => (loop.configured === 'auto' ? hooks.info?.('logs', `loop: ${loop.statement}`) : undefined),
       maxUndecided: l.maxUndecided,
       maxLineBytes: l.maxLineBytes,
       samplingThreshold: l.samplingThreshold,

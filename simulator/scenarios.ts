@@ -12,7 +12,7 @@ import type { AttemptRecord, OperationRecord } from '../collector/records.js';
 import { compileModel, ERROR, OK, OUTCOME_CODE, variantOfText } from '../analyzer/compiled-model.js';
 import { runPhased, runSequential } from '../analyzer/loops.js';
 import type { ReconcileModel } from '../model/types.js';
-import type { FaultSpec } from './faults.js';
+import { faultsFor, type FaultSpec } from './faults.js';
 import { Random } from './random.js';
 import { formatError, simulatedFormat, World, type ObserveMode } from './world.js';
 
@@ -30,8 +30,8 @@ export interface Scenario {
   readonly name: string;
   readonly faults: readonly FaultSpec[];
   readonly consequences: readonly Consequence[];
-  /** Chance per attempt and op of a one-off transient error. */
-  readonly transientErrorRate: number;
+  /** Chance per attempt and op of a one-off transient error; default: the World's. */
+  readonly transientErrorRate?: number;
 }
 
 export interface ScenarioWorldOptions {
@@ -39,11 +39,13 @@ export interface ScenarioWorldOptions {
   readonly durationMs: number;
   readonly seed: number;
   readonly observe: ObserveMode;
+  readonly startMs?: number;
 }
 
 /** Attempts of a scenario's world in time order, consequences applied. */
 export function* scenarioAttempts(model: ReconcileModel, scenario: Scenario, options: ScenarioWorldOptions): Generator<AttemptRecord> {
-  const world = new World({ model, ...options, faults: scenario.faults, transientErrorRate: scenario.transientErrorRate });
+  const rate = scenario.transientErrorRate;
+  const world = new World({ model, ...options, faults: scenario.faults, ...(rate === undefined ? {} : { transientErrorRate: rate }) });
   yield* withConsequences(model, world.attempts(), scenario.consequences, options.seed);
 }
 
@@ -143,3 +145,23 @@ export const HYPERSHIFT_GROUND_TRUTH: Scenario = {
     { after: 'GlobalConfigSync', op: 'HostedControlPlane', probability: 1, cause: 'proxy trusted CA configmap "{name}-proxy-ca" not synced to the control plane namespace' },
   ],
 };
+
+/**
+ * The embedded demo's fleet (the sidecar's simulator source): the model's usual faults, two of them far more often,
+ * so that within its first simulated minutes (seconds at the demo's 60×) a 40-object mixed fleet shows every
+ * headline. An SSH key going missing fails a non-critical group: the sequential loop stops there and the phased loop
+ * goes on (unblocked, and starvation while the key stays missing). HostedControlPlane update conflicts fail a
+ * critical group: the phased loop blocks the blockable groups after it (newly blocked, blocked-by).
+ * A model without those operations keeps its usual faults.
+ */
+export function demoScenario(model: ReconcileModel): Scenario {
+  const busier = new Map([
+    ['ssh-key-missing', { onsetPerHour: 1.5, meanMinutes: 10 }],
+    ['hcp-update-conflict', { onsetPerHour: 1.5, meanMinutes: 5 }],
+  ]);
+  return {
+    name: 'demo',
+    faults: faultsFor(model).map((f) => ({ ...f, ...busier.get(f.name) })),
+    consequences: [],
+  };
+}

@@ -1,242 +1,509 @@
 /**
- * The evidence behind the decisions, collected as an analyzer listener: pure, in memory, bounded (op pairs x 4
- * counters, one small record per object, a fixed number of time buckets).
+ * The evidence behind the decisions, collected as an analyzer listener: pure, in memory, bounded (the counters of
+ * counters.ts, one small record per object, a fixed number of time buckets).
  *
- * Pairs. For ops A and B that both ran in one attempt, A before B in the loop that ran the attempt: the 2x2 table of
- * B failed/succeeded by A failed/succeeded (layout in fisher.ts). An attempt counts for a pair only when both ops
- * succeeded in the same object's previous attempt, so every count is a change from a healthy state:
- * - a fault that persists is counted once, at its onset, not once per retry (a failing object is retried every few
- *   seconds, a healthy one every few minutes, so raw attempts would weigh one stuck fault hundreds of times);
- * - a failure of B that began before A's is never credited to A: an unrelated fault that keeps B failing while A
- *   flakes would otherwise look like dependence, because A's one-off errors land mostly in the frequent retries of
- *   objects that are already failing.
- * Only an attempt in which A failed and B still ran shows whether B depends on A; the sequential loop never runs
- * anything after a failure, so that row only fills from attempts the phased loop ran.
+ * Within the loop that ran the attempt (never pooled across loops):
+ * - Pairs. For ops A and B that both ran, A before B, where the loop can run B after A failed: the 2x2 table of B
+ *   failed/succeeded by A failed/succeeded, per stratum of the time since the object's previous attempt.
+ *   An attempt counts for a pair only when both ops succeeded in the same object's previous attempt under the same
+ *   loop, so every count is a change from a healthy state: a fault that persists counts once, at its onset, not once
+ *   per retry (a failing object is retried within seconds, a healthy one every few minutes); and a failure of B that
+ *   began before A's is never credited to A.
+ * - Loop comparison. For each op that both loops (replayed on the attempt) would run: was it observed failing? Counted
+ *   only when its last observed outcome on the object under this loop was ok, or when it had none: onsets, not retries.
+ *   Restricting to runs both loops make compares the op on the same kind of attempt: the phased loop also runs ops
+ *   after failures the sequential loop stops at, and those attempts fail more for reasons that are not the loop's.
+ *   Per object the runs and failures are kept too, for the design effect (loop-comparison.ts).
+ * - Noise floor. For consecutive attempts of one object with the same generation, how often an op flipped between
+ *   ok and error: the A/A comparison.
+ * - Groups. Failures counted per run of consecutive failing attempts of an object; a run is "judged" when some op
+ *   outside the group was seen running after the group's failure.
  *
- * Noise floor. For consecutive attempts of one object with the same generation (no spec change), how often an op's
- * outcome flipped between `ok` and `error`: the A/A comparison, flaky errors such as conflicts.
- *
- * Groups. Failures counted per run of consecutive failing attempts of an object; a run is "judged" when some op
- * outside the group was seen running after the group's failure.
+ * On every attempt, whatever loop ran it (both loops are replayed on it, so these compare the loops on the same
+ * objects): the time each loop would keep an op from running that the other loop would run (starvation), the
+ * unblocked op-runs and whether they would have succeeded, and the work each group's category decides.
  */
 import type { AnalysisListener } from '../analyzer.js';
 import { ERROR, OK, UNKNOWN, type CompiledModel } from '../compiled-model.js';
 import { objectKey, type AttemptAnalysis } from '../engine.js';
+import { groupBlocker } from '../loops.js';
 import type { ControllerShadow } from '../shadow.js';
 import type { LoopKind } from '../../model/types.js';
-import type { TwoByTwo } from './fisher.js';
+import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCounters, type LoopCounters } from './counters.js';
+import { followersOfFailure } from './ordering.js';
 import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
 
 export const DEFAULT_MAX_TRACKED_OBJECTS = 100_000;
+/** Per-object run counts are 16-bit; a count about to overflow closes the object's cluster and starts another. */
+const MAX_CLUSTER_COUNT = 0xffff;
+const NOT_STARVED = 0;
+const PHASED_STARVES = 1;
+const SEQUENTIAL_STARVES = 2;
+/** The phased loop does not run it because a critical group failed: the model's design. */
+const PHASED_BY_DESIGN = 3;
 
-export interface GroupCounters {
-  /** Attempts in which an op of the group was observed failing. */
-  failedAttempts: number;
-  /** Runs of consecutive failing attempts per object. */
-  failureRuns: number;
-  /** Failure runs in which some op outside the group was observed running after the group's failure. */
-  judgedRuns: number;
-  /** Op-runs the sequential loop skipped because an op of this group ended the attempt. */
-  sequentialSkippedOps: number;
-  /** Op-runs the phased loop ran that the sequential loop skipped because of this group (one-loop ops left out). */
-  unblockedOps: number;
-  unblockingAttempts: number;
-  readonly unblockedByOp: Uint32Array;
-  /** Critical groups: op-runs of blockable groups the phased loop skipped only because this group had failed. */
-  soleBlockedOps: number;
-  soleBlockingAttempts: number;
-  readonly soleBlockedGroups: Uint32Array;
+const loopIndex = (loop: LoopKind): 0 | 1 => (loop === 'sequential' ? 0 : 1);
+
+/** What is remembered about one object between its attempts. */
+class ObjectMemory {
+  /** Bit 1: seen under the sequential loop; bit 2: under the phased loop. */
+  seen = 0;
+  /** The loop, generation and time of the previous attempt whose evidence was used. */
+  loop: LoopKind | undefined;
+  generation: number | undefined;
+  codesMs = NaN;
+  /** The previous attempt's time, whatever loop ran it; NaN before the first. */
+  lastMs = NaN;
+  /** Per op: the previous used attempt's outcome when it was observed `ok` or `error`, else UNKNOWN. */
+  readonly codes: Uint8Array;
+  /** Per group: 0 not failing, 1 failing, 2 failing with something observed after it. */
+  readonly groupState: Uint8Array;
+  /** Per loop: the last observed outcome of each op under it (UNKNOWN when never). */
+  readonly last: [Uint8Array | undefined, Uint8Array | undefined] = [undefined, undefined];
+  /** Per loop: common runs counted per op at [op], failures at [n + op]: this object's cluster. */
+  readonly counts: [Uint16Array | undefined, Uint16Array | undefined] = [undefined, undefined];
+  /** Per op: which loop would keep it from running at the previous attempt, and why (the constants above). */
+  readonly starved: Uint8Array;
+  /** Per op: the length of the open starvation streak, allocated when the object first starves. */
+  streakMs: Float64Array | undefined;
+  /** Ops in `starved` that are not NOT_STARVED: most objects have none, and skip the per-op loops. */
+  starvedCount = 0;
+  /**
+   * Healthy attempts not yet in the pair tables: attempts with no failure among the ops counted for pairs, all with
+   * the same set of such ops (`healthyOps`, under `healthyLoop`), per gap stratum. Each adds one to the `d` cell of
+   * every pair among those ops; they are added when the set changes, the object is forgotten, or a snapshot is taken,
+   * so the commonest attempt costs one count instead of a thousand.
+   */
+  healthyOps: Int32Array | undefined;
+  healthyLoop: LoopKind | undefined;
+  healthyCounts: Uint32Array | undefined;
+
+  constructor(n: number, groups: number) {
+    this.codes = new Uint8Array(n).fill(UNKNOWN);
+    this.groupState = new Uint8Array(groups);
+    this.starved = new Uint8Array(n);
+  }
 }
 
-interface ObjectMemory {
-  loop: LoopKind;
-  generation: number | undefined;
-  /** Per op: the previous attempt's outcome when it was observed `ok` or `error`, else UNKNOWN. */
-  codes: Uint8Array;
-  /** Per group: 0 not failing, 1 failing, 2 failing with something observed after it. */
-  groupState: Uint8Array;
+/** Whether `ops` holds exactly the first `count` entries of `candidate`. */
+function sameOps(ops: Int32Array | undefined, candidate: Int32Array, count: number): boolean {
+  if (ops?.length !== count) return false;
+  for (let i = 0; i < count; i++) if (ops[i] !== candidate[i]) return false;
+  return true;
+}
+
+/** Whether two starvation states continue one streak (the same loop keeps the op from running, for any reason). */
+function sameStreak(x: number, y: number): boolean {
+  const loop = (s: number): number => (s === PHASED_BY_DESIGN ? PHASED_STARVES : s);
+  return loop(x) === loop(y);
+}
+
+/** Adds one object's clusters to `into` (its per-object counts, which the counters do not hold yet). */
+function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
+  const n = into.opCount;
+  for (const loop of ['sequential', 'phased'] as const) {
+    const counts = memory.counts[loopIndex(loop)];
+    if (counts) foldCluster(counts, n, into.loops[loop]);
+  }
+}
+
+function foldCluster(counts: Uint16Array, n: number, loop: LoopCounters): void {
+  for (let op = 0; op < n; op++) {
+    const runs = counts[op]!;
+    if (runs === 0) continue;
+    const failures = counts[n + op]!;
+    loop.clusters[op]!++;
+    loop.clusterSquares[op]! += (failures * failures) / runs;
+  }
 }
 
 export interface EvidenceOptions {
-  /** Objects whose previous attempt is remembered; the least recently seen is forgotten past this. */
+  /** Objects remembered; the least recently seen is forgotten past this (its clusters folded in first). */
   readonly maxTrackedObjects?: number;
   readonly timelineBuckets?: number;
 }
 
 /** One controller's evidence. */
 export class ControllerEvidence {
-  attempts = 0;
-  /** Attempts where the phased loop skipped an op the sequential loop ran (one-loop ops left out). */
-  newlyBlockedAttempts = 0;
-  forgottenObjects = 0;
-  /** Per op: runs of consecutive attempts of one object in which it was observed failing. */
-  readonly failureRuns: Uint32Array;
-  readonly noiseComparisons: Uint32Array;
-  readonly noiseFlips: Uint32Array;
-  readonly groups: readonly GroupCounters[];
   readonly timeline: StarvationTimeline;
   /** Op indices in the phased loop's order. */
   readonly phasedOrder: readonly number[];
-  private readonly pairs: Uint32Array;
+  private readonly counters: ControllerCounters;
   private readonly structural: Uint8Array;
   private readonly objects = new Map<string, ObjectMemory>();
   private readonly maxObjects: number;
   private readonly n: number;
+  /** Scratch space reused by every attempt. */
+  private readonly codes: Uint8Array;
+  private readonly groupFailed: Uint8Array;
+  /**
+   * Per loop, `[first * n + then]`: 1 when the loop can run `then` after `first` failed. Only those pairs are counted:
+   * the others' "after a failure" row stays empty, so they can never be tested (ordering.ts calls them not testable).
+   */
+  private readonly follows: Readonly<Record<LoopKind, Uint8Array>>;
+  /** Per loop and op: 1 when some op follows its failure. */
+  private readonly hasFollowers: Readonly<Record<LoopKind, Uint8Array>>;
+  /** countPairs: the ops that succeeded in the previous attempt and whether they failed now. */
+  private readonly eligible: Int32Array;
+  private readonly eligibleFailed: Uint8Array;
+  private readonly seen: Int32Array;
+  private readonly nextStarved: Uint8Array;
+  private readonly previousGroupState: Uint8Array;
+  private readonly firstFailure: Int32Array;
+  private readonly blockerCount: Uint8Array;
+  private readonly firstBlocker: Int32Array;
+  private readonly freeing: Uint8Array;
+  private readonly failedNonCritical: Int32Array;
 
   constructor(
     readonly cm: CompiledModel,
     options: EvidenceOptions = {},
   ) {
-    const n = (this.n = cm.ops.length);
-    this.pairs = new Uint32Array(n * n * 4);
-    this.failureRuns = new Uint32Array(n);
-    this.noiseComparisons = new Uint32Array(n);
-    this.noiseFlips = new Uint32Array(n);
-    this.structural = Uint8Array.from(cm.model.operations, (o) => (o.only === undefined ? 0 : 1));
-    this.groups = cm.groups.map(() => ({
-      failedAttempts: 0,
-      failureRuns: 0,
-      judgedRuns: 0,
-      sequentialSkippedOps: 0,
-      unblockedOps: 0,
-      unblockingAttempts: 0,
-      unblockedByOp: new Uint32Array(n),
-      soleBlockedOps: 0,
-      soleBlockingAttempts: 0,
-      soleBlockedGroups: new Uint32Array(cm.groups.length),
-    }));
-    this.timeline = new StarvationTimeline(n, options.timelineBuckets ?? DEFAULT_TIMELINE_BUCKETS);
+    this.n = cm.ops.length;
+    this.counters = emptyCounters(cm);
+    this.structural = cm.oneLoopOnly;
+    this.timeline = new StarvationTimeline(this.n, options.timelineBuckets ?? DEFAULT_TIMELINE_BUCKETS);
     this.phasedOrder = cm.ops.map((_, i) => i).filter((i) => cm.phasedPosition[i]! >= 0).sort((a, b) => cm.phasedPosition[a]! - cm.phasedPosition[b]!);
     this.maxObjects = options.maxTrackedObjects ?? DEFAULT_MAX_TRACKED_OBJECTS;
-  }
-
-  /** The table of ordered pair (first, second): attempts after a previous attempt where both succeeded. */
-  table(first: number, second: number): TwoByTwo {
-    const i = (first * this.n + second) * 4;
-    const p = this.pairs;
-    return { a: p[i + 3]!, b: p[i + 2]!, c: p[i + 1]!, d: p[i]! };
+    this.codes = new Uint8Array(this.n);
+    this.groupFailed = new Uint8Array(cm.groups.length);
+    const n = this.n;
+    const follows = (loop: LoopKind): Uint8Array => {
+      const matrix = new Uint8Array(n * n);
+      followersOfFailure(cm, loop).forEach((followers, first) => matrix.set(followers, first * n));
+      return matrix;
+    };
+    this.follows = { sequential: follows('sequential'), phased: follows('phased') };
+    const anyFollower = (m: Uint8Array): Uint8Array => Uint8Array.from({ length: n }, (_, first) => (m.subarray(first * n, first * n + n).includes(1) ? 1 : 0));
+    this.hasFollowers = { sequential: anyFollower(this.follows.sequential), phased: anyFollower(this.follows.phased) };
+    this.eligible = new Int32Array(this.n);
+    this.seen = new Int32Array(this.n);
+    this.eligibleFailed = new Uint8Array(this.n);
+    this.nextStarved = new Uint8Array(this.n);
+    const groups = cm.groups.length;
+    this.previousGroupState = new Uint8Array(groups);
+    this.firstFailure = new Int32Array(groups);
+    this.blockerCount = new Uint8Array(groups);
+    this.firstBlocker = new Int32Array(groups);
+    this.freeing = new Uint8Array(groups);
+    this.failedNonCritical = new Int32Array(groups);
   }
 
   get trackedObjects(): number {
     return this.objects.size;
   }
 
+  /**
+   * The counters with every remembered object's clusters folded in: the state decisions read, and the partial state
+   * a sharded run would merge (counters.ts). A copy: collecting goes on unchanged.
+   */
+  snapshot(): ControllerCounters {
+    const c = copyCounters(this.counters);
+    for (const memory of this.objects.values()) {
+      foldClusters(memory, c);
+      this.flushHealthy(memory, c, true);
+    }
+    return c;
+  }
+
   add(shadow: ControllerShadow, a: AttemptAnalysis): void {
     const r = a.record;
-    this.attempts++;
+    const loop = this.counters.loops[r.model];
+    loop.attempts++;
+    loop.firstMs = Math.min(loop.firstMs, r.timeMs);
+    loop.lastMs = Math.max(loop.lastMs, r.timeMs);
+    const key = objectKey(r);
+    const memory = this.recall(key);
+    const bit = r.model === 'sequential' ? 1 : 2;
+    if ((memory.seen & bit) === 0) {
+      loop.objects++;
+      if (memory.seen !== 0) this.counters.objectsInBothLoops++;
+      memory.seen |= bit;
+    }
+
+    this.countStarvation(memory, a);
+    this.countWork(a);
+    // A status transition lists only the failing operations: its missing successes would read as failures.
+    if (!r.origin.transition) this.countObserved(loop, memory, a);
+    let starved = 0;
+    for (const op of r.model === 'sequential' ? a.unblocked : a.newlyBlocked) starved += 1 - this.structural[op]!;
+    this.timeline.add(r.timeMs, starved, () => this.withoutStructural(shadow.starvation.currentLongestSeconds(r.timeMs)));
+  }
+
+  /** The object's memory, created on first sight; the least recently seen object is forgotten past the bound. */
+  private recall(key: string): ObjectMemory {
+    let memory = this.objects.get(key);
+    if (memory) {
+      this.objects.delete(key);
+    } else {
+      memory = new ObjectMemory(this.n, this.cm.groups.length);
+      if (this.objects.size >= this.maxObjects) {
+        const [oldestKey, oldest] = this.objects.entries().next().value as [string, ObjectMemory];
+        this.objects.delete(oldestKey);
+        foldClusters(oldest, this.counters);
+        this.flushHealthy(oldest, this.counters);
+        this.counters.forgottenObjects++;
+      }
+    }
+    this.objects.set(key, memory);
+    return memory;
+  }
+
+  /** The evidence of the loop that ran the attempt, from the operations it observed. */
+  private countObserved(loop: LoopCounters, memory: ObjectMemory, a: AttemptAnalysis): void {
+    const r = a.record;
+    loop.usedAttempts++;
     const order = r.model === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
-    const seen: number[] = [];
-    const codes = new Uint8Array(this.n).fill(UNKNOWN);
-    for (const op of order) {
-      const code = a.outcomes[op]!;
-      if (a.observed[op] === 1 && (code === OK || code === ERROR)) {
-        seen.push(op);
+    // The ops observed `ok` or `error`, in the order the loop ran them (a view of reused scratch space).
+    const codes = this.codes.fill(UNKNOWN);
+    const outcomes = a.outcomes;
+    const observed = a.observed;
+    let count = 0;
+    for (let k = 0; k < order.length; k++) {
+      const op = order[k]!;
+      const code = outcomes[op]!;
+      if (observed[op] === 1 && (code === OK || code === ERROR)) {
+        this.seen[count++] = op;
         codes[op] = code;
       }
     }
-    const key = objectKey(r);
-    const previous = this.recall(key, r.model);
-    this.countPairs(seen, codes, previous?.codes);
-    for (const op of seen) if (codes[op] === ERROR && previous?.codes[op] !== ERROR) this.failureRuns[op]!++;
-    if (previous && r.generation !== undefined && previous.generation === r.generation) this.countNoise(seen, codes, previous.codes);
-    const groupState = this.countGroups(seen, codes, previous?.groupState);
-    this.countWork(a);
-    if (a.newlyBlocked.some((op) => this.structural[op] === 0)) this.newlyBlockedAttempts++;
-    const starved = (r.model === 'sequential' ? a.unblocked : a.newlyBlocked).filter((op) => this.structural[op] === 0).length;
-    this.timeline.add(r.timeMs, starved, () => this.withoutStructural(shadow.starvation.currentLongestSeconds(r.timeMs)));
-    this.remember(key, { loop: r.model, generation: r.generation, codes, groupState });
-  }
-
-  /** The object's previous attempt, unless it ran under the other loop (pair orders differ between loops). */
-  private recall(key: string, loop: LoopKind): ObjectMemory | undefined {
-    const memory = this.objects.get(key);
-    return memory?.loop === loop ? memory : undefined;
-  }
-
-  private remember(key: string, memory: ObjectMemory): void {
-    this.objects.delete(key);
-    this.objects.set(key, memory);
-    if (this.objects.size > this.maxObjects) {
-      const oldest = this.objects.keys().next().value as string;
-      this.objects.delete(oldest);
-      this.forgottenObjects++;
+    const seen = this.seen.subarray(0, count);
+    const sameLoop = memory.loop === r.model;
+    const previous = sameLoop ? memory.codes : undefined;
+    if (previous) this.countPairs(loop, memory, r.model, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
+    for (let k = 0; k < count; k++) {
+      const op = seen[k]!;
+      if (codes[op] === ERROR && previous?.[op] !== ERROR) loop.failureRuns[op]!++;
     }
+    if (previous && r.generation !== undefined && memory.generation === r.generation) this.countNoise(loop, seen, codes, previous);
+    this.countGroups(loop, seen, codes, sameLoop ? memory.groupState : undefined, memory.groupState);
+    this.countCommonRuns(loop, memory, a, seen, codes, loopIndex(r.model));
+    memory.codes.set(codes);
+    memory.loop = r.model;
+    memory.generation = r.generation;
+    memory.codesMs = r.timeMs;
   }
 
-  /** Counts each pair (first before second in this attempt) whose two ops both succeeded in the previous attempt. */
-  private countPairs(seen: readonly number[], codes: Uint8Array, previous: Uint8Array | undefined): void {
-    if (!previous) return;
-    const eligible = seen.filter((op) => previous[op] === OK);
+  /**
+   * Counts each pair (first before second in this attempt) whose two ops both succeeded in the previous attempt and
+   * whose second op can run after the first one failed.
+   */
+  private countPairs(loop: LoopCounters, memory: ObjectMemory, kind: LoopKind, seen: Int32Array, codes: Uint8Array, previous: Uint8Array, stratum: number): void {
+    const eligible = this.eligible;
+    const failed = this.eligibleFailed;
+    let count = 0;
+    let failures = 0;
+    for (let k = 0; k < seen.length; k++) {
+      const op = seen[k]!;
+      if (previous[op] !== OK) continue;
+      eligible[count] = op;
+      failures += failed[count++] = codes[op] === ERROR ? 1 : 0;
+    }
+    if (failures === 0) {
+      if (!sameOps(memory.healthyOps, eligible, count) || memory.healthyLoop !== kind) {
+        this.flushHealthy(memory, this.counters);
+        memory.healthyOps = eligible.slice(0, count);
+        memory.healthyLoop = kind;
+        memory.healthyCounts = new Uint32Array(GAP_STRATA);
+      }
+      memory.healthyCounts![stratum]!++;
+      return;
+    }
+    this.addPairs(loop.pairs, kind, eligible, failed, count, stratum, 1);
+  }
+
+  /** Adds `times` to the cells of every counted pair among `ops` (in loop order; `failed` per op) in one stratum. */
+  private addPairs(p: Uint32Array, kind: LoopKind, ops: Int32Array, failed: Uint8Array | undefined, count: number, stratum: number, times: number): void {
     const n = this.n;
-    const p = this.pairs;
-    for (let i = 0; i < eligible.length; i++) {
-      const first = eligible[i]!;
-      const row = first * n * 4 + (codes[first] === ERROR ? 2 : 0);
-      for (let j = i + 1; j < eligible.length; j++) {
-        const second = eligible[j]!;
-        p[row + second * 4 + (codes[second] === ERROR ? 1 : 0)]!++;
+    const follows = this.follows[kind];
+    const hasFollowers = this.hasFollowers[kind];
+    const block = stratum * n * n * 4;
+    for (let i = 0; i < count; i++) {
+      const first = ops[i]!;
+      if (hasFollowers[first] === 0) continue;
+      const row = block + first * n * 4 + (failed ? failed[i]! * 2 : 0);
+      const followers = first * n;
+      for (let j = i + 1; j < count; j++) {
+        const then = ops[j]!;
+        if (follows[followers + then] === 1) p[row + then * 4 + (failed ? failed[j]! : 0)]! += times;
       }
     }
   }
 
-  private countNoise(seen: readonly number[], codes: Uint8Array, previous: Uint8Array): void {
-    for (const op of seen) {
+  /** Adds the object's pending healthy attempts to `into`'s tables (and forgets them when `into` is the live state). */
+  private flushHealthy(memory: ObjectMemory, into: ControllerCounters | undefined, keep = false): void {
+    const ops = memory.healthyOps;
+    const counts = memory.healthyCounts;
+    const kind = memory.healthyLoop;
+    if (!ops || !counts || !kind || !into) return;
+    for (let stratum = 0; stratum < GAP_STRATA; stratum++) {
+      if (counts[stratum]! > 0) this.addPairs(into.loops[kind].pairs, kind, ops, undefined, ops.length, stratum, counts[stratum]!);
+    }
+    if (!keep) counts.fill(0);
+  }
+
+  private countNoise(loop: LoopCounters, seen: Int32Array, codes: Uint8Array, previous: Uint8Array): void {
+    for (let k = 0; k < seen.length; k++) {
+      const op = seen[k]!;
       if (previous[op] === UNKNOWN) continue;
-      this.noiseComparisons[op]!++;
-      if (previous[op] !== codes[op]) this.noiseFlips[op]!++;
+      loop.noiseComparisons[op]!++;
+      if (previous[op] !== codes[op]) loop.noiseFlips[op]!++;
     }
   }
 
-  private countGroups(seen: readonly number[], codes: Uint8Array, previous: Uint8Array | undefined): Uint8Array {
+  /** Updates the group failure runs; `previous` is the previous attempt's state under the same loop, if any. */
+  private countGroups(loop: LoopCounters, seen: Int32Array, codes: Uint8Array, previous: Uint8Array | undefined, state: Uint8Array): void {
     const cm = this.cm;
-    const state = new Uint8Array(cm.groups.length);
-    const firstFailure = new Int32Array(cm.groups.length).fill(-1);
-    seen.forEach((op, i) => {
+    const before = previous ? this.previousGroupState.fill(0) : undefined;
+    if (before && previous) before.set(previous);
+    state.fill(0);
+    const firstFailure = this.firstFailure.fill(-1);
+    for (let i = 0; i < seen.length; i++) {
+      const op = seen[i]!;
       const g = cm.groupOf[op]!;
       if (g >= 0 && codes[op] === ERROR && firstFailure[g] === -1) firstFailure[g] = i;
-    });
+    }
     for (let g = 0; g < cm.groups.length; g++) {
       const at = firstFailure[g]!;
       if (at < 0) continue;
       let judged = false;
       for (let j = at + 1; j < seen.length && !judged; j++) judged = cm.groupOf[seen[j]!] !== g;
       state[g] = judged ? 2 : 1;
-      const before = previous?.[g] ?? 0;
-      const c = this.groups[g]!;
-      c.failedAttempts++;
-      if (before === 0) c.failureRuns++;
-      if (judged && before !== 2) c.judgedRuns++;
+      const was = before?.[g] ?? 0;
+      loop.groupFailedAttempts[g]!++;
+      if (was === 0) loop.groupFailureRuns[g]!++;
+      if (judged && was !== 2) loop.groupJudgedRuns[g]!++;
     }
-    return state;
   }
 
-  /** What each group's failure kept from running, in either loop, and what the other classification would free. */
-  private countWork(a: AttemptAnalysis): void {
-    const cm = this.cm;
-    const ended = a.sequential.endedBy;
-    if (ended >= 0 && cm.groupOf[ended]! >= 0) {
-      this.groups[cm.groupOf[ended]!]!.sequentialSkippedOps += cm.sequentialOrder.length - cm.sequentialPosition[ended]! - 1;
+  /** Observed ops both loops run, counted from the op's last observed outcome under this loop being ok (or none). */
+  private countCommonRuns(loop: LoopCounters, memory: ObjectMemory, a: AttemptAnalysis, seen: Int32Array, codes: Uint8Array, index: 0 | 1): void {
+    const n = this.n;
+    const last = (memory.last[index] ??= new Uint8Array(n).fill(UNKNOWN));
+    const sequentialRan = a.sequential.ran;
+    const phasedRan = a.phased.ran;
+    for (let k = 0; k < seen.length; k++) {
+      const op = seen[k]!;
+      const code = codes[op]!;
+      if (sequentialRan[op] === 1 && phasedRan[op] === 1 && last[op] !== ERROR) {
+        const failed = code === ERROR ? 1 : 0;
+        loop.commonRuns[op]!++;
+        loop.commonFailures[op]! += failed;
+        let counts = (memory.counts[index] ??= new Uint16Array(2 * n));
+        if (counts[op] === MAX_CLUSTER_COUNT) {
+          foldCluster(counts, n, loop);
+          counts = memory.counts[index] = new Uint16Array(2 * n);
+        }
+        counts[op]!++;
+        counts[n + op]! += failed;
+      }
+      last[op] = code;
     }
-    const unblocking = new Set<number>();
-    for (const op of a.unblocked) {
-      const blocker = a.sequential.blocker[op]!;
-      if (this.structural[op] === 1 || blocker < 0 || cm.groupOf[blocker]! < 0) continue;
-      const g = cm.groupOf[blocker]!;
-      const c = this.groups[g]!;
-      c.unblockedOps++;
-      c.unblockedByOp[op]!++;
-      unblocking.add(g);
-    }
-    for (const g of unblocking) this.groups[g]!.unblockingAttempts++;
-    const blockers = new Set(a.phased.blockedBy.map(([critical]) => critical));
-    if (blockers.size === 1) {
-      const c = this.groups[a.phased.blockedBy[0]![0]]!;
-      c.soleBlockingAttempts++;
-      for (const [, blocked] of a.phased.blockedBy) {
-        c.soleBlockedOps += cm.groups[blocked]!.ops.length;
-        c.soleBlockedGroups[blocked]!++;
+  }
+
+  /**
+   * Starvation time: the interval since the object's previous attempt is attributed to the loop that would have kept
+   * each op from running at that attempt while the other loop would have run it.
+   */
+  private countStarvation(memory: ObjectMemory, a: AttemptAnalysis): void {
+    const c = this.counters;
+    const now = a.record.timeMs;
+    const elapsed = Number.isNaN(memory.lastMs) ? 0 : Math.max(0, now - memory.lastMs);
+    memory.lastMs = Math.max(Number.isNaN(memory.lastMs) ? now : memory.lastMs, now);
+    c.objectMs += elapsed;
+    const state = memory.starved;
+    let streak = memory.streakMs;
+    if (streak && memory.starvedCount > 0) {
+      for (let op = 0; op < this.n; op++) {
+        const s = state[op]!;
+        if (s === NOT_STARVED) continue;
+        const length = (streak[op]! += elapsed);
+        if (s === PHASED_STARVES || s === PHASED_BY_DESIGN) {
+          c.phasedStarvedMs[op]! += elapsed;
+          if (s === PHASED_BY_DESIGN) c.phasedByDesignMs[op]! += elapsed;
+          if (length > c.phasedLongestMs[op]!) c.phasedLongestMs[op] = length;
+        } else {
+          c.sequentialStarvedMs[op]! += elapsed;
+          if (length > c.sequentialLongestMs[op]!) c.sequentialLongestMs[op] = length;
+        }
       }
     }
+    if (memory.starvedCount === 0 && a.newlyBlocked.length === 0 && a.unblocked.length === 0) return;
+    const next = this.nextStarved.fill(NOT_STARVED);
+    for (const op of a.newlyBlocked) if (this.structural[op] === 0) next[op] = a.phased.blockerOf(op) <= groupBlocker(0) ? PHASED_BY_DESIGN : PHASED_STARVES;
+    for (const op of a.unblocked) if (this.structural[op] === 0) next[op] = SEQUENTIAL_STARVES;
+    streak ??= memory.streakMs = new Float64Array(this.n);
+    let open = 0;
+    for (let op = 0; op < this.n; op++) {
+      if (!sameStreak(next[op]!, state[op]!)) streak[op] = 0;
+      state[op] = next[op]!;
+      if (next[op] !== NOT_STARVED) open++;
+    }
+    memory.starvedCount = open;
+  }
+
+  /** What each loop would keep from running, whether it would have succeeded, and what each group's category decides. */
+  private countWork(a: AttemptAnalysis): void {
+    const cm = this.cm;
+    const c = this.counters;
+    const n = this.n;
+    const ended = a.sequential.endedBy;
+    if (ended >= 0 && cm.groupOf[ended]! >= 0) c.sequentialSkippedOps[cm.groupOf[ended]!]! += cm.sequentialOrder.length - cm.sequentialPosition[ended]! - 1;
+    if (a.newlyBlocked.some((op) => this.structural[op] === 0)) c.newlyBlockedAttempts++;
+    for (const op of a.unblocked) {
+      if (this.structural[op] === 1) continue;
+      c.unblocked[op]!++;
+      if (a.outcomes[op] === OK && ended >= 0) c.unblockedOk[ended * n + op]!++;
+    }
+    this.countFreed(a);
+  }
+
+  /**
+   * Per group, the ok op-runs of blockable groups its category decides in this attempt: a failed non-critical group
+   * lets the blockable groups after it run (a critical one would have blocked them); a failed critical group that is
+   * the only one blocking a blockable group keeps that group's ops from running.
+   */
+  private countFreed(a: AttemptAnalysis): void {
+    const cm = this.cm;
+    const c = this.counters;
+    const n = this.n;
+    const run = a.phased;
+    // Nothing failed or was blocked: no category decided anything.
+    if (run.failedGroups.length === 0 && run.blockedBy.length === 0) return;
+    const failed = this.groupFailed.fill(0);
+    for (const g of run.failedGroups) failed[g] = 1;
+    // Per blockable group: how many failed critical groups blocked it, and the first of them.
+    const blockers = this.blockerCount.fill(0);
+    const blocker = this.firstBlocker;
+    for (const [critical, blocked] of run.blockedBy) if (blockers[blocked]!++ === 0) blocker[blocked] = critical;
+    const freeing = this.freeing.fill(0);
+    let failedNonCritical = 0;
+    for (const step of cm.phasedSteps) {
+      if (step.kind === 'op') continue;
+      if (step.blockable && blockers[step.index] === 1) {
+        const critical = blocker[step.index]!;
+        for (const op of step.ops) {
+          if (a.outcomes[op] !== OK) {
+            if (step.mode === 'chain') break;
+            continue;
+          }
+          c.freedOk[critical * n + op]!++;
+          freeing[critical] = 1;
+        }
+      } else if (step.blockable && blockers[step.index] === 0) {
+        for (let k = 0; k < failedNonCritical; k++) {
+          const g = this.failedNonCritical[k]!;
+          for (const op of step.ops) {
+            if (run.ran[op] === 1 && a.outcomes[op] === OK) {
+              c.freedOk[g * n + op]!++;
+              freeing[g] = 1;
+            }
+          }
+        }
+      }
+      if (failed[step.index] === 1 && step.category === 'nonCritical') this.failedNonCritical[failedNonCritical++] = step.index;
+    }
+    for (let g = 0; g < freeing.length; g++) if (freeing[g] === 1) c.freeingAttempts[g]!++;
   }
 
   private withoutStructural(longest: Float64Array): Float64Array {

@@ -87,3 +87,65 @@ export function benjaminiHochberg(pValues: readonly number[]): number[] {
   }
   return adjusted;
 }
+
+/** The probabilities of `a` = lo..hi of one table with its margins fixed (underflowing tails as 0). */
+function hypergeometricPmf(t: TwoByTwo): { lo: number; pmf: Float64Array } {
+  const r1 = t.a + t.b;
+  const c1 = t.a + t.c;
+  const n = r1 + t.c + t.d;
+  const lo = Math.max(0, r1 + c1 - n);
+  const hi = Math.min(r1, c1);
+  const pmf = new Float64Array(hi - lo + 1);
+  for (let x = lo; x <= hi; x++) pmf[x - lo] = Math.exp(hypergeometricLogPmf(x, r1, c1, n));
+  return { lo, pmf };
+}
+
+/**
+ * The exact test of conditional independence for several 2x2 tables (strata) sharing one effect, one-sided: P(the
+ * sum of `a` over the strata is at least the observed one), each stratum's `a` hypergeometric given its margins
+ * (the exact form of the Mantel–Haenszel test, R's `mantelhaen.test(exact = TRUE)`). With one stratum it is
+ * Fisher's exact test.
+ */
+export function stratifiedExactGreater(tables: readonly TwoByTwo[]): number {
+  let lo = 0;
+  let dist = new Float64Array([1]);
+  let observed = 0;
+  for (const t of tables) {
+    if (t.a + t.b === 0 || t.c + t.d === 0 || t.a + t.c === 0 || t.b + t.d === 0) {
+      observed += t.a;
+      lo += t.a; // a degenerate stratum: `a` is fixed by its margins
+      continue;
+    }
+    const s = hypergeometricPmf(t);
+    observed += t.a;
+    const next = new Float64Array(dist.length + s.pmf.length - 1);
+    for (let i = 0; i < dist.length; i++) {
+      const p = dist[i]!;
+      if (p === 0) continue;
+      for (let j = 0; j < s.pmf.length; j++) next[i + j]! += p * s.pmf[j]!;
+    }
+    dist = next;
+    lo += s.lo;
+  }
+  let greater = 0;
+  for (let i = Math.max(0, observed - lo); i < dist.length; i++) greater += dist[i]!;
+  return Math.min(1, greater);
+}
+
+/**
+ * The Mantel–Haenszel risk difference over strata: each stratum's a/(a+b) − c/(c+d), weighted by
+ * (a+b)(c+d)/n; null when no stratum has both rows.
+ */
+export function mantelHaenszelRiskDifference(tables: readonly TwoByTwo[]): number | null {
+  let weighted = 0;
+  let weights = 0;
+  for (const t of tables) {
+    const r1 = t.a + t.b;
+    const r0 = t.c + t.d;
+    if (r1 === 0 || r0 === 0) continue;
+    const w = (r1 * r0) / (r1 + r0);
+    weighted += w * (t.a / r1 - t.c / r0);
+    weights += w;
+  }
+  return weights === 0 ? null : weighted / weights;
+}

@@ -1,17 +1,24 @@
 /**
  * The decisions report: the shared summary (analyzer/report/summary.ts, unchanged) composed with, per controller,
- * the verdict, the ordering evidence, the classification check, the rollout plan, the noise floor and starvation
- * over time. Pure: it reads the analyzer's summary and the evidence the DecisionEvidence listener collected.
+ * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict, the
+ * rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
+ * merged state of several partial runs decides exactly as one run over the same attempts would.
  */
 import type { ShadowAnalyzer } from '../analyzer.js';
+import type { CompiledModel } from '../compiled-model.js';
 import type { ControllerSummary, ShadowReport } from '../report/summary.js';
+import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { decideGroups, type GroupDecision } from './classification.js';
+import type { ControllerCounters } from './counters.js';
 import { ControllerEvidence, type DecisionEvidence } from './evidence.js';
-import { noiseFloor, noiseRates, type NoiseFloor } from './noise.js';
+import { compareLoops, type LoopComparison } from './loop-comparison.js';
+import { noiseFloor, type NoiseFloor } from './noise.js';
 import { decideOrdering, type OrderingEvidence } from './ordering.js';
-import { planRollout, type RolloutStep } from './rollout.js';
+import { planRollout, type FixFirst, type RolloutPlan } from './rollout.js';
+import { compareStarvation, type StarvationComparison } from './starvation-comparison.js';
 import type { DecisionThresholds } from './thresholds.js';
-import { decideVerdict, type Verdict } from './verdict.js';
+import type { TimelinePoint } from './timeline.js';
+import { decideVerdict, type Benefit, type Verdict } from './verdict.js';
 
 export const DECISIONS_SCHEMA = 'reconcile-shadow/decisions/v1';
 /** Lines on the starvation-over-time chart: the ops with the longest starvation. */
@@ -30,17 +37,31 @@ export interface StarvationOverTime {
   }[];
 }
 
+/** What each loop's evidence rests on: the populations compared. */
+export interface LoopPopulation {
+  readonly attempts: number;
+  /** Attempts whose outcomes were used (status transitions list only failures and are left out). */
+  readonly usedAttempts: number;
+  readonly objects: number;
+  readonly first: string | null;
+  readonly last: string | null;
+  readonly windowSeconds: number;
+}
+
 export interface ControllerDecisions {
   readonly controller: string;
   readonly model: string;
   readonly thresholds: DecisionThresholds;
+  readonly populations: Readonly<Record<LoopKind, LoopPopulation>> & { readonly objectsInBothLoops: number };
   readonly verdict: Verdict;
+  readonly comparison: LoopComparison;
+  readonly starvationComparison: StarvationComparison;
   readonly ordering: OrderingEvidence;
   readonly groups: readonly GroupDecision[];
-  readonly rollout: readonly RolloutStep[];
-  readonly noiseFloor: NoiseFloor;
+  readonly rollout: RolloutPlan;
+  readonly noiseFloor: Readonly<Record<LoopKind, NoiseFloor>>;
   readonly starvation: StarvationOverTime;
-  /** Objects forgotten past the evidence's memory bound: their later attempts counted as new stretches. */
+  /** Objects forgotten past the evidence's memory bound: their later attempts counted as new objects. */
   readonly forgottenObjects: number;
 }
 
@@ -50,27 +71,80 @@ export interface DecisionReport {
   readonly controllers: readonly ControllerDecisions[];
 }
 
-export function decideController(summary: ControllerSummary, evidence: ControllerEvidence, thresholds: DecisionThresholds): ControllerDecisions {
-  const ordering = decideOrdering(evidence, noiseRates(evidence), thresholds);
-  const groups = decideGroups(evidence, summary, ordering, thresholds);
-  const verdict = decideVerdict({ summary, newlyBlockedAttempts: evidence.newlyBlockedAttempts, ordering, groups, thresholds });
+function population(counters: ControllerCounters, loop: LoopKind): LoopPopulation {
+  const l = counters.loops[loop];
+  const seen = l.attempts > 0;
+  return {
+    attempts: l.attempts,
+    usedAttempts: l.usedAttempts,
+    objects: l.objects,
+    first: seen ? new Date(l.firstMs).toISOString() : null,
+    last: seen ? new Date(l.lastMs).toISOString() : null,
+    windowSeconds: seen ? (l.lastMs - l.firstMs) / 1000 : 0,
+  };
+}
+
+/** Unblocked op-runs credited only where the op would have succeeded and neither it nor the sequential stop is an artefact of the phased loop. */
+function benefit(counters: ControllerCounters, creditable: (op: number) => boolean): Benefit {
+  const n = counters.opCount;
+  let unblockedOpRuns = 0;
+  let ok = 0;
+  let creditedOpRuns = 0;
+  for (let op = 0; op < n; op++) unblockedOpRuns += counters.unblocked[op]!;
+  for (let blocker = 0; blocker < n; blocker++) {
+    for (let op = 0; op < n; op++) {
+      const runs = counters.unblockedOk[blocker * n + op]!;
+      ok += runs;
+      if (creditable(blocker) && creditable(op)) creditedOpRuns += runs;
+    }
+  }
+  return { unblockedOpRuns, creditedOpRuns, wouldFail: unblockedOpRuns - ok, fromWorseOps: ok - creditedOpRuns };
+}
+
+function fixFirst(comparison: LoopComparison, starvation: StarvationComparison, ordering: OrderingEvidence): FixFirst[] {
+  return [
+    ...comparison.operations.filter((o) => o.finding === 'worse-under-phased').map((o): FixFirst => ({ kind: 'worse-under-phased', subject: o.operation, why: o.why })),
+    ...starvation.operations.filter((o) => o.finding === 'starved-under-phased').map((o): FixFirst => ({ kind: 'starved-under-phased', subject: o.operation, why: o.why })),
+    ...ordering.reordered.filter((p) => p.status === 'dependent').map((p): FixFirst => ({ kind: 'reordered-dependence', subject: `${p.first} → ${p.then}`, why: p.why })),
+  ];
+}
+
+export function decideController(cm: CompiledModel, summary: ControllerSummary, counters: ControllerCounters, timeline: readonly TimelinePoint[], bucketMs: number, thresholds: DecisionThresholds): ControllerDecisions {
+  const comparison = compareLoops(cm, counters, thresholds);
+  const worse = new Set(comparison.operations.filter((o) => o.finding === 'worse-under-phased').map((o) => cm.opIndex.get(o.operation)!));
+  const creditable = (op: number): boolean => !worse.has(op);
+  const starvationComparison = compareStarvation(cm, counters, thresholds);
+  const ordering = decideOrdering(cm, counters, thresholds);
+  const groups = decideGroups(cm, counters, summary, ordering, creditable, thresholds);
+  const verdict = decideVerdict({
+    loops: counters.loops,
+    ordering,
+    groups,
+    comparison,
+    starvation: starvationComparison,
+    benefit: benefit(counters, creditable),
+    newlyBlockedAttempts: counters.newlyBlockedAttempts,
+    thresholds,
+  });
   return {
     controller: summary.controller,
     model: summary.model,
     thresholds,
+    populations: { sequential: population(counters, 'sequential'), phased: population(counters, 'phased'), objectsInBothLoops: counters.objectsInBothLoops },
     verdict,
+    comparison,
+    starvationComparison,
     ordering,
     groups,
-    rollout: planRollout(groups, summary.window.seconds),
-    noiseFloor: noiseFloor(evidence),
-    starvation: starvationOverTime(evidence),
-    forgottenObjects: evidence.forgottenObjects,
+    rollout: planRollout(groups, summary.window.seconds, fixFirst(comparison, starvationComparison, ordering)),
+    noiseFloor: Object.fromEntries(LOOP_KINDS.map((loop) => [loop, noiseFloor(counters, loop, cm.ops)])) as Record<LoopKind, NoiseFloor>,
+    starvation: starvationOverTime(cm, timeline, bucketMs),
+    forgottenObjects: counters.forgottenObjects,
   };
 }
 
-function starvationOverTime(evidence: ControllerEvidence): StarvationOverTime {
-  const points = evidence.timeline.points();
-  const longest = evidence.cm.ops.map((_, op) => Math.max(0, ...points.map((p) => p.longestSeconds[op]!)));
+function starvationOverTime(cm: CompiledModel, points: readonly TimelinePoint[], bucketMs: number): StarvationOverTime {
+  const longest = cm.ops.map((_, op) => Math.max(0, ...points.map((p) => p.longestSeconds[op]!)));
   const charted = longest
     .map((seconds, op) => ({ op, seconds }))
     .filter((e) => e.seconds > 0)
@@ -78,8 +152,8 @@ function starvationOverTime(evidence: ControllerEvidence): StarvationOverTime {
     .slice(0, STARVATION_OPS)
     .map((e) => e.op);
   return {
-    bucketSeconds: evidence.timeline.bucketWidthMs / 1000,
-    ops: charted.map((op) => evidence.cm.ops[op]!),
+    bucketSeconds: bucketMs / 1000,
+    ops: charted.map((op) => cm.ops[op]!),
     points: points.map((p) => ({
       time: new Date(p.startMs).toISOString(),
       attempts: p.attempts,
@@ -95,7 +169,7 @@ export function decisionReport(analyzer: ShadowAnalyzer, evidence: DecisionEvide
   const controllers = analyzer.shadows.map((shadow) => {
     const name = shadow.model.controller;
     const seen = evidence.controller(name) ?? new ControllerEvidence(shadow.cm);
-    return decideController(summary.controllers.find((c) => c.controller === name)!, seen, thresholds);
+    return decideController(shadow.cm, summary.controllers.find((c) => c.controller === name)!, seen.snapshot(), seen.timeline.points(), seen.timeline.bucketWidthMs, thresholds);
   });
   return { schema: DECISIONS_SCHEMA, summary, controllers };
 }

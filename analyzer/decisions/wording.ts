@@ -1,5 +1,5 @@
 /** Number wording shared by every explanation the decisions give, so the report reads the same everywhere. */
-import { formatDuration } from '../report/duration.js';
+import { formatDuration } from '../../lib/duration.js';
 
 /** A count with thousands separators: `27,201`. */
 export function count(n: number): string {

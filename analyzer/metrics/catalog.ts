@@ -3,6 +3,8 @@
  * the README's metrics table, the dashboards and the alerts; a test fails when any of them disagree with it.
  * Labels take values only from models (operation and group names) and closed enums; the one exception is
  * `reconcile_shadow_recreation_stuck_seconds`, capped and removed when a recreation finishes, so alerts can name it.
+ * Every time is wall-clock time, whatever clock a source runs on (the simulator's is sped up): `time` says whether a
+ * metric is a timestamp (Unix seconds, compared with `time()`), an age or a duration (seconds).
  */
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
@@ -15,6 +17,8 @@ export interface MetricSpec {
   readonly buckets?: readonly number[];
   /** Where the label values come from, for the README (cardinality at a glance). */
   readonly cardinality: string;
+  /** For metrics in seconds: a Unix timestamp, an age (now minus a start) or a duration of something finished. */
+  readonly time?: 'timestamp' | 'age' | 'duration';
 }
 
 /** Recreation phases take seconds to hours: 1 s to 4 h. */
@@ -24,7 +28,7 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_attempts_total',
     type: 'counter',
-    help: 'Reconcile attempts analyzed, by the loop that was observed and whether the other loop would have run a different set of operations.',
+    help: 'Reconcile attempts analyzed, by the loop that was observed and whether the other loop would have run a different set of operations (an operation that exists in one loop alone is no difference: see reconcile_shadow_operation_structural_total).',
     labels: ['controller', 'observed_model', 'diverged'],
     cardinality: 'controllers x 2 x 2',
   },
@@ -50,6 +54,13 @@ export const METRICS = [
     cardinality: 'operations',
   },
   {
+    name: 'reconcile_shadow_operation_structural_total',
+    type: 'counter',
+    help: 'Attempts that ran an operation existing in one loop alone (`only:` in the model): a difference of the models’ structure, never counted as divergence, unblocked or newly blocked.',
+    labels: ['controller', 'operation'],
+    cardinality: 'one-loop operations',
+  },
+  {
     name: 'reconcile_shadow_blocked_by_total',
     type: 'counter',
     help: 'Attempts in which a failed critical group kept a blockable group from running in the phased loop.',
@@ -69,6 +80,7 @@ export const METRICS = [
     help: 'Longest current starvation over all objects: how long the operation has gone without running under the observed loop while the other loop would have run it.',
     labels: ['controller', 'operation'],
     cardinality: 'operations',
+    time: 'age',
   },
   {
     name: 'reconcile_shadow_tracked_objects',
@@ -115,9 +127,10 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_source_last_record_timestamp_seconds',
     type: 'gauge',
-    help: 'Unix time of the last record a source handed on; a stale value means the source went silent.',
+    help: 'Unix time at which a source last handed on a record (absent until its first); a stale value means the source went silent.',
     labels: ['source'],
     cardinality: '7 sources',
+    time: 'timestamp',
   },
   {
     name: 'reconcile_shadow_source_up',
@@ -129,9 +142,9 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_internal_errors_total',
     type: 'counter',
-    help: 'Failures inside the sidecar (publish, export, evaluation), by bounded kind; never fatal.',
+    help: 'Failures inside the sidecar, never fatal: publish (an output failed on a record), trace_export, source (a source failed; it retries on its own), metrics and report (an endpoint could not answer).',
     labels: ['kind'],
-    cardinality: 'closed enum',
+    cardinality: '5 kinds',
   },
   {
     name: 'reconcile_shadow_lifecycle_decisions_total',
@@ -153,6 +166,7 @@ export const METRICS = [
     help: 'Age of the oldest unfinished recreation, from its trigger.',
     labels: ['kind'],
     cardinality: 'resource kinds',
+    time: 'age',
   },
   {
     name: 'reconcile_shadow_recreation_duration_seconds',
@@ -161,6 +175,7 @@ export const METRICS = [
     labels: ['kind', 'phase'],
     buckets: RECREATION_BUCKETS,
     cardinality: 'resource kinds x 4 phases',
+    time: 'duration',
   },
   {
     name: 'reconcile_shadow_recreation_predicted_unreconciled_seconds',
@@ -169,6 +184,7 @@ export const METRICS = [
     labels: ['kind', 'flow'],
     buckets: RECREATION_BUCKETS,
     cardinality: 'resource kinds x 2 flows',
+    time: 'duration',
   },
   {
     name: 'reconcile_shadow_recreation_stuck',
@@ -183,6 +199,7 @@ export const METRICS = [
     help: 'The stuck threshold configured for the kind: an unfinished recreation older than this counts as stuck.',
     labels: ['kind'],
     cardinality: 'resource kinds',
+    time: 'duration',
   },
   {
     name: 'reconcile_shadow_recreation_stuck_seconds',
@@ -190,6 +207,7 @@ export const METRICS = [
     help: 'Age of each stuck recreation; capped series, removed when the recreation finishes, so an alert can name the object.',
     labels: ['kind', 'namespace', 'name'],
     cardinality: 'capped (default 50 series)',
+    time: 'age',
   },
   {
     name: 'reconcile_shadow_recreation_evictions_total',
@@ -205,6 +223,7 @@ export const METRICS = [
     labels: ['resource_type', 'flow'],
     buckets: RECREATION_BUCKETS,
     cardinality: 'resource types x 4 causes',
+    time: 'duration',
   },
   {
     name: 'reconcile_shadow_operation_info',

@@ -1,12 +1,14 @@
 /**
  * prom-client objects made from the catalog, on the sidecar's own Registry (never the global one, so tests and
- * several sidecars in one process never share state).
+ * several sidecars in one process never share state). Counters and gauges can also hold tables of rows the
+ * analysis writes directly and the registry reads when scraped (series-table.ts).
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Histogram, Registry } from 'prom-client';
 import { METRICS, type MetricName, type MetricSpec } from './catalog.js';
+import { TableCounter, TableGauge } from './series-table.js';
 
 type Catalog = (typeof METRICS)[number];
-type MetricOf<S extends Catalog> = S['type'] extends 'counter' ? Counter<S['labels'][number]> : S['type'] extends 'gauge' ? Gauge<S['labels'][number]> : Histogram<S['labels'][number]>;
+type MetricOf<S extends Catalog> = S['type'] extends 'counter' ? TableCounter<S['labels'][number]> : S['type'] extends 'gauge' ? TableGauge<S['labels'][number]> : Histogram<S['labels'][number]>;
 
 export type Metrics = { readonly [S in Catalog as S['name']]: MetricOf<S> };
 
@@ -15,20 +17,20 @@ export interface MetricSet {
   readonly metrics: Metrics;
 }
 
-function create(spec: MetricSpec, registry: Registry): Counter | Gauge | Histogram {
+function create(spec: MetricSpec, registry: Registry): TableCounter<string> | TableGauge<string> | Histogram {
   const common = { name: spec.name, help: spec.help, labelNames: [...spec.labels], registers: [registry] };
   switch (spec.type) {
     case 'counter':
-      return new Counter(common);
+      return new TableCounter(common);
     case 'gauge':
-      return new Gauge(common);
+      return new TableGauge(common);
     case 'histogram':
       return new Histogram({ ...common, buckets: [...(spec.buckets ?? [])] });
   }
 }
 
 export function createMetrics(registry = new Registry()): MetricSet {
-  const metrics: Partial<Record<MetricName, Counter | Gauge | Histogram>> = {};
+  const metrics: Partial<Record<MetricName, TableCounter<string> | TableGauge<string> | Histogram>> = {};
   for (const spec of METRICS) metrics[spec.name] = create(spec, registry);
   return { registry, metrics: metrics as unknown as Metrics };
 }

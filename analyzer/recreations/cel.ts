@@ -58,6 +58,8 @@ export class CelCompileError extends Error {}
 
 export interface CompiledExpression {
   readonly spec: ExpressionSpec;
+  /** The parsed expression: what it reads of its inputs is found by walking it (reads.ts). */
+  readonly ast: ASTNode;
   /** Set when type-checking found a function the shadow does not provide: every evaluation fails with this. */
   readonly unsupported?: string;
   evaluate(context: Readonly<Record<string, unknown>>): EvalResult;
@@ -74,7 +76,7 @@ export function toCelValue(value: unknown, maxList: number): unknown {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
   if (Array.isArray(value)) {
-    if (value.length > maxList) throw new InputTooLarge(`a list of ${value.length} items exceeds the input cap of ${maxList}`);
+    if (value.length > maxList) throw listTooLarge(value.length, maxList);
     return value.map((v) => toCelValue(v, maxList) ?? null);
   }
   if (typeof value === 'object' && !(value instanceof Date)) {
@@ -89,6 +91,10 @@ export function toCelValue(value: unknown, maxList: number): unknown {
 }
 
 export class InputTooLarge extends Error {}
+
+export function listTooLarge(length: number, maxList: number): InputTooLarge {
+  return new InputTooLarge(`a list of ${length} items exceeds the input cap of ${maxList}`);
+}
 
 export class CelRuntime {
   private readonly env: Environment;
@@ -146,7 +152,7 @@ export class CelRuntime {
         return { ok: false, ...classify(e) };
       }
     };
-    return { spec, ...(unsupported ? { unsupported } : {}), evaluate };
+    return { spec, ast: parsed.ast, ...(unsupported ? { unsupported } : {}), evaluate };
   }
 
   private compileError(spec: ExpressionSpec, message: string, offset: number): CelCompileError {
@@ -181,7 +187,8 @@ function classify(e: unknown): { reason: EvalErrorReason; message: string } {
   return { reason: 'evaluation_failed', message };
 }
 
-function children(n: ASTNode): ASTNode[] {
+/** The operands of a node, in source order. */
+export function children(n: ASTNode): ASTNode[] {
   switch (n.op) {
     case 'value':
     case 'id':

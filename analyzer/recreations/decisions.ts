@@ -31,7 +31,7 @@ export interface DecisionInput {
   /** `resources.<name>` for every resource of the cluster: CEL values, absent resources absent. */
   readonly resources: Readonly<Record<string, unknown>>;
   /** The current object of this resource, when present. */
-  readonly object?: ManagedObject;
+  readonly object?: Pick<ManagedObject, 'annotations'>;
   /** The generation the adapter would stamp on the object now. */
   readonly desiredGeneration: string;
 }

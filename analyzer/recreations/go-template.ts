@@ -4,7 +4,6 @@
  * matches backwards (an object's name → the params it was made from), so the sidecar can tell which cluster
  * an object belongs to without listing every cluster's objects. Anything else is refused when the config loads.
  */
-
 export type TemplateFilter = 'lower' | 'upper';
 
 type Part = { readonly literal: string } | { readonly path: readonly string[]; readonly filter?: TemplateFilter };
@@ -44,6 +43,11 @@ export class GoTemplate {
     return out;
   }
 
+  /** The value paths the template reads: `{{ .a.b }}` reads `a.b`. */
+  get paths(): (readonly string[])[] {
+    return this.parts.flatMap((p) => ('path' in p ? [p.path] : []));
+  }
+
   /** The rendered text, or undefined when a value the template needs is absent. */
   render(values: Readonly<Record<string, unknown>>): string | undefined {
     let out = '';
@@ -55,7 +59,7 @@ export class GoTemplate {
       let v: unknown = values;
       for (const key of p.path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
       if (v === undefined || v === null) return undefined;
-      const s = typeof v === 'string' ? v : typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+      const s = valueText(v);
       out += p.filter === 'lower' ? s.toLowerCase() : p.filter === 'upper' ? s.toUpperCase() : s;
     }
     return out;
@@ -93,6 +97,16 @@ export class GoTemplate {
     this.compiled = new RegExp(src + '$');
     return this.compiled;
   }
+}
+
+/**
+ * A value as a template writes it, and as a `type: string` param converts it: a map or list as JSON, with the CEL ints
+ * in it as numbers. Here rather than in cel.ts: the sidecar reads task configs without loading the CEL runtime.
+ */
+export function valueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
 }
 
 function parseAction(action: string, text: string): Part {

@@ -13,13 +13,13 @@ import { KubeObjectSource } from '../../collector/objects/kube-source.js';
 import type { ObservationSink } from '../../collector/objects/observation.js';
 import { DEFAULT_ADAPTER_WORLD, SimulatedAdapterSource, type AdapterWorldOptions } from '../../collector/objects/simulator.js';
 import type { Rejection, Source } from '../../collector/records.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 import type { Metrics } from '../metrics/registry.js';
 import { CelRuntime } from './cel.js';
 import { DEFAULT_MAX_STUCK_SERIES, recreationsConfig, type RecreationsSection } from './config.js';
 import { loadTaskConfigFile } from './load.js';
 import { RecreationMetrics } from './publish.js';
-import { formatDuration } from '../report/duration.js';
+import { formatDuration } from '../../lib/duration.js';
 import { CompiledTaskConfig } from './rules.js';
 import { RecreationShadow } from './shadow.js';
 import type { TrackerOptions } from './tracker.js';
@@ -29,8 +29,11 @@ export type RecreationInput = 'kubernetes' | 'hyperfleet';
 export interface RecreationServiceHooks {
   /** A record that could not become an observation (counted by the caller). */
   readonly rejected?: (r: Rejection) => void;
-  /** An input connected or lost its connection (the poller: its last poll failed, state kept and stale). */
-  readonly inputState?: (input: RecreationInput, up: boolean) => void;
+  /**
+   * An input connected or lost its connection (the poller: its last poll failed, state kept and stale); `part` is
+   * the watch that changed, for an input of several watches.
+   */
+  readonly inputState?: (input: RecreationInput, up: boolean, part?: unknown) => void;
   /** An input failed; it retries on its own. */
   readonly inputError?: (input: RecreationInput, err: Error) => void;
 }
@@ -59,8 +62,10 @@ export class RecreationService {
     /** The time the shadow runs at: wall clock, or the simulator's virtual clock. */
     readonly now: () => number,
     hooks: RecreationServiceHooks,
+    /** How the metrics see it: the clock's speed (metrics are wall-clock) and the HyperFleet resource types polled. */
+    published: { readonly speed: number; readonly resourceTypes: readonly string[] },
   ) {
-    this.publisher = new RecreationMetrics(metrics, { maxStuckSeries, kinds: [...new Set(compiled.resources.map((r) => r.kind))], stuckThresholdMs: tracker.stuckThresholdMs });
+    this.publisher = new RecreationMetrics(metrics, { maxStuckSeries, kinds: [...new Set(compiled.resources.map((r) => r.kind))], stuckThresholdMs: tracker.stuckThresholdMs, ...published });
     const publisher = this.publisher;
     this.shadow = new RecreationShadow(compiled, tracker, {
       decision: (d) => publisher.decision(d),
@@ -76,10 +81,12 @@ export class RecreationService {
     const config = recreationsConfig(section);
     const compiled = CompiledTaskConfig.compile(loadTaskConfigFile(config.taskConfig), new CelRuntime(), { env: config.env ?? {} });
     const timers = options.timers;
-    const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, timers ? () => timers.now() : Date.now, options);
+    const api = config.hyperfleetApi;
+    // A collection's resources are measured under their kind, lowercased: `clusters` → `cluster`.
+    const resourceTypes = (api?.kinds ?? []).map((collection) => collection.replace(/s$/, ''));
+    const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, timers ? () => timers.now() : Date.now, options, { speed: 1, resourceTypes });
     const sink: ObservationSink = service.shadow;
     // The API first: its first poll is awaited, so objects listed next are read against the clusters' real state.
-    const api = config.hyperfleetApi;
     if (api) {
       const token = api.tokenFile ? readFileSync(api.tokenFile, 'utf8').trim() : undefined;
       service.inputs.push(
@@ -113,7 +120,7 @@ export class RecreationService {
           watches: compiled.watchTargets(),
           ...(config.kubernetes?.plurals ? { plurals: config.kubernetes.plurals } : {}),
           ...(timers ? { timers } : {}),
-          onState: (_w, up) => options.inputState?.('kubernetes', up),
+          onState: (w, up) => options.inputState?.('kubernetes', up, w),
           onError: (_w, err) => options.inputError?.('kubernetes', err),
         },
         sink,
@@ -123,13 +130,15 @@ export class RecreationService {
   }
 
   /** The embedded default: the example task config shadowing a simulated adapter world in sped-up time. */
-  static simulated(options: { metrics: Metrics; world?: Partial<AdapterWorldOptions>; speed: number; tickMs: number; wallClock?: () => number }): RecreationService {
+  static simulated(options: { metrics: Metrics; world?: Partial<AdapterWorldOptions>; speed: number; tickMs: number; wallClock?: () => number; stuckThresholdMs?: number }): RecreationService {
     const compiled = CompiledTaskConfig.compile(loadTaskConfigFile(EXAMPLE_TASK_CONFIG), new CelRuntime());
-    const config = recreationsConfig({ taskConfig: EXAMPLE_TASK_CONFIG, sentinelIntervalSeconds: 10, maxInFlight: 10_000, maxStuckSeries: DEFAULT_MAX_STUCK_SERIES });
+    const thresholds = options.stuckThresholdMs === undefined ? {} : { stuckThresholds: { default: options.stuckThresholdMs } };
+    const config = recreationsConfig({ taskConfig: EXAMPLE_TASK_CONFIG, sentinelIntervalSeconds: 10, maxInFlight: 10_000, maxStuckSeries: DEFAULT_MAX_STUCK_SERIES, ...thresholds });
     // The source hands on to the service's shadow, and the service runs on the source's virtual clock.
     const sink: ObservationSink = { observe: (o) => service.shadow.observe(o), reject: (r) => service.shadow.reject(r) };
     const source = new SimulatedAdapterSource({ world: { ...DEFAULT_ADAPTER_WORLD, ...options.world }, speed: options.speed, tickMs: options.tickMs }, sink, options.wallClock);
-    const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, source.now, {});
+    // The simulated world reports its clusters' Reconciled condition as the HyperFleet API would.
+    const service = new RecreationService(compiled, config.tracker, options.metrics, config.maxStuckSeries, source.now, {}, { speed: options.speed, resourceTypes: ['cluster'] });
     service.inputs.push(source);
     return service;
   }

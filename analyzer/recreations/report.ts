@@ -3,7 +3,7 @@
  * trigger time. `jsonl` rows carry exactly the contract's fields in the contract's order; `json` and `table` add the
  * phase timestamps, the predicted unreconciled time under both flows, and a summary of the shadow decisions.
  */
-import { formatDuration } from '../report/duration.js';
+import { formatDuration } from '../../lib/duration.js';
 import type { RejectReason } from '../../collector/records.js';
 import type { DecisionKind } from './decisions.js';
 import type { RuleErrorExample, ShadowStats } from './shadow.js';

@@ -3,12 +3,16 @@
  * resources the sidecar can watch, how an object is tied back to its resource and cluster (discovery templates
  * matched backwards), and the evaluation context the adapter would build for a cluster: params in order, then the
  * preconditions with their captures and gates. `checkClusterState` and every `api_call` that reads the cluster or
- * nodepool are answered from the HyperFleet state the shadow holds; other API calls stay unset.
+ * nodepool are answered from the HyperFleet state the shadow holds; other API calls stay unset. Inputs (objects and
+ * the cluster's state) are seen by the rules as their projection onto what the config reads of them (reads.ts).
  */
+import type { ASTNode } from '@marcbachmann/cel-js';
 import type { ObjectWatch } from '../../collector/objects/kube-source.js';
 import type { HyperFleetResource, ManagedObject } from '../../collector/objects/observation.js';
-import { CelCompileError, InputTooLarge, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
-import type { GoTemplate } from './go-template.js';
+import { CelCompileError, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
+import { valueText, type GoTemplate } from './go-template.js';
+import { projectInput, type ReadSet } from './projection.js';
+import { CLUSTER_STATE, RESOURCE_URL, taskConfigReads } from './reads.js';
 import { TaskConfigError, type ExpressionSpec, type ParamSpec, type PreconditionSpec, type ResourceSpec, type StructuredCondition, type TaskConfig } from './task-config.js';
 
 export interface CompiledResource {
@@ -21,6 +25,8 @@ export interface CompiledResource {
   readonly recreateWhen?: CompiledExpression;
   /** A generation change recreates the object (`recreate_on_change`) or a `recreate.when` rule may. */
   readonly recreates: boolean;
+  /** What the lifecycle rules read of its objects. */
+  readonly reads: ReadSet;
 }
 
 /** A rule that could not be evaluated: which one, and why under a bounded reason. */
@@ -30,8 +36,11 @@ export interface RuleError {
   readonly message: string;
 }
 
+/** What a context needs of the HyperFleet resource besides its state. */
+export type ClusterIdentity = Pick<HyperFleetResource, 'id' | 'kind' | 'generation'>;
+
 export interface ClusterContext {
-  readonly cluster: HyperFleetResource;
+  readonly cluster: ClusterIdentity;
   /** Params, precondition results and captures, as CEL values. */
   readonly values: Readonly<Record<string, unknown>>;
   /** Preconditions not met: the adapter skips the resources phase. */
@@ -45,9 +54,6 @@ export interface CompileOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-const CLUSTER_STATE = 'checkClusterState';
-const RESOURCE_URL = /\/(clusters|nodepools)\/\{\{/;
-
 export class CompiledTaskConfig {
   private constructor(
     readonly config: TaskConfig,
@@ -60,15 +66,19 @@ export class CompiledTaskConfig {
     private readonly gateExpressions: ReadonlyMap<string, CompiledExpression>,
     readonly notices: readonly string[],
     private readonly env: Readonly<Record<string, string>>,
+    /** What the config reads of a cluster's state. */
+    private readonly clusterReads: ReadSet,
   ) {}
 
   static compile(config: TaskConfig, runtime: CelRuntime, options: CompileOptions = {}): CompiledTaskConfig {
     const problems: string[] = [];
     const notices = [...config.notices];
+    const asts = new Map<ExpressionSpec, ASTNode>();
     const compile = (spec: ExpressionSpec | undefined): CompiledExpression | undefined => {
       if (!spec) return undefined;
       try {
         const compiled = runtime.compile(spec);
+        asts.set(spec, compiled.ast);
         if (compiled.unsupported) notices.push(`${spec.file}:${spec.line} ${spec.owner}: ${compiled.unsupported}; every evaluation counts as an error`);
         return compiled;
       } catch (e) {
@@ -101,27 +111,27 @@ export class CompiledTaskConfig {
 
     const idParam = config.params.find((p) => p.source.kind === 'event' && p.source.field === 'id')?.name;
     if (!idParam) notices.push(`${config.file}: no param takes event.id, so objects cannot be tied to clusters; nothing is shadowed`);
-    const resources: CompiledResource[] = [];
+    const shadowed: { spec: ResourceSpec; rules: Pick<CompiledResource, 'createWhen' | 'deleteWhen' | 'recreateWhen'> }[] = [];
     for (const spec of config.resources) {
       const rules = { createWhen: compile(spec.createWhen), deleteWhen: compile(spec.deleteWhen), recreateWhen: compile(spec.recreateWhen) };
       const why = unshadowable(spec, idParam);
-      if (why) {
-        notices.push(`${spec.where} resource "${spec.name}": ${why}; not shadowed`);
-        continue;
-      }
-      resources.push({
-        spec,
-        name: spec.name,
-        apiVersion: spec.apiVersion!,
-        kind: spec.kind!,
-        ...(rules.createWhen ? { createWhen: rules.createWhen } : {}),
-        ...(rules.deleteWhen ? { deleteWhen: rules.deleteWhen } : {}),
-        ...(rules.recreateWhen ? { recreateWhen: rules.recreateWhen } : {}),
-        recreates: spec.recreateOnChange || spec.recreateWhen !== undefined,
-      });
+      if (why) notices.push(`${spec.where} resource "${spec.name}": ${why}; not shadowed`);
+      else shadowed.push({ spec, rules });
     }
     if (problems.length > 0) throw new TaskConfigError(problems);
-    return new CompiledTaskConfig(config, runtime, resources, idParam, paramExpressions, captureExpressions, gateExpressions, notices, options.env ?? {});
+    const reads = taskConfigReads(config, shadowed.map((r) => r.spec.name), (spec) => (spec ? asts.get(spec) : undefined));
+    const resources = shadowed.map(({ spec, rules }): CompiledResource => ({
+      spec,
+      name: spec.name,
+      apiVersion: spec.apiVersion!,
+      kind: spec.kind!,
+      ...(rules.createWhen ? { createWhen: rules.createWhen } : {}),
+      ...(rules.deleteWhen ? { deleteWhen: rules.deleteWhen } : {}),
+      ...(rules.recreateWhen ? { recreateWhen: rules.recreateWhen } : {}),
+      recreates: spec.recreateOnChange || spec.recreateWhen !== undefined,
+      reads: reads.objects.get(spec.name)!,
+    }));
+    return new CompiledTaskConfig(config, runtime, resources, idParam, paramExpressions, captureExpressions, gateExpressions, notices, options.env ?? {}, reads.cluster);
   }
 
   /** The resource an object belongs to and the cluster it was made for, or undefined when it is not managed. */
@@ -137,11 +147,15 @@ export class CompiledTaskConfig {
 
   /** The adapter's evaluation context for one cluster (params, then preconditions), at the runtime's `now()`. */
   clusterContext(cluster: HyperFleetResource): ClusterContext {
+    return this.contextOf(cluster, this.clusterInput(cluster.raw));
+  }
+
+  /** The context for a cluster whose state was projected once (`clusterInput`) and kept. */
+  contextOf(cluster: ClusterIdentity, input: EvalResult): ClusterContext {
     const values: Record<string, unknown> = {};
     const fail = (rule: string, reason: EvalErrorReason, message: string): ClusterContext => ({ cluster, values, preconditionsMet: false, error: { rule, reason, message } });
-    const converted = this.toInput(cluster.raw);
-    if (!converted.ok) return fail(CLUSTER_STATE, converted.reason, converted.message);
-    const state = converted.value as Record<string, unknown>;
+    if (!input.ok) return fail(CLUSTER_STATE, input.reason, input.message);
+    const state = input.value as Record<string, unknown>;
     values[CLUSTER_STATE] = state;
     for (const p of this.config.params) {
       const got = this.paramValue(p, cluster, state, values);
@@ -183,7 +197,7 @@ export class CompiledTaskConfig {
 
   private paramValue(
     p: ParamSpec,
-    cluster: HyperFleetResource,
+    cluster: ClusterIdentity,
     state: Record<string, unknown>,
     values: Record<string, unknown>,
   ): { value: unknown } | { error: RuleError } | undefined {
@@ -238,14 +252,14 @@ export class CompiledTaskConfig {
     this.runtime.nowMs = ms;
   }
 
-  /** Input (an object or API resource) as CEL sees it, refused when a list exceeds the input cap. */
-  toInput(value: unknown): EvalResult {
-    try {
-      return { ok: true, value: toCelValue(value, this.runtime.limits.maxInputListElements) };
-    } catch (e) {
-      if (e instanceof InputTooLarge) return { ok: false, reason: 'input_too_large', message: e.message };
-      throw e;
-    }
+  /** A cluster's state (the API resource as received) as the rules see it: the parts they read. */
+  clusterInput(raw: unknown): EvalResult {
+    return projectInput(raw, this.clusterReads, this.runtime.limits.maxInputListElements);
+  }
+
+  /** An object of `resource` (as received) as its rules see it under `resources.<name>`: the parts they read. */
+  objectInput(resource: CompiledResource, raw: unknown): EvalResult {
+    return projectInput(raw, resource.reads, this.runtime.limits.maxInputListElements);
   }
 }
 
@@ -283,16 +297,12 @@ function dig(value: unknown, path: readonly string[]): unknown {
   return v;
 }
 
-function scalarText(value: unknown): string {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-}
-
 /** A param's declared type, applied as the adapter does (strings parsed, floats truncated to int). */
 function convert(value: unknown, type: ParamSpec['type']): unknown {
   if (value === undefined || type === undefined) return value;
   switch (type) {
     case 'string':
-      return scalarText(value);
+      return valueText(value);
     case 'int': {
       const n = typeof value === 'bigint' ? value : Number(value);
       return typeof n === 'bigint' ? n : Number.isFinite(n) ? BigInt(Math.trunc(n)) : value;
@@ -300,7 +310,7 @@ function convert(value: unknown, type: ParamSpec['type']): unknown {
     case 'float':
       return Number(value);
     case 'bool':
-      return typeof value === 'boolean' ? value : ['true', 'yes', 'on', '1'].includes(scalarText(value).toLowerCase());
+      return typeof value === 'boolean' ? value : ['true', 'yes', 'on', '1'].includes(valueText(value).toLowerCase());
   }
 }
 

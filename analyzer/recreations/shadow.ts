@@ -10,6 +10,9 @@
  * An object first seen mid-recreation (after a restart) is rebuilt from its own timestamps: in deletion, triggered at
  * the cluster's Reconciled=False transition (or its deletionTimestamp); or, new and not yet available, created at its
  * creationTimestamp after that transition.
+ * What it keeps is compact, never the objects as received: per cluster its identity, its state projected onto what
+ * the rules read, and per object its identity, times, generation annotation and the projection its rules read,
+ * each computed once per observation (strings shared with the cluster's entry where they are the same).
  * Pure: times come from the observations.
  */
 import type { Rejection, RejectReason } from '../../collector/records.js';
@@ -17,7 +20,6 @@ import {
   GENERATION_ANNOTATION,
   objectKey,
   type ClusterObservation,
-  type HyperFleetResource,
   type ManagedObject,
   type ObjectObservation,
   type Observation,
@@ -25,8 +27,8 @@ import {
 } from '../../collector/objects/observation.js';
 import type { EvalErrorReason, EvalResult } from './cel.js';
 import { decide, type Decision, type DecisionKind } from './decisions.js';
-import type { ClusterContext, CompiledResource, CompiledTaskConfig } from './rules.js';
-import { RecreationTracker, type FinishedRecreation, type InFlightRecreation, type TrackerOptions, type TrackerSnapshot } from './tracker.js';
+import type { ClusterContext, ClusterIdentity, CompiledResource, CompiledTaskConfig } from './rules.js';
+import { RecreationTracker, type FinishedRecreation, type InFlightRecreation, type TrackedObject, type TrackerOptions, type TrackerSnapshot } from './tracker.js';
 import { UnreconciledTracker, type UnreconciledPeriod } from './unreconciled.js';
 
 export interface ShadowListener {
@@ -63,16 +65,39 @@ export interface ShadowStats {
 
 const MAX_ERROR_EXAMPLES = 50;
 
-interface StoredObject {
-  readonly object: ManagedObject;
+/**
+ * `{"hyperfleet.io/generation": value}` maps are shared by every object at that generation, up to this many values
+ * (then each object has its own).
+ */
+const MAX_SHARED_ANNOTATIONS = 1024;
+const NO_ANNOTATIONS: Readonly<Record<string, string>> = Object.freeze({});
+/** A new entry's state until its first is set (at once). */
+const EMPTY_STATE: EvalResult = Object.freeze({ ok: true, value: Object.freeze({}) });
+
+/** What is kept of an object between its events. */
+interface StoredObject extends TrackedObject {
+  readonly resource: CompiledResource;
+  readonly creationTimestampMs: number | undefined;
+  /** Only the generation annotation: the apply decision and the tracker read no other. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** `resources.<name>` for its rules: the object projected onto what they read. */
   readonly input: EvalResult;
 }
 
-interface ClusterEntry {
-  resource: HyperFleetResource;
+/** A cluster (or nodepool), as a context needs it, and the objects made for it. */
+interface ClusterEntry extends ClusterIdentity {
+  readonly id: string;
+  kind: string;
+  generation: number;
   /** From the API or a journal cluster line; otherwise inferred from annotations. */
-  readonly known: boolean;
-  ctx?: ClusterContext;
+  known: boolean;
+  /** Since when the API reports it Reconciled=False (a recreation rebuilt after a restart was triggered then). */
+  reconciledFalseSinceMs: number | undefined;
+  /** Its state as the rules see it, projected once per observation; the context is built from it when first needed. */
+  state: EvalResult;
+  ctx: ClusterContext | undefined;
+  /** Its objects, of every resource, in the order first seen (an array of exactly their number: usually one). */
+  objects: StoredObject[];
 }
 
 export class RecreationShadow implements ObservationSink {
@@ -90,8 +115,7 @@ export class RecreationShadow implements ObservationSink {
   private readonly tracker: RecreationTracker;
   private readonly unreconciled: UnreconciledTracker;
   private readonly clusters = new Map<string, ClusterEntry>();
-  /** clusterId → resource name → uid → object. */
-  private readonly objects = new Map<string, Map<string, Map<string, StoredObject>>>();
+  private readonly generationAnnotations = new Map<string, Readonly<Record<string, string>>>();
   private lastTimeMs = 0;
 
   constructor(
@@ -144,49 +168,55 @@ export class RecreationShadow implements ObservationSink {
       this.stats.objectsIgnored++;
       return;
     }
-    const { resource, clusterId } = match;
+    const { resource } = match;
     const object = o.object;
-    const isNew = !this.objects.get(clusterId)?.get(resource.name)?.has(object.uid);
-    if (o.event === 'DELETED') this.removeObject(clusterId, resource.name, object.uid);
-    else this.putObject(clusterId, resource.name, { object, input: this.compiled.toInput(object.raw) });
-    const entry = this.cluster(clusterId, object);
+    const entry = this.cluster(match.clusterId, object);
+    const index = entry.objects.findIndex((s) => s.uid === object.uid && s.resource.name === resource.name);
+    const isNew = index === -1;
+    const stored = o.event === 'DELETED' ? undefined : this.store(resource, object);
+    if (!stored) {
+      if (!isNew) entry.objects.splice(index, 1);
+    } else if (isNew) entry.objects = entry.objects.concat(stored);
+    else entry.objects[index] = stored;
     const key = objectKey(object);
 
-    if (o.event !== 'DELETED' && !this.tracker.has(key)) {
+    if (stored && !this.tracker.has(key)) {
       if (!entry.known && resource.recreates && object.deletionTimestampMs !== undefined) {
-        this.started(clusterId, this.tracker.start({ object, clusterId, trigger: resource.spec.recreateOnChange ? 'recreate_on_change' : 'rule', atMs: object.deletionTimestampMs }));
-      } else if (isNew && entry.known) this.rebuild(resource, clusterId, entry, object);
+        this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: resource.spec.recreateOnChange ? 'recreate_on_change' : 'rule', atMs: object.deletionTimestampMs }));
+      } else if (isNew && entry.known) this.rebuild(resource, entry, object, stored);
     }
     this.tracker.observe(o.event, object, o.timeMs);
-    this.evaluate(clusterId, o.timeMs);
-    if (o.event === 'DELETED' && !entry.known && !this.objects.has(clusterId)) this.clusters.delete(clusterId);
+    this.evaluate(entry, o.timeMs);
+    if (!stored && !entry.known && entry.objects.length === 0) this.clusters.delete(entry.id);
   }
 
   private observeCluster(o: ClusterObservation): void {
     const r = o.cluster;
+    const entry = this.clusters.get(r.id);
     if (o.gone) {
       this.unreconciled.gone(r.id, o.timeMs);
       this.stats.recreationsAbandoned += this.tracker.forgetCluster(r.id);
-      this.clusters.delete(r.id);
+      // Its objects may still be there (a deletion held by a finalizer): they go on without its state.
+      if (entry?.objects.length) this.infer(entry, 0);
+      else this.clusters.delete(r.id);
       return;
     }
-    this.clusters.set(r.id, { resource: r, known: true });
-    this.unreconciled.observe(r, o.timeMs);
     const reconciled = r.conditions.find((c) => c.type === 'Reconciled');
+    const state = this.compiled.clusterInput(r.raw);
+    const updated = this.update(entry ?? this.newEntry(r.id), r, true, state);
+    updated.reconciledFalseSinceMs = reconciled?.status === 'False' ? reconciled.lastTransitionTimeMs : undefined;
+    this.unreconciled.observe(r, o.timeMs);
     if (reconciled?.status === 'True') this.tracker.clusterReconciled(r.id, reconciled.lastTransitionTimeMs ?? o.timeMs);
-    this.evaluate(r.id, o.timeMs);
+    this.evaluate(updated, o.timeMs);
   }
 
   /** Every resource of the cluster, in config order, as the adapter would decide them now. */
-  private evaluate(clusterId: string, atMs: number): void {
-    const entry = this.clusters.get(clusterId);
-    if (!entry) return;
-    const ctx = (entry.ctx ??= this.compiled.clusterContext(entry.resource));
-    const byResource = this.objects.get(clusterId);
+  private evaluate(entry: ClusterEntry, atMs: number): void {
+    const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
     const current = new Map<string, StoredObject>();
     const resources: Record<string, unknown> = {};
     for (const resource of this.compiled.resources) {
-      const stored = newest(byResource?.get(resource.name));
+      const stored = newest(entry.objects, resource.name);
       if (!stored) continue;
       current.set(resource.name, stored);
       if (stored.input.ok) resources[resource.name] = stored.input.value;
@@ -196,83 +226,104 @@ export class RecreationShadow implements ObservationSink {
       const d: Decision =
         stored && !stored.input.ok
           ? { resource, decision: 'error', conflict: false, error: { rule: 'resources input', reason: stored.input.reason, message: stored.input.message } }
-          : decide({ resource, ctx, resources, ...(stored ? { object: stored.object } : {}), desiredGeneration: this.compiled.desiredGeneration(resource, ctx) });
+          : decide({ resource, ctx, resources, ...(stored ? { object: stored } : {}), desiredGeneration: this.compiled.desiredGeneration(resource, ctx) });
       this.count(d);
       this.listener.decision?.(d, atMs);
       if (d.decision === 'recreate' && stored) {
-        this.started(clusterId, this.tracker.start({ object: stored.object, clusterId, trigger: d.trigger!, atMs }));
+        this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: d.trigger!, atMs }));
       }
     }
   }
 
   /** Picks up a recreation already under way when the object is first seen (the sidecar restarted). */
-  private rebuild(resource: CompiledResource, clusterId: string, entry: ClusterEntry, object: ManagedObject): void {
+  private rebuild(resource: CompiledResource, entry: ClusterEntry, object: ManagedObject, stored: StoredObject): void {
     if (!resource.recreates) return;
-    const reconciled = entry.resource.conditions.find((c) => c.type === 'Reconciled');
-    const falseSince = reconciled?.status === 'False' ? reconciled.lastTransitionTimeMs : undefined;
+    const falseSince = entry.reconciledFalseSinceMs;
     if (object.deletionTimestampMs !== undefined) {
-      const ctx = (entry.ctx ??= this.compiled.clusterContext(entry.resource));
-      const input = this.compiled.toInput(object.raw);
+      const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
       const d = decide({
         resource,
         ctx,
-        resources: input.ok ? { [resource.name]: input.value } : {},
-        object,
+        resources: stored.input.ok ? { [resource.name]: stored.input.value } : {},
+        object: stored,
         desiredGeneration: this.compiled.desiredGeneration(resource, ctx),
       });
       if (d.decision !== 'recreate') return;
       const atMs = falseSince !== undefined && falseSince <= object.deletionTimestampMs ? falseSince : object.deletionTimestampMs;
-      this.started(clusterId, this.tracker.start({ object, clusterId, trigger: d.trigger!, atMs, rebuilt: true }));
+      this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: d.trigger!, atMs, rebuilt: true }));
       return;
     }
     const created = object.creationTimestampMs;
-    if (falseSince === undefined || created === undefined || created < falseSince || entry.resource.generation <= 1) return;
-    const ctx = (entry.ctx ??= this.compiled.clusterContext(entry.resource));
+    if (falseSince === undefined || created === undefined || created < falseSince || entry.generation <= 1) return;
+    const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
     if (object.annotations[GENERATION_ANNOTATION] !== this.compiled.desiredGeneration(resource, ctx)) return;
     const readiness = this.trackerOptions.readiness(object.kind);
     if (readiness.kind === 'exists') return;
     if (readiness.kind === 'condition' && object.conditions.some((c) => c.type === readiness.type && c.status === 'True')) return;
     const trigger = resource.spec.recreateOnChange ? 'recreate_on_change' : 'rule';
-    this.started(clusterId, this.tracker.rebuildAvailability({ object, clusterId, trigger, atMs: falseSince, createdAtMs: created }));
+    this.started(entry, this.tracker.rebuildAvailability({ object: stored, clusterId: entry.id, trigger, atMs: falseSince, createdAtMs: created }));
   }
 
-  private started(clusterId: string, started: boolean): void {
+  private started(entry: ClusterEntry, started: boolean): void {
     if (!started) return;
     this.stats.recreationsStarted++;
-    this.unreconciled.recreationTriggered(clusterId);
+    this.unreconciled.recreationTriggered(entry.id);
   }
 
   /** The cluster's entry; without HyperFleet state, one inferred from the newest generation annotation seen. */
   private cluster(clusterId: string, object: ManagedObject): ClusterEntry {
     const generation = Number.parseInt(object.annotations[GENERATION_ANNOTATION] ?? '', 10);
-    let entry = this.clusters.get(clusterId);
-    if (!entry) {
-      entry = { resource: inferredCluster(clusterId, 0), known: false };
-      this.clusters.set(clusterId, entry);
-    }
-    if (!entry.known && Number.isInteger(generation) && generation > entry.resource.generation) {
-      entry.resource = inferredCluster(clusterId, generation);
-      delete entry.ctx;
-    }
+    const entry = this.clusters.get(clusterId) ?? this.infer(this.newEntry(clusterId), 0);
+    if (!entry.known && Number.isInteger(generation) && generation > entry.generation) this.infer(entry, generation);
     return entry;
   }
 
-  private putObject(clusterId: string, resource: string, stored: StoredObject): void {
-    let byResource = this.objects.get(clusterId);
-    if (!byResource) this.objects.set(clusterId, (byResource = new Map<string, Map<string, StoredObject>>()));
-    let byUid = byResource.get(resource);
-    if (!byUid) byResource.set(resource, (byUid = new Map<string, StoredObject>()));
-    byUid.set(stored.object.uid, stored);
+  /** A new entry, whose state the caller sets next. */
+  private newEntry(id: string): ClusterEntry {
+    const entry: ClusterEntry = { id, kind: 'Cluster', generation: 0, known: false, reconciledFalseSinceMs: undefined, state: EMPTY_STATE, ctx: undefined, objects: [] };
+    this.clusters.set(entry.id, entry);
+    return entry;
   }
 
-  /** Removes a deleted object and its now-empty parents, so memory follows the live objects. */
-  private removeObject(clusterId: string, resource: string, uid: string): void {
-    const byResource = this.objects.get(clusterId);
-    const byUid = byResource?.get(resource);
-    if (!byResource || !byUid) return;
-    byUid.delete(uid);
-    if (byUid.size === 0) byResource.delete(resource);
-    if (byResource.size === 0) this.objects.delete(clusterId);
+  /** The state of a cluster known only from its objects: its id and the newest generation they carry. */
+  private infer(entry: ClusterEntry, generation: number): ClusterEntry {
+    const state = this.compiled.clusterInput({ id: entry.id, kind: 'Cluster', generation });
+    return this.update(entry, { id: entry.id, kind: 'Cluster', generation }, false, state);
+  }
+
+  /** A new state for the cluster: its context is built again when next needed. */
+  private update(entry: ClusterEntry, cluster: ClusterIdentity, known: boolean, state: EvalResult): ClusterEntry {
+    entry.kind = cluster.kind;
+    entry.generation = cluster.generation;
+    entry.known = known;
+    entry.reconciledFalseSinceMs = undefined;
+    entry.state = state;
+    entry.ctx = undefined;
+    return entry;
+  }
+
+  /** What is kept of the object: its identity, times, generation annotation and the projection its rules read. */
+  private store(resource: CompiledResource, object: ManagedObject): StoredObject {
+    return {
+      resource,
+      kind: resource.kind,
+      namespace: object.namespace,
+      name: object.name,
+      uid: object.uid,
+      creationTimestampMs: object.creationTimestampMs,
+      deletionTimestampMs: object.deletionTimestampMs,
+      annotations: this.generationAnnotation(object.annotations[GENERATION_ANNOTATION]),
+      input: this.compiled.objectInput(resource, object.raw),
+    };
+  }
+
+  private generationAnnotation(value: string | undefined): Readonly<Record<string, string>> {
+    if (value === undefined) return NO_ANNOTATIONS;
+    const shared = this.generationAnnotations.get(value);
+    if (shared) return shared;
+    const annotations = Object.freeze({ [GENERATION_ANNOTATION]: value });
+    if (this.generationAnnotations.size < MAX_SHARED_ANNOTATIONS) this.generationAnnotations.set(value, annotations);
+    return annotations;
   }
 
   private count(d: Decision): void {
@@ -291,13 +342,9 @@ export class RecreationShadow implements ObservationSink {
   }
 }
 
-function inferredCluster(id: string, generation: number): HyperFleetResource {
-  return { id, kind: 'Cluster', generation, conditions: [], raw: { id, kind: 'Cluster', generation } };
-}
-
 /** The object the adapter's discovery would pick when several match: the most recently created. */
-function newest(byUid: ReadonlyMap<string, StoredObject> | undefined): StoredObject | undefined {
+function newest(objects: readonly StoredObject[], resource: string): StoredObject | undefined {
   let best: StoredObject | undefined;
-  for (const s of byUid?.values() ?? []) if (!best || (s.object.creationTimestampMs ?? 0) > (best.object.creationTimestampMs ?? 0)) best = s;
+  for (const s of objects) if (s.resource.name === resource && (!best || (s.creationTimestampMs ?? 0) > (best.creationTimestampMs ?? 0))) best = s;
   return best;
 }

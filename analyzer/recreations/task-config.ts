@@ -9,6 +9,7 @@
 import { parseDocument } from 'yaml';
 import { fieldName, YamlSource, type FieldPath } from '../../model/yaml-source.js';
 import { GoTemplate, TemplateError } from './go-template.js';
+import { isRecord } from '../../lib/is-record.js';
 
 /** Where a CEL expression sits, so a compile error can point at the file line and column of the caret. */
 export interface ExpressionSpec {
@@ -169,9 +170,6 @@ class Reader {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Reads a manifest `ref` file; undefined when it cannot be read. */
 export type RefReader = (ref: string) => string | undefined;

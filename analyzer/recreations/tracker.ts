@@ -87,8 +87,11 @@ export interface TrackerSnapshot {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** What starting a recreation reads of the object: its identity, deletion request and generation annotation. */
+export type TrackedObject = Pick<ManagedObject, 'kind' | 'namespace' | 'name' | 'uid' | 'deletionTimestampMs' | 'annotations'>;
+
 export interface StartRecreation {
-  readonly object: ManagedObject;
+  readonly object: TrackedObject;
   readonly clusterId: string;
   readonly trigger: RecreationTrigger;
   readonly atMs: number;
@@ -99,6 +102,11 @@ const seconds = (fromMs: number, toMs: number): number => Math.max(0, toMs - fro
 
 export class RecreationTracker {
   private readonly inFlightByKey = new Map<string, Mutable<InFlightRecreation>>();
+  /**
+   * How many recreations of each cluster wait for the API's Reconciled=True (readiness `api`, phase availability):
+   * a cluster with none, nearly all of them, has its Reconciled=True answered without looking at every recreation.
+   */
+  private readonly awaitingApi = new Map<string, number>();
 
   constructor(
     private readonly options: TrackerOptions,
@@ -123,7 +131,7 @@ export class RecreationTracker {
 
   /** Starts tracking a recreation of `object` unless one is already in flight for it; true when it started. */
   start(s: StartRecreation): boolean {
-    const r = this.admit(s, { oldUid: s.object.uid, phase: 'triggered', rebuilt: s.rebuilt ?? false });
+    const r = this.admit(s, s.object.uid, 'triggered', s.rebuilt ?? false);
     if (!r) return false;
     this.markDeletion(r, s.object);
     return true;
@@ -134,28 +142,24 @@ export class RecreationTracker {
    * the deletion and creation phases were not observed.
    */
   rebuildAvailability(s: StartRecreation & { readonly createdAtMs: number }): boolean {
+    const r = this.admit(s, null, 'availability', true);
+    if (!r) return false;
+    r.newUid = s.object.uid;
     const gen = s.object.annotations[GENERATION_ANNOTATION];
-    return (
-      this.admit(s, { oldUid: null, newUid: s.object.uid, ...(gen === undefined ? {} : { newGeneration: gen }), createdAtMs: s.createdAtMs, phase: 'availability', rebuilt: true }) !== undefined
-    );
+    if (gen !== undefined) r.newGeneration = gen;
+    r.createdAtMs = s.createdAtMs;
+    return true;
   }
 
   /** Registers a recreation of this object unless one is in flight, evicting the oldest when the cap is reached. */
-  private admit(s: StartRecreation, state: Partial<Mutable<InFlightRecreation>> & Pick<InFlightRecreation, 'oldUid' | 'phase' | 'rebuilt'>): Mutable<InFlightRecreation> | undefined {
+  private admit(s: StartRecreation, oldUid: string | null, phase: RecreationPhase, rebuilt: boolean): Mutable<InFlightRecreation> | undefined {
     const key = objectKey(s.object);
     if (this.inFlightByKey.has(key)) return undefined;
     if (this.inFlightByKey.size >= this.options.maxInFlight) this.evictOldest();
-    const r: Mutable<InFlightRecreation> = {
-      key,
-      kind: s.object.kind,
-      namespace: s.object.namespace,
-      name: s.object.name,
-      clusterId: s.clusterId,
-      trigger: s.trigger,
-      triggeredAtMs: s.atMs,
-      ...state,
-    };
+    // One literal with every field a recreation always has, so they are all held in the object itself.
+    const r: Mutable<InFlightRecreation> = { key, kind: s.object.kind, namespace: s.object.namespace, name: s.object.name, clusterId: s.clusterId, trigger: s.trigger, oldUid, triggeredAtMs: s.atMs, phase, rebuilt };
     this.inFlightByKey.set(key, r);
+    if (this.awaitsApi(r)) this.countAwaiting(r.clusterId, 1);
     return r;
   }
 
@@ -167,7 +171,7 @@ export class RecreationTracker {
       if (event === 'DELETED') {
         r.deletionRequestedAtMs ??= object.deletionTimestampMs ?? atMs;
         r.goneAtMs = atMs;
-        r.phase = 'creation';
+        this.setPhase(r, 'creation');
       } else this.markDeletion(r, object);
       return;
     }
@@ -177,7 +181,7 @@ export class RecreationTracker {
         delete r.newUid;
         delete r.createdAtMs;
         delete r.newGeneration;
-        r.phase = 'creation';
+        this.setPhase(r, 'creation');
       }
       return;
     }
@@ -190,7 +194,7 @@ export class RecreationTracker {
       r.createdAtMs = createdAtMs;
       const gen = object.annotations[GENERATION_ANNOTATION];
       if (gen !== undefined) r.newGeneration = gen;
-      r.phase = 'availability';
+      this.setPhase(r, 'availability');
     }
     const readiness = this.options.readiness(r.kind);
     if (readiness.kind === 'exists') return this.finish(r, r.createdAtMs!);
@@ -204,6 +208,7 @@ export class RecreationTracker {
 
   /** The API reports the cluster reconciled at `atMs`: recreations that wait for it are available. */
   clusterReconciled(clusterId: string, atMs: number): void {
+    if (!this.awaitingApi.has(clusterId)) return;
     for (const r of [...this.inFlightByKey.values()]) {
       if (r.clusterId !== clusterId || r.phase !== 'availability' || atMs < r.createdAtMs!) continue;
       if (this.options.readiness(r.kind).kind === 'api') this.finish(r, atMs);
@@ -215,7 +220,7 @@ export class RecreationTracker {
     let abandoned = 0;
     for (const r of [...this.inFlightByKey.values()]) {
       if (r.clusterId !== clusterId) continue;
-      this.inFlightByKey.delete(r.key);
+      this.forget(r);
       abandoned++;
     }
     return abandoned;
@@ -237,15 +242,15 @@ export class RecreationTracker {
     return { inFlight, oldestSeconds, stuck };
   }
 
-  private markDeletion(r: Mutable<InFlightRecreation>, object: ManagedObject): void {
+  private markDeletion(r: Mutable<InFlightRecreation>, object: Pick<ManagedObject, 'deletionTimestampMs'>): void {
     if (r.phase === 'triggered' && object.deletionTimestampMs !== undefined) {
       r.deletionRequestedAtMs = object.deletionTimestampMs;
-      r.phase = 'deletion';
+      this.setPhase(r, 'deletion');
     }
   }
 
   private finish(r: Mutable<InFlightRecreation>, availableAtMs: number): void {
-    this.inFlightByKey.delete(r.key);
+    this.forget(r);
     const createdAtMs = r.createdAtMs!;
     const deletionSeconds = r.goneAtMs !== undefined && r.deletionRequestedAtMs !== undefined ? seconds(r.deletionRequestedAtMs, r.goneAtMs) : null;
     const creationSeconds = r.goneAtMs !== undefined ? seconds(r.goneAtMs, createdAtMs) : null;
@@ -272,11 +277,33 @@ export class RecreationTracker {
     });
   }
 
+  private setPhase(r: Mutable<InFlightRecreation>, phase: RecreationPhase): void {
+    const awaited = this.awaitsApi(r);
+    r.phase = phase;
+    const awaits = this.awaitsApi(r);
+    if (awaits !== awaited) this.countAwaiting(r.clusterId, awaits ? 1 : -1);
+  }
+
+  private forget(r: Mutable<InFlightRecreation>): void {
+    this.inFlightByKey.delete(r.key);
+    if (this.awaitsApi(r)) this.countAwaiting(r.clusterId, -1);
+  }
+
+  private awaitsApi(r: InFlightRecreation): boolean {
+    return r.phase === 'availability' && this.options.readiness(r.kind).kind === 'api';
+  }
+
+  private countAwaiting(clusterId: string, by: 1 | -1): void {
+    const n = (this.awaitingApi.get(clusterId) ?? 0) + by;
+    if (n === 0) this.awaitingApi.delete(clusterId);
+    else this.awaitingApi.set(clusterId, n);
+  }
+
   /** Evicts the recreation started first (insertion order), in constant time. */
   private evictOldest(): void {
     const oldest = this.inFlightByKey.values().next().value;
     if (!oldest) return;
-    this.inFlightByKey.delete(oldest.key);
+    this.forget(oldest);
     this.listener.evicted?.(oldest);
   }
 }

@@ -2,7 +2,7 @@
  * Renders the shared report for people: `table` for a terminal, `markdown` to paste into a pull-request review.
  * Both show the same sections in the same order; only the table syntax differs.
  */
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../../lib/duration.js';
 import type { ControllerSummary, OperationSummary, ShadowReport } from './summary.js';
 
 export type TextFormat = 'table' | 'markdown';

@@ -3,7 +3,7 @@
  * attempts and rejections into one summary, so the offline CLI and the live sidecar never disagree.
  * Its JSON form is documented in docs/summary.schema.json.
  */
-import type { AttemptRecord, Rejection, SourceKind } from '../../collector/records.js';
+import type { AttemptRecord, Rejection, SourceInputReport, SourceKind } from '../../collector/records.js';
 import type { GroupCategory, LoopKind } from '../../model/types.js';
 import { OUTCOME_NAME, type CompiledModel } from '../compiled-model.js';
 import type { AttemptAnalysis } from '../engine.js';
@@ -69,6 +69,12 @@ export interface ShadowReport {
     readonly rejected: number;
     readonly rejectedByReason: Readonly<Record<string, number>>;
     readonly rejectionSample: readonly Rejection[];
+    /**
+     * Sources that keep books of their own (logs, status): per source, `received = analyzed + dropped` in its unit,
+     * what it noted, which loop it read the input under and why, and (logs) the sampled periods, the unmapped-error
+     * sample and the statement that counts from sampled periods are lower bounds. Absent when no such source ran.
+     */
+    readonly sources?: readonly SourceInputReport[];
   };
 }
 
@@ -283,6 +289,12 @@ export class InputLedger {
   readonly rejectedByReason: Record<string, number> = {};
   readonly sample: Rejection[] = [];
   rejected = 0;
+  private readonly sourceReports = new Map<SourceKind, () => SourceInputReport>();
+
+  /** A source's own books, read each time the report is built (the last registration of a source kind counts). */
+  describe(source: SourceKind, report: () => SourceInputReport): void {
+    this.sourceReports.set(source, report);
+  }
 
   receive(source: SourceKind, count: number): void {
     this.received[source] = (this.received[source] ?? 0) + count;
@@ -295,7 +307,8 @@ export class InputLedger {
   }
 
   build(): ShadowReport['input'] {
-    return { received: { ...this.received }, rejected: this.rejected, rejectedByReason: { ...this.rejectedByReason }, rejectionSample: [...this.sample] };
+    const input = { received: { ...this.received }, rejected: this.rejected, rejectedByReason: { ...this.rejectedByReason }, rejectionSample: [...this.sample] };
+    return this.sourceReports.size === 0 ? input : { ...input, sources: [...this.sourceReports.values()].map((report) => report()) };
   }
 }
 

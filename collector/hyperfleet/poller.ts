@@ -12,6 +12,7 @@
 import type { Source } from '../records.js';
 import { SYSTEM_TIMERS, type Timers } from '../kube/informer.js';
 import { ObservationProblem, toHyperFleetResource, type HyperFleetResource, type ObservationSink } from '../objects/observation.js';
+import { isRecord } from '../../lib/is-record.js';
 
 export const HYPERFLEET_COLLECTIONS = { clusters: 'Cluster', nodepools: 'NodePool' } as const;
 export type HyperFleetCollection = keyof typeof HYPERFLEET_COLLECTIONS;
@@ -279,6 +280,3 @@ function keyOf(collection: HyperFleetCollection, id: string): string {
   return `${collection}/${id}`;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -2,38 +2,59 @@
  * Assembles reconcile attempts from operator log lines, in log order. Pure: no I/O and no clock; the source feeds it
  * lines and tells it when the input went quiet or ended.
  *
- * - Correlation: a phased attempt with errors writes `reconciliation completed with errors` and then controller-
- *   runtime's `Reconciler error`, with the same reconcileID; the two become one attempt. A line whose partner never
- *   comes (sampled away) still makes an attempt, with what it proves.
- * - Timing: an attempt is handed on once the stream has moved two `ts` seconds past it (or went quiet, or ended),
- *   because only then can the sampling detector judge its second; attempts leave in the order their first line came.
- * - Observed loop: configured, or `auto`: decided by evidence in the lines (AttemptBuilder.loopEvidence); attempts
- *   seen before any evidence wait (up to `maxUndecided`), then take the decided loop, or the fallback.
+ * - Correlation: every line of one attempt carries its reconcileID (controller-runtime sets one per attempt), so the
+ *   lines with one id are one attempt, whatever they are: progress lines, the end line, the Reconciler error (with the
+ *   Reconcile() wrapper's status-update conflict after a clean loop), the requeue warning. Without an id the object
+ *   key correlates them, and an end line followed by a line that can only open an attempt starts a new one.
+ * - Timing: an attempt is judged once the stream has moved two `ts` seconds past its last line (its partners are
+ *   written together, and the sampling detector can then judge its seconds), or went quiet, or ended; one that has
+ *   written no end line yet waits up to `maxAttemptSeconds`. Attempts leave in the order of their first line.
+ * - Observed loop: configured, or `auto`. With `auto`, an attempt proves a loop when only that loop can have written
+ *   its lines (AttemptBuilder). The operator runs one loop until it restarts, so the loop is decided per operator
+ *   run (a run starts where the controller starts): by the attempts that prove one, once one loop leads the other by
+ *   PROOF_MARGIN proofs (or by any lead when the run ends or the hold limit is reached), or by the operator's build
+ *   version line; the operator Deployment, when read, stands in until then. Attempts of an undecided run wait; then
+ *   all of them take the run's loop. An attempt whose lines prove the other loop than its run's is read under the
+ *   run's loop, which states nothing for it (`loop_contradicted`): a text the model places in one loop showed up in
+ *   the other, so the model or the log is off for that text, and one such text does not flip a run. A run that ends
+ *   unproven takes the loop of the run before it (`loop_from_previous_run`: the operator restarted, and only a changed
+ *   HYPERSHIFT_RECONCILE_LEGACY would change its loop); when there is none, its attempts are dropped (`loop_unknown`).
+ * - Books, in lines: every line the source accepts (a line of an attempt, or a refused one) is received; it is then
+ *   analyzed (part of an attempt handed on) or dropped with a reason. Other lines are ignored, counted by why.
  */
+import type { OperatorLoop } from '../operator-loop.js';
+import { buildEra } from '../operator-loop.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import type { ErrorMapper } from '../error-mapping.js';
-import type { AttemptRecord, RecordSink, RejectReason } from '../records.js';
-import { AttemptBuilder, type Interpretation, type UnmappedWhy } from '../attempt-builder.js';
+import { AttemptBuilder, readingNotes, type BuiltAttempt, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
+import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
-import { ZapLineClassifier, type EndLine, type IgnoredWhy, type LogPatterns } from './zap-line.js';
+import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './zap-line.js';
 
 export type ObservedLoop = LoopKind | 'auto';
 
 export interface AssemblerOptions {
   readonly model: ReconcileModel;
-  readonly mapper: ErrorMapper;
   readonly patterns: LogPatterns;
   readonly loop: ObservedLoop;
-  /** auto: the loop assumed when no line has told (a fleet with no errors looks the same under both). */
-  readonly autoFallback: LoopKind;
-  /** auto: attempts held while undecided before the fallback is taken. */
+  /** auto: attempts held while their run's loop is unproven; past this the oldest run's are dropped as `loop_unknown`. */
   readonly maxUndecided: number;
   readonly samplingThreshold: number;
   /** Attempts held for correlation and sampling judgement; beyond this the oldest is handed on early. */
   readonly maxPending: number;
   /** Distinct unmapped messages kept for the report. */
   readonly unmappedSampleSize: number;
+  /** auto: what the operator Deployment says, when the source can read it; used for runs whose lines prove nothing. */
+  readonly operatorLoop?: () => OperatorLoop;
 }
+
+/** Proofs one loop must lead the other by before a run's loop is decided while the run goes on. */
+const PROOF_MARGIN = 2;
+/** Stream seconds an attempt is held after its last line. */
+const HOLD_SECONDS = 2;
+/** Stream seconds an attempt without an end line waits for one. */
+const MAX_ATTEMPT_SECONDS = 120;
+/** reconcileIDs of handed-on attempts remembered, to recognise a late line. */
+const RECENT_IDS = 10_000;
 
 export interface UnmappedSampleEntry {
   readonly message: string;
@@ -55,39 +76,67 @@ export interface UnmappedSample {
   readonly truncated: boolean;
 }
 
+export type LogDropReason = Extract<RejectReason, 'invalid_json' | 'invalid_record' | 'line_too_long' | 'loop_unknown' | 'late_line'>;
+
 export interface LogSourceStats {
+  /** Every line read. */
   lines: number;
-  ignored: Record<IgnoredWhy, number>;
-  endLines: { success: number; completedWithErrors: number; reconcilerError: number };
-  rejected: number;
+  /** Lines accepted: an attempt's lines, and refused lines (`received = analyzed + dropped` once nothing is held). */
+  received: number;
+  analyzed: number;
+  dropped: Record<LogDropReason, number>;
+  /** Lines not meant for this source; `run` lines are read for where the operator restarted and its version. */
+  ignored: Record<IgnoredWhy | 'run', number>;
   attempts: number;
-  /** Attempts in a second where lines may have been sampled away (origin.sampled). */
-  sampledAttempts: number;
+  notes: Record<SourceNote, number>;
+  /** Error messages no reading placed on one operation. */
   unmappedErrors: number;
-  /** The loop the last attempt was read under; undefined while auto is undecided. */
-  observedLoop: LoopKind | undefined;
-  loopDecidedBy: 'config' | 'evidence' | 'fallback' | undefined;
-  /** auto: times the evidence switched the loop (e.g. the operator restarted with HYPERSHIFT_RECONCILE_LEGACY). */
-  loopSwitches: number;
-  /** Fixed loop: attempts whose lines say the other loop wrote them (check the configuration). */
-  contradictingEvidence: number;
   sampledSeconds: number;
+  /** Operator runs seen (controller starts); 1 for a log without any. */
+  runs: number;
+  /** The loop of the latest attempts; undefined while nothing proved one. */
+  observedLoop: LoopKind | undefined;
+  loopDecidedBy: LoopKnowledge['decidedBy'];
 }
 
+interface Run {
+  /** The run's loop, once decided. */
+  loop?: LoopKind;
+  /** Attempts of the run that prove each loop. */
+  readonly proofs: Record<LoopKind, number>;
+  /** Attempts judged but waiting for the run's loop. */
+  readonly held: Judged[];
+  attempts: number;
+  /** Attempts still being assembled. */
+  assembling: number;
+  /** A later run started: once nothing of this one is assembling, it is settled. */
+  ended: boolean;
+}
+
+const newRun = (): Run => ({ proofs: { sequential: 0, phased: 0 }, held: [], attempts: 0, assembling: 0, ended: false });
+
 interface Pending {
-  readonly first: EndLine;
-  readonly second: number;
+  readonly correlation: string;
+  readonly reconcileID?: string;
+  readonly first: AttemptLine;
+  readonly run: Run;
+  readonly firstSecond: number;
+  lastSecond: number;
+  readonly wheres: string[];
   success: boolean;
   summary?: string;
   summaryWhere?: string;
   error?: string;
-  errorCauses?: readonly string[];
+  causes?: readonly string[];
   errorWhere?: string;
+  readonly progress: ProgressText[];
+  /** An end line came (success, Reconciler error, summary, or a silent stop). */
+  ended: boolean;
 }
 
-interface Closed {
+interface Judged {
   readonly pending: Pending;
-  readonly interpretation: Interpretation;
+  readonly built: Readonly<Record<LoopKind, BuiltAttempt>>;
   readonly sampled: boolean;
 }
 
@@ -96,11 +145,16 @@ export class AttemptAssembler {
   private readonly classifier: ZapLineClassifier;
   private readonly builder: AttemptBuilder;
   private readonly sampler: SamplingDetector;
-  /** Attempts not yet handed on, in the order of their first line. */
+  /** Attempts not yet judged, in the order of their first line. */
   private readonly queue: Pending[] = [];
-  /** Attempts with a summary line still waiting for their `Reconciler error`, by correlation id. */
-  private readonly awaitingError = new Map<string, Pending>();
-  private readonly undecided: Closed[] = [];
+  private readonly open = new Map<string, Pending>();
+  private readonly recentIds = new Set<string>();
+  /** Runs with attempts held for their loop, oldest first. */
+  private readonly waiting: Run[] = [];
+  private held = 0;
+  private run: Run = newRun();
+  /** The loop of the latest decided run, for a run after a restart that proves nothing. */
+  private lastRunLoop: LoopKind | undefined;
   private readonly unmapped = new Map<string, UnmappedSampleEntry>();
   private unmappedTruncated = false;
   private streamSecond = -Infinity;
@@ -109,63 +163,75 @@ export class AttemptAssembler {
     private readonly options: AssemblerOptions,
     private readonly sink: RecordSink,
   ) {
-    this.classifier = new ZapLineClassifier(options.patterns, options.model.controller);
-    this.builder = new AttemptBuilder(options.model, options.mapper);
+    const known = new Set(options.model.operations.map((o) => o.name));
+    const progress = options.patterns.progress.filter((p) => known.has(p.op));
+    this.classifier = new ZapLineClassifier({ ...options.patterns, progress }, options.model.controller);
+    this.builder = new AttemptBuilder(options.model, {
+      nonOperationErrors: options.patterns.nonOperationErrors,
+      loggedContinues: new Set(progress.filter((p) => p.outcome === 'error').map((p) => p.op)),
+    });
     this.sampler = new SamplingDetector(options.samplingThreshold);
     this.stats = {
       lines: 0,
-      ignored: { not_json: 0, other_message: 0, other_controller: 0 },
-      endLines: { success: 0, completedWithErrors: 0, reconcilerError: 0 },
-      rejected: 0,
+      received: 0,
+      analyzed: 0,
+      dropped: { invalid_json: 0, invalid_record: 0, line_too_long: 0, loop_unknown: 0, late_line: 0 },
+      ignored: { not_json: 0, other_message: 0, other_controller: 0, run: 0 },
       attempts: 0,
-      sampledAttempts: 0,
+      notes: Object.fromEntries(SOURCE_NOTES.map((n) => [n, 0])) as Record<SourceNote, number>,
       unmappedErrors: 0,
-      observedLoop: options.loop === 'auto' ? undefined : options.loop,
-      loopDecidedBy: options.loop === 'auto' ? undefined : 'config',
-      loopSwitches: 0,
-      contradictingEvidence: 0,
       sampledSeconds: 0,
+      runs: 1,
+      observedLoop: options.loop === 'auto' ? undefined : options.loop,
+      loopDecidedBy: options.loop === 'auto' ? 'unknown' : 'config',
     };
   }
 
-  /** One complete line of the log; `where` names it in rejections (`file:line`). */
+  /** One complete line of the log; `where` names it (`file:line`). */
   line(text: string, where: string): void {
     this.stats.lines++;
     const c = this.classifier.classify(text, where);
     if (c.kind === 'ignored') this.stats.ignored[c.why]++;
-    else this.sink.received?.('logs', 1);
-    if (c.kind === 'rejected') this.refuse(c.reason, where, c.message);
-    if (c.sighting) this.sampler.see(c.sighting);
-    if (c.kind === 'end') this.accept(c.line);
+    else if (c.kind === 'run') {
+      this.stats.ignored.run++;
+      this.startRun(c.line);
+    } else {
+      this.accept();
+      if (c.kind === 'rejected') this.drop(c.reason as LogDropReason, where, c.message);
+    }
+    if ((c.kind === 'attempt' || c.kind === 'rejected' || c.kind === 'ignored') && c.sighting) this.sampler.see(c.sighting);
+    if (c.kind === 'attempt') this.add(c.line, c.second);
     if (c.second !== undefined && c.second > this.streamSecond) {
       this.streamSecond = c.second;
-      this.closeThrough(c.second - 2);
+      this.closeThrough(c.second);
     }
-    // Overload: the oldest attempt goes before its second can be judged for sampling.
-    if (this.queue.length > this.options.maxPending) this.handOn(1);
+    // Overload: the oldest attempt goes before its seconds can be judged for sampling.
+    if (this.queue.length > this.options.maxPending) this.judge(this.queue.shift()!);
   }
 
   /** A line the splitter refused as longer than the limit. */
   tooLong(where: string, bytes: number, limit: number): void {
     this.stats.lines++;
-    this.sink.received?.('logs', 1);
-    this.refuse('line_too_long', where, `line of ${bytes} bytes exceeds the limit of ${limit} bytes`);
+    this.accept();
+    this.drop('line_too_long', where, `line of ${bytes} bytes exceeds the limit of ${limit} bytes`);
   }
 
-  /** The input went quiet: nothing more is coming for the seconds seen, so every held attempt is handed on. */
+  /** The input went quiet: nothing more is coming for the seconds seen, so every held attempt is judged. */
   flushQuiet(): void {
     this.sampler.closeAll();
-    this.handOn(this.queue.length);
+    this.stats.sampledSeconds = this.sampler.sampledSeconds;
+    for (const p of this.queue.splice(0)) this.judge(p);
   }
 
-  /** The input ended: hand on everything; auto attempts still undecided take the fallback loop. */
+  /** The input ended: every attempt is judged, and each run still waiting takes its leading loop or drops its attempts. */
   end(): void {
     this.flushQuiet();
-    if (this.undecided.length > 0) this.decide(this.options.autoFallback, 'fallback');
+    for (const run of this.waiting.splice(0)) this.settle(run);
   }
 
+  /** Attempts not yet handed on (being assembled, or waiting for their run's loop). */
   get pendingAttempts(): number {
-    return this.queue.length + this.undecided.length;
+    return this.queue.length + this.held;
   }
 
   sampledPeriods(): SampledPeriod[] {
@@ -176,86 +242,223 @@ export class AttemptAssembler {
     return { total: this.stats.unmappedErrors, distinct: [...this.unmapped.values()].map((e) => ({ ...e })), truncated: this.unmappedTruncated };
   }
 
-  private accept(line: EndLine): void {
-    const second = Math.floor(line.timeMs / 1000);
-    this.stats.endLines[line.kind]++;
-    if (line.kind === 'success') {
-      this.queue.push({ first: line, second, success: true });
-    } else if (line.kind === 'completedWithErrors') {
-      const p: Pending = { first: line, second, success: false, summary: line.text ?? '', summaryWhere: line.where };
+  /** What the source knows about the loop, as a sentence for the start line and the report. */
+  loopKnowledge(): LoopKnowledge {
+    const configured = this.options.loop;
+    const current = this.stats.observedLoop ?? null;
+    if (configured !== 'auto') return { configured, current, decidedBy: 'config', statement: `configured: the ${configured} loop` };
+    const deployment = this.options.operatorLoop?.();
+    const parts = [
+      deployment ? deployment.statement : 'the operator Deployment is not read',
+      current ? `the lines last proved the ${current} loop` : 'no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
+    ];
+    return { configured, current, decidedBy: this.stats.loopDecidedBy, statement: parts.join('; ') };
+  }
+
+  /** The source's books and reservations for the report. */
+  inputReport(): SourceInputReport {
+    const s = this.stats;
+    const periods = this.sampledPeriods();
+    return {
+      source: 'logs',
+      unit: 'lines',
+      received: s.received,
+      analyzed: s.analyzed,
+      dropped: { ...s.dropped },
+      ignored: { ...s.ignored },
+      attempts: s.attempts,
+      notes: { ...s.notes },
+      loop: this.loopKnowledge(),
+      sampledPeriods: periods,
+      unmappedSample: this.unmappedSample(),
+      caveats: [
+        'Counts from logs are lower bounds in sampled periods: the operator logger writes the first 100 lines of a message per second, then every 100th, and dropped lines leave no trace.',
+        'A silent stop that logs nothing, and an operation whose error the loop goes on after without logging it, are not seen.',
+        ...(periods.length > 0 ? [`${periods.length} sampled period(s) found; ${s.notes.sampled} attempt(s) in them.`] : []),
+      ],
+    };
+  }
+
+  private accept(): void {
+    this.stats.received++;
+    this.sink.received?.('logs', 1);
+  }
+
+  private startRun(line: RunLine): void {
+    const era = line.kind === 'version' && line.version !== undefined ? buildEra(line.version) : undefined;
+    // The version line comes before the controller's start: both open the same run.
+    if (this.run.attempts > 0) {
+      // Once its attempts are judged, nothing more can prove the old run's loop.
+      const old = this.run;
+      old.ended = true;
+      this.settleIfOver(old);
+      this.run = newRun();
+      this.stats.runs++;
+    }
+    // A build from before the merge has only the sequential loop.
+    if (era === 'before-merge' && this.options.loop === 'auto') this.run.loop = this.lastRunLoop = 'sequential';
+  }
+
+  private add(line: AttemptLine, second: number): void {
+    if (line.reconcileID !== undefined && this.recentIds.has(line.reconcileID) && !this.open.has(line.correlation)) {
+      this.drop('late_line', line.where, `a line of attempt ${line.reconcileID} after the attempt was handed on`);
+      return;
+    }
+    let p = this.open.get(line.correlation);
+    if (p && line.reconcileID === undefined && opensAnother(p, line)) {
+      this.open.delete(line.correlation);
+      p = undefined;
+    }
+    if (!p) {
+      p = { correlation: line.correlation, ...(line.reconcileID === undefined ? {} : { reconcileID: line.reconcileID }), first: line, run: this.run, firstSecond: second, lastSecond: second, wheres: [], success: false, progress: [], ended: false };
+      this.run.attempts++;
+      this.run.assembling++;
+      this.open.set(line.correlation, p);
       this.queue.push(p);
-      this.awaitingError.set(line.correlation, p);
-    } else {
-      const partner = this.awaitingError.get(line.correlation);
-      if (partner) {
-        this.awaitingError.delete(line.correlation);
-        partner.error = line.text;
-        partner.errorCauses = line.causes;
-        partner.errorWhere = line.where;
-      } else {
-        this.queue.push({ first: line, second, success: false, error: line.text, errorCauses: line.causes, errorWhere: line.where });
+    }
+    p.wheres.push(line.where);
+    p.lastSecond = Math.max(p.lastSecond, second);
+    switch (line.kind) {
+      case 'success':
+        p.success = true;
+        p.ended = true;
+        break;
+      case 'summary':
+        p.summary = line.text ?? '';
+        p.summaryWhere = line.where;
+        p.ended = true;
+        break;
+      case 'error':
+        p.error = line.text;
+        p.causes = line.causes;
+        p.errorWhere = line.where;
+        p.ended = true;
+        break;
+      case 'progress': {
+        const progress = line.progress!;
+        p.progress.push(line.text === undefined ? { op: progress.op, outcome: progress.outcome } : { op: progress.op, outcome: progress.outcome, error: line.text });
+        if (progress.outcome === 'stop') p.ended = true;
+        break;
       }
+      case 'warning':
+        break;
     }
   }
 
   private closeThrough(second: number): void {
-    this.sampler.closeThrough(second);
-    let n = 0;
-    while (n < this.queue.length && this.queue[n]!.second <= second) n++;
-    this.handOn(n);
-  }
-
-  /** Hands on the first `n` queued attempts. */
-  private handOn(n: number): void {
-    for (const p of this.queue.splice(0, n)) {
-      // Handed on without its Reconciler error: a late one starts an attempt of its own (the correlation key may
-      // already belong to a newer attempt of the same object when there is no reconcileID).
-      if (this.awaitingError.get(p.first.correlation) === p) this.awaitingError.delete(p.first.correlation);
-      const sampled = this.sampler.isSampled(p.second);
-      const interpretation = this.builder.interpret({ success: p.success, summary: p.summary, error: p.error, errorCauses: p.errorCauses });
-      this.route({ pending: p, interpretation, sampled });
-    }
+    this.sampler.closeThrough(second - HOLD_SECONDS);
     this.stats.sampledSeconds = this.sampler.sampledSeconds;
+    while (this.queue.length > 0) {
+      const p = this.queue[0]!;
+      const due = p.ended ? p.lastSecond + HOLD_SECONDS <= second : p.firstSecond + MAX_ATTEMPT_SECONDS <= second;
+      if (!due) break;
+      this.judge(this.queue.shift()!);
+    }
+    // the seconds before the oldest attempt still assembling are judged for good
+    this.sampler.forgetBefore(this.queue[0]?.firstSecond ?? second - HOLD_SECONDS);
   }
 
-  private route(c: Closed): void {
-    const evidence = this.builder.loopEvidence(c.interpretation, c.sampled);
-    if (this.options.loop !== 'auto') {
-      if (evidence !== undefined && evidence !== this.options.loop) this.stats.contradictingEvidence++;
-      this.emit(c, this.options.loop);
-      return;
-    }
-    if (evidence !== undefined) {
-      if (this.stats.observedLoop !== undefined && evidence !== this.stats.observedLoop) this.stats.loopSwitches++;
-      this.undecided.push(c);
-      this.decide(evidence, 'evidence');
-      return;
-    }
-    if (this.stats.observedLoop !== undefined) {
-      this.emit(c, this.stats.observedLoop);
-      return;
-    }
-    this.undecided.push(c);
-    if (this.undecided.length > this.options.maxUndecided) this.decide(this.options.autoFallback, 'fallback');
+  /** Reads an attempt under both loops, then hands it on under the loop its run has, or holds it for that loop. */
+  private judge(p: Pending): void {
+    this.read(p);
+    p.run.assembling--;
+    this.settleIfOver(p.run);
   }
 
-  private decide(loop: LoopKind, by: 'evidence' | 'fallback'): void {
-    this.stats.observedLoop = loop;
-    this.stats.loopDecidedBy = by;
-    for (const c of this.undecided.splice(0)) this.emit(c, loop);
+  /** A run that has ended and has nothing assembling can wait no longer. */
+  private settleIfOver(run: Run): void {
+    if (!run.ended || run.assembling > 0) return;
+    const at = this.waiting.indexOf(run);
+    if (at >= 0) this.settle(this.waiting.splice(at, 1)[0]!);
   }
 
-  private emit(c: Closed, loop: LoopKind): void {
-    const { pending: p, interpretation, sampled } = c;
-    const built = this.builder.build(loop, interpretation);
-    const errorWhere = p.errorWhere ?? p.first.where;
-    for (const u of built.unmapped) {
+  private read(p: Pending): void {
+    if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
+    if (p.reconcileID !== undefined) this.remember(p.reconcileID);
+    let sampled = false;
+    for (let s = p.firstSecond; s <= p.lastSecond && !sampled; s++) sampled = this.sampler.isSampled(s);
+    const { both } = this.builder.read({
+      success: p.success,
+      ...(p.summary === undefined ? {} : { summary: p.summary }),
+      ...(p.error === undefined ? {} : { error: p.error }),
+      ...(p.causes ? { errorCauses: p.causes } : {}),
+      progress: p.progress,
+      incomplete: sampled,
+    });
+    const judged: Judged = { pending: p, built: both, sampled };
+    const configured = this.options.loop;
+    if (configured !== 'auto') {
+      this.emit(judged, configured, []);
+      return;
+    }
+    const run = p.run;
+    const proof = provenLoop(judged);
+    if (proof !== undefined) run.proofs[proof]++;
+    if (run.loop === undefined) {
+      const lead = leader(run);
+      if (lead !== undefined && Math.abs(run.proofs.sequential - run.proofs.phased) >= PROOF_MARGIN) this.decide(run, lead);
+    } else if (proof !== undefined && proof !== run.loop && run.proofs[proof] > run.proofs[run.loop]) {
+      run.loop = proof;
+    }
+    if (run.loop !== undefined) {
+      this.emit(judged, run.loop, proof === undefined ? ['loop_inherited'] : []);
+      return;
+    }
+    const deployment = this.options.operatorLoop?.().loop;
+    if (deployment !== undefined) {
+      this.emit(judged, deployment, ['loop_from_deployment']);
+      return;
+    }
+    if (run.held.length === 0) this.waiting.push(run);
+    run.held.push(judged);
+    this.held++;
+    while (this.held > this.options.maxUndecided && this.waiting.length > 0) this.settle(this.waiting.shift()!);
+  }
+
+  /** The run's loop is decided: its held attempts are handed on under it. */
+  private decide(run: Run, loop: LoopKind, note: SourceNote = 'loop_inherited'): void {
+    run.loop = loop;
+    this.lastRunLoop = loop;
+    const at = this.waiting.indexOf(run);
+    if (at >= 0) this.waiting.splice(at, 1);
+    for (const j of run.held.splice(0)) {
+      this.held--;
+      this.emit(j, loop, provenLoop(j) === undefined || note !== 'loop_inherited' ? [note] : []);
+    }
+  }
+
+  /**
+   * A run that can wait no longer (it ended, or the hold limit): it takes the loop more of its attempts proved, else
+   * the previous run's; when there is none, its held attempts' lines are dropped, never read under an assumed loop.
+   */
+  private settle(run: Run): void {
+    const lead = leader(run);
+    if (lead !== undefined) {
+      this.decide(run, lead);
+      return;
+    }
+    if (this.lastRunLoop !== undefined) {
+      this.decide(run, this.lastRunLoop, 'loop_from_previous_run');
+      return;
+    }
+    for (const j of run.held.splice(0)) {
+      this.held--;
+      for (const where of j.pending.wheres) this.drop('loop_unknown', where, `attempt ${j.pending.reconcileID ?? j.pending.first.object}: no line of its operator run proved which loop wrote it, no loop is configured, and the operator Deployment does not say`);
+    }
+  }
+
+  private emit(j: Judged, loop: LoopKind, notes: SourceNote[]): void {
+    const { pending: p, built, sampled } = j;
+    const read = built[loop];
+    const other = built[loop === 'sequential' ? 'phased' : 'sequential'];
+    if (!read.consistent && other.consistent) notes.push('loop_contradicted');
+    notes.push(...readingNotes(read));
+    if (sampled) notes.push('sampled');
+    for (const n of new Set(notes)) this.stats.notes[n]++;
+    const where = p.errorWhere ?? p.first.where;
+    for (const u of read.unmapped) {
       this.stats.unmappedErrors++;
-      this.keepUnmapped({ message: u.message, why: u.why, detail: u.detail, where: errorWhere, time: p.first.time, object: p.first.object, count: 1 });
-      this.refuse('unmapped_error', errorWhere, `${u.detail}: ${JSON.stringify(u.message)}`);
-    }
-    for (const n of built.unknownNames) {
-      this.refuse('unknown_operation', p.summaryWhere ?? errorWhere, `${n.list}: ${JSON.stringify(n.name)} is neither a group nor an operation of model ${this.options.model.name}`);
+      this.keepUnmapped({ message: u.message, why: u.why, detail: u.detail, where, time: p.first.time, object: p.first.object, count: 1 });
     }
     const record: AttemptRecord = {
       time: p.first.time,
@@ -263,12 +466,19 @@ export class AttemptAssembler {
       controller: p.first.controller,
       object: p.first.object,
       model: loop,
-      operations: built.operations,
-      origin: sampled ? { source: 'logs', sampled: true } : { source: 'logs' },
+      operations: read.operations,
+      origin: { source: 'logs', ...(p.reconcileID === undefined ? {} : { reconcileID: p.reconcileID }), where: p.first.where, ...(sampled ? { sampled: true } : {}) },
     };
     this.stats.attempts++;
-    if (sampled) this.stats.sampledAttempts++;
+    this.stats.analyzed += p.wheres.length;
+    this.stats.observedLoop = loop;
+    if (this.options.loop === 'auto') this.stats.loopDecidedBy = notes.includes('loop_from_deployment') ? 'deployment' : 'input';
     this.sink.attempt(record);
+  }
+
+  private remember(id: string): void {
+    this.recentIds.add(id);
+    if (this.recentIds.size > RECENT_IDS) this.recentIds.delete(this.recentIds.values().next().value as string);
   }
 
   private keepUnmapped(entry: UnmappedSampleEntry): void {
@@ -278,8 +488,28 @@ export class AttemptAssembler {
     else this.unmappedTruncated = true;
   }
 
-  private refuse(reason: RejectReason, where: string, message: string): void {
-    this.stats.rejected++;
+  private drop(reason: LogDropReason, where: string, message: string): void {
+    this.stats.dropped[reason]++;
     this.sink.reject({ source: 'logs', reason, where, message });
   }
+}
+
+/** The loop more of the run's attempts proved; undefined on a tie. */
+function leader(run: Run): LoopKind | undefined {
+  const { sequential, phased } = run.proofs;
+  return sequential === phased ? undefined : sequential > phased ? 'sequential' : 'phased';
+}
+
+/** The loop only one of whose readings fits the attempt's lines; undefined when both (or neither) fit. */
+function provenLoop(j: Judged): LoopKind | undefined {
+  const { sequential, phased } = j.built;
+  if (sequential.consistent === phased.consistent) return undefined;
+  return sequential.consistent ? 'sequential' : 'phased';
+}
+
+/** Without a reconcileID: a line that opens an attempt, after the open one has ended, starts the next one. */
+function opensAnother(p: Pending, line: AttemptLine): boolean {
+  if (!p.ended) return false;
+  if (line.kind === 'error') return p.error !== undefined;
+  return line.kind === 'success' || line.kind === 'summary' || line.kind === 'progress';
 }

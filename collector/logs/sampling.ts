@@ -13,8 +13,6 @@ import type { MessageSighting } from './zap-line.js';
 
 export const DEFAULT_SAMPLING_THRESHOLD = 100;
 export const MAX_SAMPLED_PERIODS = 1000;
-/** Flags older than this (relative to the last closed second) are forgotten; attempts are emitted well before. */
-const FLAG_MEMORY_SECONDS = 600;
 
 /** A stretch of seconds in which lines may be missing; log-derived counts there are lower bounds. */
 export interface SampledPeriod {
@@ -65,7 +63,11 @@ export class SamplingDetector {
       this.counts.delete(s);
     }
     if (second > this.closedThrough) this.closedThrough = second;
-    for (const s of this.flagged) if (s < this.closedThrough - FLAG_MEMORY_SECONDS) this.flagged.delete(s);
+  }
+
+  /** Forgets the flags of seconds before `second`: the caller has judged every attempt of them. */
+  forgetBefore(second: number): void {
+    for (const s of this.flagged) if (s < second) this.flagged.delete(s);
   }
 
   /** Judges everything seen, as at the end of the input. */

@@ -6,10 +6,10 @@
  */
 import type { Readable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { ErrorMapper } from '../error-mapping.js';
+import type { ReconcileModel } from '../../model/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
-import type { RecordSink, Source, SourceKind } from '../records.js';
+import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
+import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
 import { AttemptAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
 import { unwrapCriFrames } from './cri.js';
 import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './file-follower.js';
@@ -17,7 +17,8 @@ import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Time
 import { DEFAULT_SAMPLING_THRESHOLD, type SampledPeriod } from './sampling.js';
 import { resolvePatterns, type LogPatternsInput } from './zap-line.js';
 
-export type LogInput = { readonly file: string } | { readonly stdin: true } | { readonly pod: PodRef };
+/** A file followed across rotation, stdin, a stream read once (`name` names its lines), or the operator pod's log. */
+export type LogInput = { readonly file: string } | { readonly stdin: true } | { readonly stream: Readable; readonly name: string } | { readonly pod: PodRef };
 
 /** Runs `tick` every `ms` until the returned function is called (injectable so tests tick by hand). */
 export type Scheduler = (ms: number, tick: () => void) => () => void;
@@ -30,11 +31,15 @@ export const SYSTEM_SCHEDULER: Scheduler = (ms, tick) => {
 export interface OperatorLogSourceOptions {
   readonly input: LogInput;
   readonly model: ReconcileModel;
-  /** Which loop wrote the log: `sequential`, `phased`, or `auto` (decided from the lines). Default `auto`. */
+  /** Which loop wrote the log: `sequential`, `phased`, or `auto` (proven by the lines, per operator run). Default `auto`. */
   readonly loop?: ObservedLoop;
-  /** auto: the loop assumed while no line has told. Default `phased` (HyperShift main runs it unless HYPERSHIFT_RECONCILE_LEGACY=1). */
-  readonly autoFallback?: LoopKind;
-  /** auto: attempts held while undecided before the fallback is taken. Default 10000. */
+  /** auto: the operator Deployment to read the loop from (its switch and build version); used until the lines prove one. */
+  readonly operatorDeployment?: DeploymentRef;
+  /** auto: how long start() waits for the Deployment to be read. Default 10000 ms. */
+  readonly loopDetectTimeoutMs?: number;
+  /** Once started: what the source knows about the operator's loop (to be said once). */
+  readonly onStarted?: (loop: LoopKnowledge) => void;
+  /** auto: attempts held while their run's loop is unproven; past this the oldest run's are dropped (`loop_unknown`). Default 10000. */
   readonly maxUndecided?: number;
   /** The operator's messages and field names. Default HyperShift's (HYPERSHIFT_LOG_PATTERNS). */
   readonly patterns?: LogPatternsInput;
@@ -69,6 +74,8 @@ export interface OperatorLogSourceOptions {
   };
   /** The stream read for `{stdin: true}`. Default process.stdin. */
   readonly stdin?: Readable;
+  /** Stream and stdin inputs: awaited after each chunk, so a writer downstream can drain (backpressure). */
+  readonly afterChunk?: () => Promise<void> | void;
   readonly clock?: () => number;
   readonly scheduler?: Scheduler;
   readonly timers?: Timers;
@@ -76,7 +83,7 @@ export interface OperatorLogSourceOptions {
 
 export const LOG_SOURCE_DEFAULTS = {
   loop: 'auto',
-  autoFallback: 'phased',
+  loopDetectTimeoutMs: 10_000,
   maxUndecided: 10_000,
   maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   samplingThreshold: DEFAULT_SAMPLING_THRESHOLD,
@@ -104,6 +111,7 @@ export class OperatorLogSource implements Source {
   readonly ended: Promise<void>;
   readonly inputStats: InputStats = { errors: 0, lastError: undefined, rotations: { renamed: 0, truncated: 0 }, pod: undefined };
   private readonly assembler: AttemptAssembler;
+  private readonly loopWatch: OperatorLoopWatch | undefined;
   private readonly consumer: LineConsumer;
   private readonly clock: () => number;
   private readonly maxLineBytes: number;
@@ -123,13 +131,17 @@ export class OperatorLogSource implements Source {
     this.clock = options.clock ?? Date.now;
     this.lastLineAt = this.clock();
     this.maxLineBytes = options.maxLineBytes ?? d.maxLineBytes;
+    const loop = options.loop ?? d.loop;
+    if (loop === 'auto' && options.operatorDeployment) {
+      this.loopWatch = new OperatorLoopWatch({ kubeConfig: options.pod?.kubeConfig ?? defaultKubeConfig(), deployment: options.operatorDeployment });
+    }
+    const watch = this.loopWatch;
     this.assembler = new AttemptAssembler(
       {
         model: options.model,
-        mapper: new ErrorMapper(options.model),
         patterns: resolvePatterns(options.patterns),
-        loop: options.loop ?? d.loop,
-        autoFallback: options.autoFallback ?? d.autoFallback,
+        loop,
+        ...(watch ? { operatorLoop: () => watch.current } : {}),
         maxUndecided: options.maxUndecided ?? d.maxUndecided,
         samplingThreshold: options.samplingThreshold ?? d.samplingThreshold,
         maxPending: options.maxPending ?? d.maxPending,
@@ -145,11 +157,14 @@ export class OperatorLogSource implements Source {
       tooLong: (where, bytes) => this.assembler.tooLong(where, bytes, this.maxLineBytes),
     };
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
+    sink.inputReport?.('logs', () => this.inputReport());
   }
 
   async start(): Promise<void> {
     const o = this.options;
     const d = LOG_SOURCE_DEFAULTS;
+    await this.loopWatch?.startWithin(o.loopDetectTimeoutMs ?? d.loopDetectTimeoutMs, o.timers ?? SYSTEM_TIMERS);
+    o.onStarted?.(this.loopKnowledge());
     const onError = (e: Error): void => {
       this.inputStats.errors++;
       this.inputStats.lastError = e.message;
@@ -186,7 +201,8 @@ export class OperatorLogSource implements Source {
       this.inputStats.pod = this.pod.stats;
       await this.pod.start();
     } else {
-      void this.readStream(o.stdin ?? process.stdin)
+      const [stream, name] = 'stream' in o.input ? [o.input.stream, o.input.name] : [o.stdin ?? process.stdin, '-'];
+      void this.readStream(stream, name)
         .catch(onError)
         .finally(() => this.finish());
     }
@@ -203,13 +219,14 @@ export class OperatorLogSource implements Source {
     if (this.clock() - this.lastLineAt >= (this.options.quietFlushMs ?? LOG_SOURCE_DEFAULTS.quietFlushMs)) this.assembler.flushQuiet();
   }
 
-  /** Stops reading and hands on every attempt still held (undecided auto attempts take the fallback loop). */
+  /** Stops reading and hands on every attempt still held (those of a run whose loop is unproven are dropped). */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.cancelTimer?.();
     await this.file?.close();
     this.pod?.close();
+    await this.loopWatch?.stop();
     this.finish();
   }
 
@@ -230,9 +247,19 @@ export class OperatorLogSource implements Source {
     return this.assembler.sampledPeriods();
   }
 
-  /** Error messages that mapped to no operation, for the report. */
+  /** Error messages no reading placed on one operation, for the report. */
   unmappedSample(): UnmappedSample {
     return this.assembler.unmappedSample();
+  }
+
+  /** What the source knows about the operator's loop, and from where (said once at start, and in the report). */
+  loopKnowledge(): LoopKnowledge {
+    return this.assembler.loopKnowledge();
+  }
+
+  /** The books (in lines), the reservations, the sampled periods and the unmapped sample, for the report. */
+  inputReport(): SourceInputReport {
+    return this.assembler.inputReport();
   }
 
   /** File input: where a restarted source can resume (`file.resumeFrom`). */
@@ -240,18 +267,19 @@ export class OperatorLogSource implements Source {
     return this.file?.position();
   }
 
-  private async readStream(stream: Readable): Promise<void> {
+  private async readStream(stream: Readable, name: string): Promise<void> {
     const consumer = unwrapCriFrames(this.consumer, this.maxLineBytes);
     const splitter = new LineSplitter(
       {
-        line: (text, lineNo) => consumer.line(text, `-:${lineNo}`),
-        tooLong: (lineNo, bytes) => consumer.tooLong(`-:${lineNo}`, bytes),
+        line: (text, lineNo) => consumer.line(text, `${name}:${lineNo}`),
+        tooLong: (lineNo, bytes) => consumer.tooLong(`${name}:${lineNo}`, bytes),
       },
       this.maxLineBytes,
     );
     for await (const chunk of stream) {
       if (this.stopped) return;
       splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      await this.options.afterChunk?.();
     }
     splitter.end();
   }

@@ -1,22 +1,49 @@
 /**
  * One line of a controller-runtime operator log (zap's production JSON encoder), classified:
- *   - an end line the model recognises (it ends a reconcile attempt): parsed into an EndLine;
+ *   - a line of one reconcile attempt (it carries the attempt's reconcileID): an end line (`successfully reconciled`,
+ *     the phased summary, `Reconciler error`), controller-runtime's requeue warning, or a progress line that reports
+ *     one operation's outcome while the attempt runs (a silent stop, an error the loop went on after);
+ *   - a run line: the controller (re)started, or the operator's own version line (what its build says about the loop);
  *   - a recognised message that is malformed (a required field is missing or wrong): rejected, naming the field;
  *   - anything else (plain text, other messages, other controllers): ignored, never an error.
- * Which messages end an attempt, and which fields carry what, is configuration (LogPatterns), so another operator's
- * log can be described; the defaults are HyperShift's HostedCluster controller (reference section 6).
+ * Which messages mean what, and which fields carry what, is configuration (LogPatterns), so another operator's log
+ * can be described; the defaults are HyperShift's HostedCluster controller (reference section 6), each message read
+ * in the upstream code at the merge (51c7ac6da5ae) and at HEAD (3ee9615567ac).
  */
 import type { RejectReason } from '../records.js';
+import { HYPERSHIFT_OPERATOR } from '../operator-loop.js';
 import { redactText } from './redact.js';
+
+/** A message that reports one operation's outcome in the middle of an attempt. */
+export interface ProgressPattern {
+  readonly message: string;
+  /** The operation it reports on (a progress line of an operation the model lacks is ignored). */
+  readonly op: string;
+  /**
+   * `stop`: the operation stopped the attempt without an error (a silent stop; in a report group, the group).
+   * `error`: the operation failed and the loop went on (whether it does is the model's `onError`, per loop); the
+   * line's `error` field is the error. Such a line is taken to be written for every such error of the operation.
+   */
+  readonly outcome: 'stop' | 'error';
+}
 
 /** The messages and field names of one operator's log. */
 export interface LogPatterns {
   /** The reconciler's own line at the end of a clean attempt (both loops). */
   readonly successMessage: string;
-  /** The phased loop's end line when errors were collected; carries `fields.summary`. */
+  /** The phased loop's end line after a critical failure; carries `fields.summary`. */
   readonly completedWithErrorsMessage: string;
   /** controller-runtime's line for a returned error; carries `fields.error`. */
   readonly reconcilerErrorMessage: string;
+  /** controller-runtime's warning that a result came with an error (a message prefix): a line of the attempt. */
+  readonly requeueWarningPrefix: string;
+  readonly progress: readonly ProgressPattern[];
+  /** controller-runtime's line when the controller (re)starts: the operator may have restarted with the other loop. */
+  readonly controllerStartMessage: string;
+  /** The operator's start line with its build version (`fields.version`), which may say which loop the build has. */
+  readonly versionMessage: string;
+  /** Go formats of errors that are no operation's, e.g. the Reconcile() wrapper's status-update conflict. */
+  readonly nonOperationErrors: readonly string[];
   readonly fields: LogFields;
 }
 
@@ -31,7 +58,7 @@ export interface LogFields {
   readonly object: string;
   readonly namespace: string;
   readonly name: string;
-  /** One id per attempt; correlates an attempt's two end lines. Without it the object key correlates them. */
+  /** One id per attempt; correlates an attempt's lines. Without it the object key correlates them. */
   readonly reconcileID: string;
   readonly error: string;
   /**
@@ -40,6 +67,7 @@ export interface LogFields {
    */
   readonly errorCauses: string;
   readonly summary: string;
+  readonly version: string;
 }
 
 /** HyperShift's HostedCluster controller (hypershift-operator, controller-runtime builder keys). */
@@ -47,6 +75,20 @@ export const HYPERSHIFT_LOG_PATTERNS: LogPatterns = {
   successMessage: 'successfully reconciled',
   completedWithErrorsMessage: 'reconciliation completed with errors',
   reconcilerErrorMessage: 'Reconciler error',
+  requeueWarningPrefix: 'Warning: Reconciler returned both',
+  progress: [
+    // The validation gates' silent stops (SupportedHostedCluster=False, ValidReleaseImage invalid, isUpgrading error).
+    { message: 'reconciliation is blocked', op: 'ValidationGates', outcome: 'stop' },
+    // spec.pausedUntil: the loop pauses the HostedControlPlane and the CAPI Cluster and returns without error.
+    { message: 'Reconciliation paused', op: 'PauseCheck', outcome: 'stop' },
+    // Phased loop only (PR #7908): ValidReleaseImage=False/SecretNotFound no longer stops it.
+    { message: 'pull secret unavailable, continuing with degraded reconciliation', op: 'ValidationGates', outcome: 'error' },
+    // Phased loop only: DetermineHostedClusterPayloadArch's error is logged and the loop goes on.
+    { message: 'failed to determine payload arch', op: 'PayloadArch', outcome: 'error' },
+  ],
+  controllerStartMessage: 'Starting Controller',
+  versionMessage: HYPERSHIFT_OPERATOR.versionLogMessage,
+  nonOperationErrors: HYPERSHIFT_OPERATOR.nonOperationErrors,
   fields: {
     message: 'msg',
     level: 'level',
@@ -59,6 +101,7 @@ export const HYPERSHIFT_LOG_PATTERNS: LogPatterns = {
     error: 'error',
     errorCauses: 'errorCauses',
     summary: 'summary',
+    version: HYPERSHIFT_OPERATOR.versionLogField,
   },
 };
 
@@ -67,6 +110,11 @@ export interface LogPatternsInput {
   readonly successMessage?: string;
   readonly completedWithErrorsMessage?: string;
   readonly reconcilerErrorMessage?: string;
+  readonly requeueWarningPrefix?: string;
+  readonly progress?: readonly ProgressPattern[];
+  readonly controllerStartMessage?: string;
+  readonly versionMessage?: string;
+  readonly nonOperationErrors?: readonly string[];
   readonly fields?: Partial<LogFields>;
 }
 
@@ -75,15 +123,20 @@ export function resolvePatterns(input: LogPatternsInput = {}, base: LogPatterns 
     successMessage: input.successMessage ?? base.successMessage,
     completedWithErrorsMessage: input.completedWithErrorsMessage ?? base.completedWithErrorsMessage,
     reconcilerErrorMessage: input.reconcilerErrorMessage ?? base.reconcilerErrorMessage,
+    requeueWarningPrefix: input.requeueWarningPrefix ?? base.requeueWarningPrefix,
+    progress: input.progress ?? base.progress,
+    controllerStartMessage: input.controllerStartMessage ?? base.controllerStartMessage,
+    versionMessage: input.versionMessage ?? base.versionMessage,
+    nonOperationErrors: input.nonOperationErrors ?? base.nonOperationErrors,
     fields: { ...base.fields, ...input.fields },
   };
 }
 
-export type EndKind = 'success' | 'completedWithErrors' | 'reconcilerError';
+export type AttemptLineKind = 'success' | 'summary' | 'error' | 'warning' | 'progress';
 
-/** A recognised end line of one attempt, its texts already redacted. */
-export interface EndLine {
-  readonly kind: EndKind;
+/** A line of one attempt, its texts already redacted. */
+export interface AttemptLine {
+  readonly kind: AttemptLineKind;
   /** `file:line` (or the pod's equivalent), for rejections. */
   readonly where: string;
   /** The time as it appeared (an epoch number is rendered as RFC 3339). */
@@ -92,11 +145,24 @@ export interface EndLine {
   readonly controller: string;
   /** `namespace/name`, or `name` for a cluster-scoped object. */
   readonly object: string;
+  /** The reconcileID, or `object:<key>` without one. */
   readonly correlation: string;
-  /** The error text (reconcilerError) or summary (completedWithErrors, may be empty). */
+  readonly reconcileID?: string;
+  /** The error text (error, progress) or the summary (summary). */
   readonly text?: string;
-  /** reconcilerError: the innermost messages of zap's errorCauses, when it wrote them. */
+  /** error: the innermost messages of zap's errorCauses, when it wrote them. */
   readonly causes?: readonly string[];
+  /** progress: the pattern it matched. */
+  readonly progress?: ProgressPattern;
+}
+
+/** A line about the operator run rather than one attempt: the controller started, or the operator's version. */
+export interface RunLine {
+  readonly kind: 'controllerStart' | 'version';
+  readonly where: string;
+  readonly timeMs: number;
+  /** version: the build's version text. */
+  readonly version?: string;
 }
 
 /** What the sampling detector needs from every JSON line of a recognised message, whatever its controller. */
@@ -107,13 +173,14 @@ export interface MessageSighting {
   readonly second: number;
 }
 
-/** Why a line is not an end line: not a JSON object, another message, or the same message from another controller. */
+/** Why a line is not an attempt's: not a JSON object, another message, or the same message from another controller. */
 export type IgnoredWhy = 'not_json' | 'other_message' | 'other_controller';
 
 export type ClassifiedLine =
   | { readonly kind: 'ignored'; readonly why: IgnoredWhy; readonly second?: number; readonly sighting?: MessageSighting }
+  | { readonly kind: 'run'; readonly line: RunLine; readonly second?: number }
   | { readonly kind: 'rejected'; readonly reason: RejectReason; readonly message: string; readonly second?: number; readonly sighting?: MessageSighting }
-  | { readonly kind: 'end'; readonly line: EndLine; readonly second: number; readonly sighting: MessageSighting };
+  | { readonly kind: 'attempt'; readonly line: AttemptLine; readonly second: number; readonly sighting: MessageSighting };
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -124,23 +191,27 @@ function isObject(v: unknown): v is Record<string, unknown> {
 class FieldProblem extends Error {}
 
 export class ZapLineClassifier {
-  private readonly kinds: ReadonlyMap<string, EndKind>;
+  private readonly kinds: ReadonlyMap<string, AttemptLineKind>;
+  private readonly progress: ReadonlyMap<string, ProgressPattern>;
 
+  /** `progress` patterns of operations the model lacks should be left out by the caller. */
   constructor(
     private readonly patterns: LogPatterns,
     private readonly controller: string,
   ) {
-    this.kinds = new Map<string, EndKind>([
+    this.progress = new Map(patterns.progress.map((p) => [p.message, p]));
+    this.kinds = new Map<string, AttemptLineKind>([
+      ...patterns.progress.map((p) => [p.message, 'progress'] as const),
       [patterns.successMessage, 'success'],
-      [patterns.completedWithErrorsMessage, 'completedWithErrors'],
-      [patterns.reconcilerErrorMessage, 'reconcilerError'],
+      [patterns.completedWithErrorsMessage, 'summary'],
+      [patterns.reconcilerErrorMessage, 'error'],
     ]);
   }
 
   classify(text: string, where: string): ClassifiedLine {
     const trimmed = text.trimStart();
     // Plain-text lines (klog, panics, the Go runtime) are not ours; a line that opens like JSON but does not parse
-    // is a damaged log line that may have been an end line, so it is refused rather than skipped.
+    // is a damaged log line that may have been an attempt's, so it is refused rather than skipped.
     if (!trimmed.startsWith('{')) return { kind: 'ignored', why: 'not_json' };
     let value: unknown;
     try {
@@ -155,34 +226,51 @@ export class ZapLineClassifier {
     const timeMs = readTimeMs(timeValue);
     const timed = !Number.isNaN(timeMs);
     const second = Math.floor(timeMs / 1000);
-    const kind = typeof msg === 'string' ? this.kinds.get(msg) : undefined;
-    if (kind === undefined || typeof msg !== 'string') return timed ? { kind: 'ignored', why: 'other_message', second } : { kind: 'ignored', why: 'other_message' };
+    const at = timed ? { second } : {};
+    if (typeof msg !== 'string') return { kind: 'ignored', why: 'other_message', ...at };
+    const kind = this.kinds.get(msg) ?? (msg.startsWith(this.patterns.requeueWarningPrefix) ? 'warning' : undefined);
+    if (kind === undefined) return this.runLine(msg, value, where, timeMs) ?? { kind: 'ignored', why: 'other_message', ...at };
     const levelValue = value[f.level];
     const level = typeof levelValue === 'string' ? levelValue : '';
+    const sighting = { level, message: msg, second };
     try {
       const controller = value[f.controller];
       if (typeof controller !== 'string' || controller === '') throw new FieldProblem(`${f.controller}: required string`);
-      if (controller !== this.controller) {
-        return timed ? { kind: 'ignored', why: 'other_controller', second, sighting: { level, message: msg, second } } : { kind: 'ignored', why: 'other_controller' };
-      }
+      if (controller !== this.controller) return timed ? { kind: 'ignored', why: 'other_controller', second, sighting } : { kind: 'ignored', why: 'other_controller' };
       if (!timed) throw new FieldProblem(`${f.time}: required RFC 3339 time, got ${JSON.stringify(timeValue) ?? 'nothing'}`);
       const object = this.readObject(value);
       const id = value[f.reconcileID];
       if (id !== undefined && (typeof id !== 'string' || id === '')) throw new FieldProblem(`${f.reconcileID}: must be a non-empty string`);
       const time = typeof timeValue === 'string' ? timeValue : new Date(timeMs).toISOString();
-      const correlation = id ?? `object:${object}`;
-      let line: EndLine;
-      if (kind === 'success') line = { kind, where, time, timeMs, controller, object, correlation };
-      else {
-        const { text, causes } = this.readText(kind, value);
-        line = causes ? { kind, where, time, timeMs, controller, object, correlation, text, causes } : { kind, where, time, timeMs, controller, object, correlation, text };
-      }
-      return { kind: 'end', line, second, sighting: { level, message: msg, second } };
+      const line: AttemptLine = {
+        kind,
+        where,
+        time,
+        timeMs,
+        controller,
+        object,
+        correlation: id ?? `object:${object}`,
+        ...(id === undefined ? {} : { reconcileID: id }),
+        ...this.readText(kind, msg, value),
+      };
+      return { kind: 'attempt', line, second, sighting };
     } catch (e) {
       if (!(e instanceof FieldProblem)) throw e;
       const message = `${JSON.stringify(msg)} line: ${e.message}`;
-      return timed ? { kind: 'rejected', reason: 'invalid_record', message, second, sighting: { level, message: msg, second } } : { kind: 'rejected', reason: 'invalid_record', message };
+      return timed ? { kind: 'rejected', reason: 'invalid_record', message, second, sighting } : { kind: 'rejected', reason: 'invalid_record', message };
     }
+  }
+
+  /** The controller's start line, or the operator's version line; undefined for any other message. */
+  private runLine(msg: string, value: Record<string, unknown>, where: string, timeMs: number): ClassifiedLine | undefined {
+    const f = this.patterns.fields;
+    const at = Number.isNaN(timeMs) ? {} : { second: Math.floor(timeMs / 1000) };
+    if (msg === this.patterns.controllerStartMessage && value[f.controller] === this.controller) return { kind: 'run', line: { kind: 'controllerStart', where, timeMs }, ...at };
+    if (msg === this.patterns.versionMessage) {
+      const version = value[f.version];
+      return { kind: 'run', line: typeof version === 'string' ? { kind: 'version', where, timeMs, version } : { kind: 'version', where, timeMs }, ...at };
+    }
+    return undefined;
   }
 
   private readObject(value: Record<string, unknown>): string {
@@ -198,14 +286,19 @@ export class ZapLineClassifier {
     return namespace ? `${namespace}/${name}` : name;
   }
 
-  /** The error text (with zap's causes, when it wrote them) or the summary of a line that is not `success`. */
-  private readText(kind: Exclude<EndKind, 'success'>, value: Record<string, unknown>): { text: string; causes?: string[] } {
+  /** The texts the line kind carries: the error (with zap's causes), the summary, or a progress line's error. */
+  private readText(kind: AttemptLineKind, msg: string, value: Record<string, unknown>): Pick<AttemptLine, 'text' | 'causes' | 'progress'> {
     const f = this.patterns.fields;
-    const key = kind === 'reconcilerError' ? f.error : f.summary;
+    if (kind === 'success' || kind === 'warning') return {};
+    if (kind === 'progress') {
+      const progress = this.progress.get(msg)!;
+      const error = value[f.error];
+      return progress.outcome === 'error' && typeof error === 'string' ? { progress, text: redactText(error) } : { progress };
+    }
+    const key = kind === 'error' ? f.error : f.summary;
     const text = value[key];
-    // logSummary() is "" when only non-critical errors occurred, and zap writes the empty string.
-    if (typeof text !== 'string' || (kind === 'reconcilerError' && text === '')) throw new FieldProblem(`${key}: required string`);
-    if (kind === 'completedWithErrors') return { text: redactText(text) };
+    if (typeof text !== 'string' || (kind === 'error' && text === '')) throw new FieldProblem(`${key}: required string`);
+    if (kind === 'summary') return { text: redactText(text) };
     const causes = leafCauses(value[f.errorCauses], 0);
     return causes && causes.length > 0 ? { text: redactText(text), causes: causes.map(redactText) } : { text: redactText(text) };
   }

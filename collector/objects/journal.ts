@@ -4,11 +4,11 @@
  *   {"time","type":"cluster","cluster":{"id","kind","generation","deleted_time","status":{"conditions":[...]}}}
  * A bad line becomes a Rejection naming `file:line` and the field; it never stops the reading.
  */
+import { isRecord } from '../../lib/is-record.js';
 import type { Rejection } from '../records.js';
 import {
   OBJECT_EVENTS,
   ObservationProblem,
-  isRecord,
   toHyperFleetResource,
   toManagedObject,
   type Observation,

@@ -5,6 +5,7 @@
  * about where a record came from than `source`.
  */
 import type { Rejection, RejectReason } from '../records.js';
+import { isRecord } from '../../lib/is-record.js';
 
 export const OBJECT_EVENTS = ['ADDED', 'MODIFIED', 'DELETED'] as const;
 export type ObjectEvent = (typeof OBJECT_EVENTS)[number];
@@ -97,9 +98,6 @@ function problem(reason: RejectReason, message: string): never {
   throw new ObservationProblem(reason, message);
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function timestampMs(value: unknown, field: string, reason: RejectReason): number | undefined {
   if (value === undefined || value === null) return undefined;
@@ -193,7 +191,10 @@ export function toHyperFleetResource(value: unknown, defaultKind = 'Cluster'): H
   };
 }
 
-/** Key of a managed object by identity that survives recreation: kind, namespace and name. */
+/**
+ * Key of a managed object by identity that survives recreation: kind, namespace and name. Joined rather than
+ * concatenated: a join is one flat string, where `+` builds a tree of pieces, and the tracker keeps these keys.
+ */
 export function objectKey(o: Pick<ManagedObject, 'kind' | 'namespace' | 'name'>): string {
-  return `${o.kind}/${o.namespace}/${o.name}`;
+  return [o.kind, o.namespace, o.name].join('/');
 }

@@ -3,11 +3,14 @@
  * `reconcile.controller`) and one direct child span per operation. Spans of one attempt arrive across requests and
  * in any order, so they wait here, grouped by the root's id, until the attempt is complete:
  *   - the root says how many children to expect (`reconcile.operation_count`) and that many have arrived; or
- *   - without a count, `settleMs` passed after the root with no new child;
+ *   - without a count, once its root has arrived and `settleMs` passed with no new child ("settling"), or sooner
+ *     when the pending store needs the room or the receiver stops: an SDK exports a span when it ends, and a root
+ *     ends after its children, so by then they have been sent;
  *   - otherwise, `maxWaitMs` after the first span of the attempt, it is analyzed with what arrived (`incomplete`),
  *     or, when its root never came, its children are dropped as `orphan_span`.
  * Every span ends as part of exactly one handed-on attempt or as one rejection, so received = analyzed + dropped.
- * Memory is bounded by `maxPendingAttempts`, `maxPendingSpans` and `maxPendingBytes` (`pending_limit`).
+ * Memory is bounded by `maxPendingAttempts`, `maxPendingSpans` and `maxPendingBytes`: past one, pending attempts
+ * make room, settling ones first (handed on as complete), then the oldest (incomplete, or dropped as `pending_limit`).
  */
 import { MAX_OPERATIONS_PER_ATTEMPT, toAttempt } from '../journal.js';
 import { REJECT_REASONS, type AttemptRecord, type RecordSink, type RejectReason } from '../records.js';
@@ -58,6 +61,7 @@ interface Arrival {
   readonly bytes: number;
 }
 
+/** Everything about one attempt while it waits, in one place. */
 interface PendingAttempt {
   /** traceId + the root's spanId. */
   readonly key: string;
@@ -65,12 +69,24 @@ interface PendingAttempt {
   readonly rootId: string;
   root?: Arrival;
   readonly children: Map<string, Arrival>;
-  /** From the root's `reconcile.operation_count`. */
+  /** From the root's `reconcile.operation_count`; undefined while settling (no count) or before the root. */
   expected?: number;
   /** A root attribute that makes the whole attempt invalid, reported when it is handed on. */
   rootProblem?: string;
   settle?: Timer;
   readonly deadline: Timer;
+  /** Handed on or dropped. */
+  gone: boolean;
+  /** Where it sits in the orders pending attempts give way in (AttemptOrder). */
+  readonly places: Record<OrderName, Place>;
+}
+
+type OrderName = 'opened' | 'settling';
+
+interface Place {
+  prev?: PendingAttempt;
+  next?: PendingAttempt;
+  listed: boolean;
 }
 
 export class AttemptAssembler {
@@ -80,9 +96,9 @@ export class AttemptAssembler {
    * its attempt without building the key, a string that cost a copy and a hash per span.
    */
   private readonly byRoot = new Map<string, PendingAttempt[]>();
-  /** Keys of pending attempts in the order they were opened, from `openedHead` on; handed-on ones are skipped lazily. */
-  private opened: string[] = [];
-  private openedHead = 0;
+  /** Every pending attempt in the order it was opened, and the settling ones in the order their root arrived. */
+  private readonly opened = new AttemptOrder('opened');
+  private readonly settling = new AttemptOrder('settling');
   private spansPending = 0;
   private bytesPending = 0;
   private seq = 0;
@@ -115,10 +131,13 @@ export class AttemptAssembler {
     this.addChild(arrival);
   }
 
-  /** Hands on everything pending now (shutdown): attempts with a root as incomplete, children without one as `shutdown`. */
+  /**
+   * Hands on everything pending now (shutdown): settling attempts as complete, attempts still short of their count as
+   * incomplete, children without a root as `shutdown`.
+   */
   flush(): void {
     for (const p of [...this.pending.values()]) {
-      if (p.root) this.complete(p, true);
+      if (p.root) this.complete(p, p.expected !== undefined);
       else this.dropAll(p, 'shutdown', 'the receiver stopped before the root span arrived');
     }
   }
@@ -127,27 +146,29 @@ export class AttemptAssembler {
     const { traceId, spanId } = arrival.span;
     let p = this.find(traceId, spanId);
     if (p?.root) return this.reject(arrival, 'duplicate_span', 'the same root span arrived twice');
-    p ??= this.open(arrival, traceId, spanId);
-    if (!p) return;
+    const limit = this.makeRoom(arrival, p);
+    if (limit) return this.pendingLimit(arrival, limit);
+    p ??= this.open(traceId, spanId);
     p.root = arrival;
     this.spansPending++;
     this.bytesPending += arrival.bytes;
     const count = intAttribute(arrival.span.attributes, ATTR.operationCount);
     if (count === null) p.rootProblem = `${ATTR.operationCount}: must be a non-negative integer`;
     else if (count !== undefined) p.expected = count;
+    if (p.expected === undefined) this.settling.push(p);
     this.arrived(p);
   }
 
   private addChild(arrival: Arrival): void {
     const { traceId, parentSpanId } = arrival.span;
-    const p = this.find(traceId, parentSpanId) ?? this.open(arrival, traceId, parentSpanId);
-    if (!p) return;
-    if (p.children.has(arrival.span.spanId)) return this.reject(arrival, 'duplicate_span', 'the same child span arrived twice');
-    if (p.children.size >= MAX_OPERATIONS_PER_ATTEMPT) {
+    let p = this.find(traceId, parentSpanId);
+    if (p?.children.has(arrival.span.spanId)) return this.reject(arrival, 'duplicate_span', 'the same child span arrived twice');
+    if (p && p.children.size >= MAX_OPERATIONS_PER_ATTEMPT) {
       return this.reject(arrival, 'too_many_operations', `the attempt already has ${MAX_OPERATIONS_PER_ATTEMPT} operation spans`);
     }
-    const full = this.pendingFull(arrival, p);
-    if (full) return this.pendingLimit(arrival, full);
+    const limit = this.makeRoom(arrival, p);
+    if (limit) return this.pendingLimit(arrival, limit);
+    p ??= this.open(traceId, parentSpanId);
     p.children.set(arrival.span.spanId, arrival);
     this.spansPending++;
     this.bytesPending += arrival.bytes;
@@ -160,11 +181,7 @@ export class AttemptAssembler {
     return undefined;
   }
 
-  /** A new pending attempt, or undefined (and the span rejected) when a pending limit is reached. */
-  private open(arrival: Arrival, traceId: string, rootId: string): PendingAttempt | undefined {
-    if (this.pending.size >= this.options.maxPendingAttempts) return this.pendingLimit(arrival, `${this.options.maxPendingAttempts} pending attempts`);
-    const full = this.pendingFull(arrival, undefined);
-    if (full) return this.pendingLimit(arrival, full);
+  private open(traceId: string, rootId: string): PendingAttempt {
     const key = traceId + rootId;
     const p: PendingAttempt = {
       key,
@@ -172,45 +189,42 @@ export class AttemptAssembler {
       rootId,
       children: new Map(),
       deadline: this.scheduler.setTimer(this.options.maxWaitMs, () => this.expire(p)),
+      gone: false,
+      places: { opened: { listed: false }, settling: { listed: false } },
     };
     this.pending.set(key, p);
     const sharing = this.byRoot.get(rootId);
     if (sharing) sharing.push(p);
     else this.byRoot.set(rootId, [p]);
-    this.opened.push(key);
-    this.compactOpened();
+    this.opened.push(p);
     return p;
   }
 
   /**
-   * Which pending limit the span would pass, if any. The byte limit makes room first: the oldest pending attempts
-   * (other than the span's own) are handed on early, as when their wait expires. Refusing new spans instead would let
-   * attempts that will never complete (their other spans were dropped by an overloaded exporter) block every new
-   * attempt for the whole wait.
+   * Room for the span (in `own`, or in a new attempt when `own` is undefined): while a pending limit would be passed,
+   * other attempts are handed on early, settling ones first (as complete: their root is in, and a root ends after its
+   * children), then the one pending longest. Refusing new spans instead would let attempts that will never complete
+   * (their other spans were dropped by an overloaded exporter) block every new attempt for the whole wait. Returns the
+   * limit still in the way when nothing else is left to hand on.
    */
-  private pendingFull(arrival: Arrival, own: PendingAttempt | undefined): string | undefined {
-    if (this.spansPending >= this.options.maxPendingSpans) return `${this.options.maxPendingSpans} pending spans`;
-    while (this.bytesPending + arrival.bytes > this.options.maxPendingBytes) {
-      const oldest = this.oldestPending(own);
-      if (!oldest) return `${this.bytesPending} bytes of pending spans (limit ${this.options.maxPendingBytes})`;
-      this.evict(oldest);
+  private makeRoom(arrival: Arrival, own: PendingAttempt | undefined): string | undefined {
+    for (;;) {
+      const limit = this.limitPassed(arrival, own === undefined);
+      if (limit === undefined) return undefined;
+      const other = (p: PendingAttempt): boolean => p !== own;
+      const oldest = this.settling.first(other) ?? this.opened.first(other);
+      if (!oldest) return limit;
+      if (oldest.root) this.complete(oldest, oldest.expected !== undefined);
+      else this.dropAll(oldest, 'pending_limit', `its attempt was evicted to make room: ${limit}, the limit`);
     }
-    return undefined;
   }
 
-  /** The attempt pending longest, other than `own`. */
-  private oldestPending(own: PendingAttempt | undefined): PendingAttempt | undefined {
-    this.compactOpened();
-    for (let i = this.openedHead; i < this.opened.length; i++) {
-      const p = this.pending.get(this.opened[i]!);
-      if (p && p !== own) return p;
-    }
+  private limitPassed(arrival: Arrival, opening: boolean): string | undefined {
+    const o = this.options;
+    if (opening && this.pending.size >= o.maxPendingAttempts) return `${o.maxPendingAttempts} pending attempts`;
+    if (this.spansPending >= o.maxPendingSpans) return `${o.maxPendingSpans} pending spans`;
+    if (this.bytesPending + arrival.bytes > o.maxPendingBytes) return `${this.bytesPending} bytes of pending spans (limit ${o.maxPendingBytes})`;
     return undefined;
-  }
-
-  private evict(p: PendingAttempt): void {
-    if (p.root) this.complete(p, true);
-    else this.dropAll(p, 'pending_limit', `its attempt was evicted to make room: ${this.options.maxPendingBytes} bytes of pending spans, the limit`);
   }
 
   private arrived(p: PendingAttempt): void {
@@ -224,9 +238,9 @@ export class AttemptAssembler {
   }
 
   private expire(p: PendingAttempt): void {
-    if (this.pending.get(p.key) !== p) return;
+    if (p.gone) return;
     if (p.root) this.complete(p, true);
-    else this.dropAll(p, 'orphan_span', `its root span (${p.key.slice(32)}) did not arrive within ${this.options.maxWaitMs} ms`);
+    else this.dropAll(p, 'orphan_span', `its root span (${p.rootId}) did not arrive within ${this.options.maxWaitMs} ms`);
   }
 
   private complete(p: PendingAttempt, incomplete: boolean): void {
@@ -265,6 +279,7 @@ export class AttemptAssembler {
   }
 
   private remove(p: PendingAttempt): void {
+    p.gone = true;
     p.deadline.cancel();
     p.settle?.cancel();
     this.pending.delete(p.key);
@@ -275,15 +290,8 @@ export class AttemptAssembler {
     this.spansPending -= p.children.size + (p.root ? 1 : 0);
     this.bytesPending -= p.root?.bytes ?? 0;
     for (const c of p.children.values()) this.bytesPending -= c.bytes;
-  }
-
-  /** Steps over handed-on attempts at the front of `opened`, and drops the front once it is half the array. */
-  private compactOpened(): void {
-    while (this.openedHead < this.opened.length && !this.pending.has(this.opened[this.openedHead]!)) this.openedHead++;
-    if (this.openedHead > 1024 && this.openedHead * 2 > this.opened.length) {
-      this.opened = this.opened.slice(this.openedHead);
-      this.openedHead = 0;
-    }
+    this.opened.remove(p);
+    this.settling.remove(p);
   }
 
   private remember(root: Arrival, children: readonly Arrival[]): void {
@@ -296,14 +304,54 @@ export class AttemptAssembler {
     for (const c of p.children.values()) this.reject(c, reason, message);
   }
 
-  private pendingLimit(arrival: Arrival, limit: string): undefined {
+  private pendingLimit(arrival: Arrival, limit: string): void {
     this.reject(arrival, 'pending_limit', `the receiver already holds ${limit}, its limit`);
-    return undefined;
   }
 
   private reject(a: Arrival, reason: RejectReason, message: string): void {
     const s = a.span;
     this.sink.reject({ source: 'otlp', reason, where: a.where, message: `span ${s.spanId} (${JSON.stringify(s.name)}) in trace ${s.traceId}: ${message}` });
+  }
+}
+
+/**
+ * Pending attempts in one order, oldest first, as a list threaded through the attempts themselves: an attempt leaves
+ * from anywhere in O(1), and one that is handed on is not held a moment longer (an array with lazy deletion held every
+ * attempt behind a long-waiting first one, with all its spans, for up to maxWaitMs).
+ */
+class AttemptOrder {
+  private head: PendingAttempt | undefined;
+  private tail: PendingAttempt | undefined;
+
+  constructor(private readonly name: OrderName) {}
+
+  push(p: PendingAttempt): void {
+    const place = p.places[this.name];
+    if (place.listed) return;
+    place.listed = true;
+    place.prev = this.tail;
+    place.next = undefined;
+    if (this.tail) this.tail.places[this.name].next = p;
+    else this.head = p;
+    this.tail = p;
+  }
+
+  remove(p: PendingAttempt): void {
+    const place = p.places[this.name];
+    if (!place.listed) return;
+    if (place.prev) place.prev.places[this.name].next = place.next;
+    else this.head = place.next;
+    if (place.next) place.next.places[this.name].prev = place.prev;
+    else this.tail = place.prev;
+    place.listed = false;
+    place.prev = undefined;
+    place.next = undefined;
+  }
+
+  /** The oldest attempt `wanted` accepts. */
+  first(wanted: (p: PendingAttempt) => boolean): PendingAttempt | undefined {
+    for (let p = this.head; p; p = p.places[this.name].next) if (wanted(p)) return p;
+    return undefined;
   }
 }
 

@@ -31,8 +31,8 @@ const STATUS_CODE_NAMES: Readonly<Record<string, number>> = { STATUS_CODE_UNSET:
  * body denser than one object or array per MIN_BYTES_PER_CONTAINER bytes is refused unparsed, which bounds parsing to
  * about ten times the body's size. Small bodies are exempt (`{}` is an empty request).
  */
-const MIN_BYTES_PER_CONTAINER = 8;
-const EXEMPT_CONTAINERS = 1_000;
+export const MIN_BYTES_PER_CONTAINER = 8;
+export const EXEMPT_CONTAINERS = 1_000;
 
 export function decodeJsonRequest(body: Uint8Array, limits: DecodeLimits): DecodedRequest {
   const containers = countContainers(body);

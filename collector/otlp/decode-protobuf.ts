@@ -32,7 +32,7 @@ const I64 = 1;
 const LEN = 2;
 
 /** Messages nested deeper than this are refused, as protobufjs refuses them. */
-const MAX_DEPTH = protobuf.Reader.recursionLimit;
+export const MAX_DEPTH = protobuf.Reader.recursionLimit;
 const PREFIX = Buffer.from(CONVENTION_PREFIX, 'utf8');
 /** An id longer than this is only shown, never used: hex-encode no more than a problem message prints. */
 const ID_SHOWN_BYTES = 21;
@@ -76,7 +76,14 @@ interface Walk {
   readonly spans: OtlpSpan[];
   readonly problems: SpanProblem[];
   total: number;
+  /** Where the first string that is not valid UTF-8 sits: the whole request is refused, its spans still counted. */
+  invalidText?: string;
 }
+
+/** A string field that is not valid UTF-8 (proto3 requires it to be). */
+class InvalidText extends Error {}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export function decodeProtobufRequest(body: Uint8Array, limits: DecodeLimits): DecodedRequest {
   const buf = (Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as Body;
@@ -93,6 +100,8 @@ export function decodeProtobufRequest(body: Uint8Array, limits: DecodeLimits): D
   } catch (e) {
     throw new UndecodableBody(`not a protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
   }
+  // as the Collector does, one bad string refuses the request; its spans were all walked, so they are counted
+  if (walk.invalidText !== undefined) throw new UndecodableBody(`not a protobuf ExportTraceServiceRequest: ${walk.invalidText}`, walk.total);
   if (walk.total > limits.maxSpansPerRequest) walk.problems.push(tooManySpans(limits.maxSpansPerRequest, walk.total, limits));
   return { spans: walk.spans, problems: walk.problems };
 }
@@ -113,9 +122,18 @@ function scopeSpans(r: Reader, end: number, at: string, walk: Walk): void {
     if (field !== 2) return false;
     expectWire(field, wire, LEN);
     const spanEnd = messageEnd(r, 3);
-    if (walk.total++ >= walk.limits.maxSpansPerRequest) r.pos = spanEnd; // counted, never decoded
+    if (walk.total++ >= walk.limits.maxSpansPerRequest || walk.invalidText !== undefined) r.pos = spanEnd; // counted, never decoded
     else {
-      const span = wireSpan(r, spanEnd, walk);
+      let span: WireSpan;
+      try {
+        span = wireSpan(r, spanEnd, walk);
+      } catch (e) {
+        if (!(e instanceof InvalidText)) throw e;
+        walk.invalidText = `${at}.spans[${k}]: ${e.message}`;
+        r.pos = spanEnd;
+        k++;
+        return true;
+      }
       try {
         walk.spans.push(checked(span, walk.limits));
       } catch (e) {
@@ -316,16 +334,19 @@ function id(r: Reader, wire: number, field: number, buf: Body): string {
 
 
 /**
- * A string field, which proto3 requires to be valid UTF-8 (protobufjs' stringVerify). Almost every one is ASCII, read
- * as latin1 in one native call; anything else goes through the strict decoder.
+ * A string field, which proto3 requires to be valid UTF-8. Almost every one is ASCII, read as latin1 in one native
+ * call; anything else goes through the strict decoder.
  */
 function text(r: Reader, buf: Body): string {
   const at = r.pos;
   const [start, end] = lengthDelimited(r);
   for (let i = start; i < end; i++) {
     if (buf[i]! >= 0x80) {
-      r.pos = at;
-      return r.stringVerify();
+      try {
+        return STRICT_UTF8.decode(buf.subarray(start, end));
+      } catch {
+        throw new InvalidText(`a string field at offset ${at} is not valid UTF-8`);
+      }
     }
   }
   return buf.latin1Slice(start, end);

@@ -13,14 +13,19 @@ import { formatRfc3339Nanos, parseRfc3339Nanos } from './time.js';
 
 const ORDER_GAP_NS = 1_000n;
 
-export function emitAttempt(tracer: Tracer, attempt: AttemptRecord): void {
+export interface EmitOptions {
+  /** Set `reconcile.operation_count` on the root (the default); off, as an operator that does not set it. */
+  readonly operationCount?: boolean;
+}
+
+export function emitAttempt(tracer: Tracer, attempt: AttemptRecord, options: EmitOptions = {}): void {
   const startNs = parseRfc3339Nanos(attempt.time) ?? BigInt(attempt.timeMs) * 1_000_000n;
   const attributes: Attributes = {
     [ATTR.controller]: attempt.controller,
     [ATTR.object]: attempt.object,
     [ATTR.model]: attempt.model,
-    [ATTR.operationCount]: attempt.operations.length,
   };
+  if (options.operationCount ?? true) attributes[ATTR.operationCount] = attempt.operations.length;
   if (attempt.generation !== undefined) attributes[ATTR.generation] = attempt.generation;
   // the receiver spells the start time its own way; carry the record's text when that spelling would differ
   if (formatRfc3339Nanos(startNs) !== attempt.time) attributes[ATTR.time] = attempt.time;

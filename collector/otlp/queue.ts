@@ -3,17 +3,31 @@
  * slices, one slice per `defer` (setImmediate), so a burst never holds the event loop and /healthz stays fast.
  * When it holds `maxSpans` spans or `maxBytes` of them (heldBytes) or more, the receiver answers 429 instead of
  * queueing: memory never grows without end.
+ * A request refused whole after its spans were counted queues its rejections too, as one entry: a 4 MiB body can
+ * hold two million empty spans, and counting each one is work to be sliced like any other.
  */
+import type { Rejection } from '../records.js';
 import type { Scheduler } from './scheduler.js';
 import { heldBytes, type OtlpSpan } from './span.js';
 
-interface Batch {
+interface SpanBatch {
   readonly spans: readonly OtlpSpan[];
   readonly where: string;
   next: number;
 }
 
-export type SpanConsumer = (span: OtlpSpan, where: string) => void;
+interface RejectionBatch {
+  readonly rejection: Rejection;
+  readonly count: number;
+  next: number;
+}
+
+type Batch = SpanBatch | RejectionBatch;
+
+export interface QueueConsumer {
+  span(span: OtlpSpan, where: string): void;
+  reject(rejection: Rejection): void;
+}
 
 export class SpanQueue {
   private readonly batches: Batch[] = [];
@@ -25,10 +39,11 @@ export class SpanQueue {
     private readonly maxSpans: number,
     private readonly maxBytes: number,
     private readonly sliceSpans: number,
-    private readonly consume: SpanConsumer,
+    private readonly consumer: QueueConsumer,
     private readonly scheduler: Scheduler,
   ) {}
 
+  /** Spans and rejections waiting. */
   get length(): number {
     return this.queued;
   }
@@ -50,6 +65,14 @@ export class SpanQueue {
     this.schedule();
   }
 
+  /** `count` rejections of the same kind, handed on in slices like spans (they hold no memory). */
+  pushRejections(rejection: Rejection, count: number): void {
+    if (count <= 0) return;
+    this.batches.push({ rejection, count, next: 0 });
+    this.queued += count;
+    this.schedule();
+  }
+
   /** Hands on everything now (shutdown). */
   drainAll(): void {
     this.take(Infinity);
@@ -68,15 +91,28 @@ export class SpanQueue {
   private take(budget: number): void {
     while (budget > 0 && this.batches.length > 0) {
       const batch = this.batches[0]!;
-      const end = Math.min(batch.spans.length, batch.next + budget);
-      for (; batch.next < end; batch.next++) {
-        const span = batch.spans[batch.next]!;
-        this.queued--;
-        this.queuedBytes -= heldBytes(span);
-        budget--;
-        this.consume(span, batch.where);
-      }
-      if (batch.next === batch.spans.length) this.batches.shift();
+      budget -= 'spans' in batch ? this.takeSpans(batch, budget) : this.takeRejections(batch, budget);
+      if (batch.next === ('spans' in batch ? batch.spans.length : batch.count)) this.batches.shift();
     }
+  }
+
+  private takeSpans(batch: SpanBatch, budget: number): number {
+    const end = Math.min(batch.spans.length, batch.next + budget);
+    const taken = end - batch.next;
+    for (; batch.next < end; batch.next++) {
+      const span = batch.spans[batch.next]!;
+      this.queued--;
+      this.queuedBytes -= heldBytes(span);
+      this.consumer.span(span, batch.where);
+    }
+    return taken;
+  }
+
+  private takeRejections(batch: RejectionBatch, budget: number): number {
+    const taken = Math.min(batch.count - batch.next, budget);
+    for (let i = 0; i < taken; i++) this.consumer.reject(batch.rejection);
+    batch.next += taken;
+    this.queued -= taken;
+    return taken;
   }
 }

@@ -1,51 +1,33 @@
 /**
- * The OTLP/HTTP trace receiver: `POST /v1/traces` -> body (limits, gunzip) -> decode -> bounded queue -> assembler
- * -> RecordSink. Answers as the OTLP/HTTP spec says (docs/otlp.md has the table). Every refused request and span is
- * handed to `sink.reject` with `where` naming the request, and `sink.received` counts what arrived, so
- * received = analyzed + dropped holds exactly: one per span of a decoded request, one per request that was refused
- * before its spans could be counted.
+ * The OTLP/HTTP trace receiver: `POST /v1/traces` -> body (limits, gunzip, timeouts) -> decode -> bounded queue ->
+ * assembler -> RecordSink. Answers as the OTLP/HTTP spec says (docs/otlp.md has the table). Every refused request,
+ * span and connection is handed to `sink.reject` with `where` naming it, and `sink.received` counts what arrived in
+ * the same unit, so received = analyzed + dropped holds exactly:
+ *   - a request whose body was read counts its spans, whatever its answer (a protobuf body refused for one bad string
+ *     still has countable spans); one whose body could not be read as a request counts as one;
+ *   - a request refused with 429 or 503 counts as one, whenever it was refused: its spans are not lost, the exporter
+ *     sends them again, and that delivery is counted in spans;
+ *   - a connection cut before its request's headers were complete counts as one (connections.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RecordSink, RejectReason, Source } from '../records.js';
+import { bearerTokenCheck } from './bearer.js';
 import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS, type AssemblerOptions } from './assembler.js';
-import { BodyProblem, declaredTooLarge, isSupportedEncoding, readBody, type BodyLimits } from './body.js';
+import { BodyBudget, BodyProblem, BodyRead, declaredLength, isSupportedEncoding } from './body.js';
+import { ConnectionGuard } from './connections.js';
 import { decodeTraceRequest, encodingOf, type OtlpEncoding } from './decode.js';
+import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, TIMEOUT_CHECK_MS, type OtlpLimits, type OtlpTimeouts } from './limits.js';
 import { otlpTypes } from './proto.js';
 import { SpanQueue } from './queue.js';
 import { errorResponse, exportResponse, type OtlpResponse } from './responses.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
-import { UndecodableBody, heldBytes, problemSpans, type DecodeLimits, type OtlpSpan, type SpanProblem } from './span.js';
+import { UndecodableBody, heldBytes, problemSpans, type OtlpSpan, type SpanProblem } from './span.js';
 
 export const TRACES_PATH = '/v1/traces';
 
-export interface OtlpLimits extends BodyLimits, DecodeLimits {
-  /** Decoded spans waiting for assembly; a request that would pass it gets 429 (one larger than it, only while it is empty). */
-  readonly maxQueuedSpans: number;
-  /** The same in bytes (heldBytes, an estimate of the heap the spans take), so large spans are bounded too. */
-  readonly maxQueuedBytes: number;
-  /** Requests being read and decoded at once (each holds its body in memory); more get 429. */
-  readonly maxConcurrentRequests: number;
-}
-
-/**
- * Sized for the deployed container (V8 heap capped at 192 MiB, RSS target 256 MiB; docs/limits.md has the
- * arithmetic): bodies being read take up to maxConcurrentRequests × maxDecompressedBytes outside the heap, decoding
- * one takes up to ~22× its size in the heap for OTLP/JSON (about its size for protobuf), and the queue and the
- * assembler's pending spans hold up to their byte limits.
- */
-export const DEFAULT_LIMITS: OtlpLimits = {
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxDecompressedBytes: 2 * 1024 * 1024,
-  maxSpansPerRequest: 10_000,
-  maxAttributesPerSpan: 128,
-  maxStringLength: 8 * 1024,
-  maxQueuedSpans: 50_000,
-  maxQueuedBytes: 16 * 1024 * 1024,
-  maxConcurrentRequests: 4,
-};
+export { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, type OtlpLimits, type OtlpTimeouts } from './limits.js';
 
 /** Node's own TLS: PEM contents (not paths). With `requestCert`, clients must present a certificate signed by `ca`. */
 export interface OtlpTlsOptions {
@@ -55,7 +37,7 @@ export interface OtlpTlsOptions {
   readonly requestCert?: boolean;
 }
 
-export interface OtlpReceiverOptions {
+export interface OtlpReceiverOptions extends Partial<OtlpTimeouts> {
   readonly host?: string;
   readonly port?: number;
   /** When set, requests must carry `Authorization: Bearer <token>` (401 otherwise). */
@@ -67,31 +49,32 @@ export interface OtlpReceiverOptions {
   readonly retryAfterSeconds?: number;
   /** Spans assembled per event-loop turn. */
   readonly drainSliceSpans?: number;
-  /** A request (headers and body) must arrive within this; slow clients are cut off. */
-  readonly requestTimeoutMs?: number;
-  /** On stop, requests still in flight after this are cut off. */
-  readonly shutdownGraceMs?: number;
 }
 
-export const DEFAULT_OPTIONS = {
-  host: '127.0.0.1',
-  port: 4318,
-  retryAfterSeconds: 1,
-  drainSliceSpans: 1_000,
-  requestTimeoutMs: 30_000,
-  shutdownGraceMs: 2_000,
-} as const;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4318;
+const DEFAULT_DRAIN_SLICE_SPANS = 1_000;
+
+/** What `handle` resolves to: an answer, or nothing when the client is gone. */
+type Answer = OtlpResponse | undefined;
 
 export class OtlpReceiver implements Source {
   readonly kind = 'otlp' as const;
   private readonly limits: OtlpLimits;
+  private readonly timeouts: OtlpTimeouts;
   private readonly assembler: AttemptAssembler;
   private readonly queue: SpanQueue;
-  private readonly tokenDigest: Buffer | undefined;
+  private readonly budget: BodyBudget;
+  private readonly guard: ConnectionGuard;
+  private readonly authorized: (authorization: string | undefined) => boolean;
   private server: Server | undefined;
   private requests = 0;
-  private inFlight = 0;
+  /** Bodies being read. */
+  private readonly reading = new Set<BodyRead>();
+  /** Requests between their headers and the end of their answer. */
+  private readonly handling = new Set<Promise<void>>();
   private stopping = false;
+  private graceOver = false;
   private stopped: Promise<void> | undefined;
 
   constructor(
@@ -100,10 +83,23 @@ export class OtlpReceiver implements Source {
     private readonly scheduler: Scheduler = realScheduler,
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.timeouts = {
+      headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
+      bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? DEFAULT_TIMEOUTS.bodyIdleTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
+      shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_TIMEOUTS.shutdownGraceMs,
+    };
     this.assembler = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, ...options.assembly }, sink, scheduler);
-    const slice = options.drainSliceSpans ?? DEFAULT_OPTIONS.drainSliceSpans;
-    this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, (span, where) => this.assemble(span, where), scheduler);
-    this.tokenDigest = options.bearerToken === undefined ? undefined : digest(options.bearerToken);
+    const slice = options.drainSliceSpans ?? DEFAULT_DRAIN_SLICE_SPANS;
+    this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, { span: (span, where) => this.assemble(span, where), reject: (r) => sink.reject(r) }, scheduler);
+    this.budget = new BodyBudget(this.limits.maxBufferedBodyBytes);
+    this.guard = new ConnectionGuard(this.limits, this.timeouts.headersTimeoutMs, (reason, where, message) => this.count(reason, where, message));
+    this.authorized = options.bearerToken === undefined ? () => true : bearerTokenCheck(options.bearerToken);
+  }
+
+  /** Listening and not stopping: what `reconcile_shadow_source_up` should say for this source. */
+  get up(): boolean {
+    return this.server?.listening === true && !this.stopping;
   }
 
   /** Attempts waiting for more spans. */
@@ -113,10 +109,20 @@ export class OtlpReceiver implements Source {
 
   /** Requests whose body is being read. */
   get requestsInFlight(): number {
-    return this.inFlight;
+    return this.reading.size;
   }
 
-  /** Decoded spans not yet assembled. */
+  /** Bytes the bodies being read hold. */
+  get bufferedBodyBytes(): number {
+    return this.budget.bytes;
+  }
+
+  /** Open connections. */
+  get connections(): number {
+    return this.guard.connections;
+  }
+
+  /** Decoded spans (and rejections of requests refused whole) not yet handed on. */
   get queuedSpans(): number {
     return this.queue.length;
   }
@@ -125,16 +131,20 @@ export class OtlpReceiver implements Source {
     if (this.server) throw new Error('OtlpReceiver: already started');
     otlpTypes(); // a missing or broken .proto fails the start, not the first request
     const handler = (req: IncomingMessage, res: ServerResponse): void => this.handle(req, res);
+    const http = {
+      headersTimeout: this.timeouts.headersTimeoutMs,
+      // bodies are timed by BodyRead, which knows whether they still flow
+      requestTimeout: 0,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    };
     const tls = this.options.tls;
     const server = tls
-      ? createHttpsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: tls.requestCert ?? false, rejectUnauthorized: tls.requestCert ?? false }, handler)
-      : createHttpServer(handler);
-    const timeout = this.options.requestTimeoutMs ?? DEFAULT_OPTIONS.requestTimeoutMs;
-    server.requestTimeout = timeout;
-    server.headersTimeout = Math.min(server.headersTimeout, timeout);
+      ? createHttpsServer({ ...http, cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: tls.requestCert ?? false, rejectUnauthorized: tls.requestCert ?? false, handshakeTimeout: this.timeouts.headersTimeoutMs }, handler)
+      : createHttpServer(http, handler);
+    this.guard.attach(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.options.port ?? DEFAULT_OPTIONS.port, this.options.host ?? DEFAULT_OPTIONS.host, () => {
+      server.listen(this.options.port ?? DEFAULT_PORT, this.options.host ?? DEFAULT_HOST, () => {
         server.off('error', reject);
         resolve();
       });
@@ -149,26 +159,46 @@ export class OtlpReceiver implements Source {
     return { host: a.address, port: a.port };
   }
 
-  /** Stops accepting, answers 503 to requests still arriving, then hands on everything queued and pending. */
+  /**
+   * Stops accepting connections; requests that arrive on open ones are answered 503. Bodies being read get
+   * `shutdownGraceMs` to end (they are then accepted); those still open after it are answered 503 and counted. Resolves
+   * once every request is answered and counted, and everything queued and pending is handed on.
+   */
   stop(): Promise<void> {
     this.stopping = true;
-    this.stopped ??= this.closeServer().then(() => {
-      this.queue.drainAll();
-      this.assembler.flush();
-    });
+    this.stopped ??= this.shutdown();
     return this.stopped;
   }
 
-  private closeServer(): Promise<void> {
+  private async shutdown(): Promise<void> {
     const server = this.server;
-    if (!server) return Promise.resolve();
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await this.settledWithin(this.timeouts.shutdownGraceMs);
+      // no request may start after the grace: connections without one go, bodies still open are answered
+      this.graceOver = true;
+      this.guard.closeUnserved();
+      for (const read of this.reading) read.abort(this.cutByShutdown());
+      // every response now says `connection: close`, so each connection carries at most one more request
+      while (this.handling.size > 0) await Promise.allSettled([...this.handling]);
+      server.closeAllConnections();
+      await closed;
+    }
+    this.queue.drainAll();
+    this.assembler.flush();
+  }
+
+  /** Resolves when no request is being handled, or after `ms`. */
+  private settledWithin(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const grace = this.scheduler.setTimer(this.options.shutdownGraceMs ?? DEFAULT_OPTIONS.shutdownGraceMs, () => server.closeAllConnections());
-      server.close(() => {
-        grace.cancel();
-        resolve();
-      });
-      server.closeIdleConnections();
+      const grace = this.scheduler.setTimer(ms, resolve);
+      const check = (): void => {
+        if (this.handling.size === 0) {
+          grace.cancel();
+          resolve();
+        } else void Promise.allSettled([...this.handling]).then(check);
+      };
+      check();
     });
   }
 
@@ -184,21 +214,25 @@ export class OtlpReceiver implements Source {
     const n = ++this.requests;
     const path = (req.url ?? '').split('?', 1)[0]!;
     const where = `${req.method} ${path} #${n} from ${req.socket.remoteAddress}:${req.socket.remotePort}`;
-    this.serve(req, path, where).then(
-      (answer) => send(res, answer),
-      (e: unknown) => send(res, this.refuse(where, 'json', 500, 'internal_error', `the receiver failed: ${(e as Error).message}`)),
-    );
+    const served = this.guard.serve(req.socket);
+    const handled = this.serve(req, path, where)
+      .catch((e: unknown): Answer => this.refuse(where, 'json', 500, 'internal_error', `the receiver failed: ${(e as Error).message}`))
+      .then((answer) => send(res, answer, this.stopping))
+      .finally(() => {
+        served();
+        this.handling.delete(handled);
+      });
+    this.handling.add(handled);
   }
 
   /** The answer to one request, or undefined when the client is gone. */
-  private async serve(req: IncomingMessage, path: string, where: string): Promise<OtlpResponse | undefined> {
+  private async serve(req: IncomingMessage, path: string, where: string): Promise<Answer> {
     if (path !== TRACES_PATH) return errorResponse('json', 404, `no such path: OTLP traces go to POST ${TRACES_PATH}`);
     if (req.method !== 'POST') return errorResponse('json', 405, `${req.method} is not allowed: use POST`, { allow: 'POST' });
     const contentType = req.headers['content-type'];
     const encoding = encodingOf(contentType);
     const answerIn = encoding ?? 'json';
-    if (!this.authorized(req)) {
-      // no closer reason in the shared list; the message says what happened
+    if (!this.authorized(req.headers.authorization)) {
       return this.refuse(where, answerIn, 401, 'unauthorized', 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }
     if (!encoding) {
@@ -209,31 +243,51 @@ export class OtlpReceiver implements Source {
     if (!isSupportedEncoding(contentEncoding)) {
       return this.refuse(where, encoding, 415, 'unsupported_media_type', `content-encoding ${JSON.stringify(contentEncoding)}: send gzip or none`);
     }
-    if (this.stopping) return this.unavailable(where, encoding);
-    if (this.queue.full) return this.busy(where, encoding, this.queueState());
-    if (this.inFlight >= this.limits.maxConcurrentRequests) {
-      return this.busy(where, encoding, `${this.inFlight} requests are being read (limit ${this.limits.maxConcurrentRequests})`);
+    const arrivedStopping = this.stopping;
+    if (!arrivedStopping) {
+      const refused = this.admit(req, where, encoding);
+      if (refused) return refused;
     }
-    const declared = declaredTooLarge(req, this.limits);
-    if (declared) return this.refuse(where, encoding, 413, declared.reason, declared.message, { connection: 'close' });
-    let body: Buffer;
-    this.inFlight++;
+    // while stopping the body is still read (and dropped) before the 503, so the client is not reset mid-send
+    const body = await this.read(req, where, encoding);
+    if (!Buffer.isBuffer(body)) return body;
+    if (arrivedStopping) return this.unavailable(where, encoding);
+    return this.accept(body, encoding, where);
+  }
+
+  /** Refuses a request at the door (before its body is read): queue full, no room for its body, or too large. */
+  private admit(req: IncomingMessage, where: string, encoding: OtlpEncoding): Answer | null {
+    if (this.queue.full) return this.busy(where, encoding, this.queueState());
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > this.limits.maxBodyBytes) {
+      return this.refuse(where, encoding, 413, 'body_too_large', `content-length ${declared} exceeds the limit of ${this.limits.maxBodyBytes} bytes`, { connection: 'close' });
+    }
+    if (this.budget.full || (declared !== undefined && this.budget.bytes + declared > this.budget.limit)) {
+      return this.busy(where, encoding, `bodies being read hold ${this.budget.bytes} bytes (limit ${this.budget.limit})${declared === undefined ? '' : ` and this one is ${declared}`}`);
+    }
+    return null;
+  }
+
+  /** The body, or the answer when it could not be read. */
+  private async read(req: IncomingMessage, where: string, encoding: OtlpEncoding): Promise<Buffer | Answer> {
+    const t = this.timeouts;
+    const read = new BodyRead(req, this.limits, this.budget, { idleMs: t.bodyIdleTimeoutMs, totalMs: t.bodyTimeoutMs }, this.scheduler);
+    this.reading.add(read);
+    if (this.graceOver) read.abort(this.cutByShutdown());
     try {
-      body = await readBody(req, this.limits);
+      return await read.done;
     } catch (e) {
       if (!(e instanceof BodyProblem)) throw e;
       if (e.status === undefined) {
-        if (this.stopping) this.refuse(where, encoding, 503, 'shutdown', 'the request was cut off: the receiver stopped');
-        else this.refuse(where, encoding, 400, e.reason, e.message);
+        this.refuse(where, encoding, 400, e.reason, e.message);
         return undefined;
       }
-      // past the wire limit the rest of the body is not read, so the connection cannot be reused
-      return this.refuse(where, encoding, e.status, e.reason, e.message, e.reason === 'body_too_large' ? { connection: 'close' } : {});
+      const headers = { ...(e.status === 429 || e.status === 503 ? this.retryAfter() : {}), ...(e.connectionClose ? { connection: 'close' } : {}) };
+      return this.refuse(where, encoding, e.status, e.reason, e.message, headers);
     } finally {
-      this.inFlight--;
+      this.reading.delete(read);
+      read.release();
     }
-    if (this.stopping) return this.unavailable(where, encoding);
-    return this.accept(body, encoding, where);
   }
 
   private accept(body: Buffer, encoding: OtlpEncoding, where: string): OtlpResponse {
@@ -242,15 +296,16 @@ export class OtlpReceiver implements Source {
       decoded = decodeTraceRequest(body, encoding, this.limits);
     } catch (e) {
       if (!(e instanceof UndecodableBody)) throw e;
-      return this.refuse(where, encoding, 400, 'undecodable_body', e.message);
+      return this.refuseSpans(where, encoding, 400, 'undecodable_body', e.message, e.spans ?? 1);
     }
     const { spans, problems } = decoded;
     const rejected = problemSpans(problems);
     // spans past the limit are rejected one by one, each a call down to the metrics; past twice the limit that work
-    // is no longer bounded by the kept spans' (a 2 MiB body holds a million empty spans), so the request is refused whole
+    // is no longer bounded by the kept spans' (a 4 MiB body holds two million empty spans), so the request is
+    // refused whole and its rejections are queued, to be counted in slices
     if (spans.length + rejected > 2 * this.limits.maxSpansPerRequest) {
       const message = `${spans.length + rejected} spans: more than twice the limit of ${this.limits.maxSpansPerRequest} spans per request`;
-      return this.refuse(where, encoding, 413, 'too_many_spans', message);
+      return this.refuseSpans(where, encoding, 413, 'too_many_spans', message, spans.length + rejected);
     }
     let bytes = 0;
     for (const span of spans) bytes += heldBytes(span);
@@ -270,6 +325,10 @@ export class OtlpReceiver implements Source {
     return exportResponse(encoding, rejected, summarize(problems, rejected));
   }
 
+  private cutByShutdown(): BodyProblem {
+    return new BodyProblem(503, 'shutdown', `the receiver stopped: the body did not end within the ${this.timeouts.shutdownGraceMs} ms grace`);
+  }
+
   /** Why the queue is full: the span count or the bytes. */
   private queueState(): string {
     if (this.queue.length >= this.limits.maxQueuedSpans) return `the queue holds ${this.queue.length} spans (limit ${this.limits.maxQueuedSpans})`;
@@ -284,36 +343,41 @@ export class OtlpReceiver implements Source {
     return this.refuse(where, encoding, 503, 'shutdown', 'the receiver is stopping', this.retryAfter());
   }
 
-  /** A request refused whole: it counts as one record received and one dropped. */
+  /** A request refused whole before its spans could be counted: one record received and one dropped. */
   private refuse(where: string, encoding: OtlpEncoding, status: number, reason: RejectReason, message: string, headers?: Record<string, string>): OtlpResponse {
-    this.sink.received?.('otlp', 1);
-    this.sink.reject({ source: 'otlp', reason, where, message });
+    this.count(reason, where, message);
     return errorResponse(encoding, status, message, headers);
   }
 
-  private retryAfter(): Record<string, string> {
-    return { 'retry-after': String(this.options.retryAfterSeconds ?? DEFAULT_OPTIONS.retryAfterSeconds) };
+  /** A request refused whole after its `spans` were counted: that many received and dropped, the drops in slices. */
+  private refuseSpans(where: string, encoding: OtlpEncoding, status: number, reason: RejectReason, message: string, spans: number): OtlpResponse {
+    this.sink.received?.('otlp', spans);
+    this.queue.pushRejections({ source: 'otlp', reason, where, message }, spans);
+    return errorResponse(encoding, status, message);
   }
 
-  private authorized(req: IncomingMessage): boolean {
-    if (!this.tokenDigest) return true;
-    const m = /^Bearer +(.+)$/i.exec(req.headers.authorization ?? '');
-    // digests have equal lengths, so the comparison takes the same time whatever was sent
-    return m !== null && timingSafeEqual(digest(m[1]!), this.tokenDigest);
+  private count(reason: RejectReason, where: string, message: string): void {
+    this.sink.received?.('otlp', 1);
+    this.sink.reject({ source: 'otlp', reason, where, message });
+  }
+
+  private retryAfter(): Record<string, string> {
+    return { 'retry-after': String(this.options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) };
   }
 }
 
-function send(res: ServerResponse, answer: OtlpResponse | undefined): void {
+/** Writes the answer (or drops the connection of a client that is gone); resolves once it is handed to the socket. */
+function send(res: ServerResponse, answer: Answer, closing: boolean): Promise<void> {
   if (!answer) {
     res.destroy();
-    return;
+    return Promise.resolve();
   }
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.byteLength) });
-  res.end(answer.body);
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return new Promise((resolve) => {
+    res.once('close', resolve);
+    // while stopping, no connection carries another request
+    res.writeHead(answer.status, { ...answer.headers, ...(closing ? { connection: 'close' } : {}), 'content-length': String(answer.body.byteLength) });
+    res.end(answer.body, resolve);
+  });
 }
 
 /** The `partial_success.error_message`: how many per reason, and the first span's problem. */

@@ -73,9 +73,19 @@ export interface DecodedRequest {
   readonly problems: SpanProblem[];
 }
 
-/** The whole body could not be read as an ExportTraceServiceRequest (HTTP 400). */
+/**
+ * The whole body could not be read as an ExportTraceServiceRequest (HTTP 400). `spans`: how many spans it holds,
+ * when its structure could still be walked (one bad string refuses a protobuf request), so they are counted as spans.
+ */
 export class UndecodableBody extends Error {
   override readonly name = 'UndecodableBody';
+
+  constructor(
+    message: string,
+    readonly spans?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** A span that cannot become an OtlpSpan; `message` names the field. */

@@ -7,26 +7,25 @@
  * It sees transitions, not attempts: the operator rewrites the condition only when its text changes, so a cluster
  * failing the same way a thousand times is one record. See docs/status-source.md.
  *
- * Reading the text (shared with the log source, collector/attempt-builder.ts):
- * - True: the loop returned no error, so every operation of the observed loop is recorded ok.
- * - Sequential loop, False: the message is the failing operation's error; the operations before it are ok.
- * - Phased loop, False: `critical error: …; blocked operations: [...]` (mapped critical errors fail, blocked groups
- *   did not run, non-critical groups unknown) or `[e1, e2]` / a lone error (each mapped op fails, the rest ran ok).
- * A message no error format maps is counted (`unmapped_error`), kept in a bounded sample, and never guessed.
+ * Reading the text is the log source's (collector/attempt-builder.ts): True means the loop returned no error; False
+ * carries the loop's error (the first failing operation's, or the phased `aggregate()`), read under the loop the
+ * operator runs. Which loop that is: configured; else the operator Deployment (collector/operator-loop.ts: the switch
+ * and the build's version); else a message only one loop can have written, remembered for the messages after it.
+ * When none of these says, the transition is dropped (`loop_unknown`), never read under an assumed loop.
+ * A message no error format maps is noted (`unmapped_error`), kept in a bounded sample, and never guessed.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { ErrorMapper } from '../error-mapping.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
-import { AttemptBuilder, type Interpretation } from '../attempt-builder.js';
+import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../attempt-builder.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
-import type { AttemptRecord, RecordSink, RejectReason, Source, SourceKind } from '../records.js';
+import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../operator-loop.js';
+import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type Source, type SourceInputReport, type SourceKind, type SourceNote } from '../records.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
-import { DEFAULT_OPERATOR_DEPLOYMENT, OperatorLoopWatch, type DeploymentRef } from './operator-loop.js';
 
 export type StatusLoop = LoopKind | 'auto';
 /** What decided the loop of a transition. */
-export type LoopDecidedBy = 'config' | 'deployment' | 'message' | 'fallback';
+export type LoopDecidedBy = 'config' | 'deployment' | 'message';
 
 export interface HostedClusterStatusSourceOptions {
   readonly model: ReconcileModel;
@@ -37,12 +36,10 @@ export interface HostedClusterStatusSourceOptions {
   readonly labelSelector?: string;
   /** The loop the operator runs: `sequential`, `phased`, or `auto`. Default `auto`. */
   readonly loop?: StatusLoop;
-  /** auto: the Deployment whose env says (HYPERSHIFT_RECONCILE_LEGACY). Default hypershift/operator; false: do not read it. */
+  /** auto: the operator Deployment (its HYPERSHIFT_RECONCILE_LEGACY and build version). Default hypershift/operator; false: do not read it. */
   readonly operatorDeployment?: DeploymentRef | false;
   /** auto: how long start() waits for the Deployment before transitions are read without it. Default 10000 ms. */
   readonly loopDetectTimeoutMs?: number;
-  /** auto: the loop assumed when neither the Deployment nor any message has told. Default `phased`. */
-  readonly autoFallback?: LoopKind;
   /** Report the condition found when an object is first seen (e.g. at sidecar start). Default true. */
   readonly emitInitial?: boolean;
   /** Objects tracked at most; more are refused (`pending_limit`). Default 10000. */
@@ -57,13 +54,14 @@ export interface HostedClusterStatusSourceOptions {
   readonly onTransition?: (t: StatusTransition) => void;
   /** A watch failure (already retried with backoff); for the log. */
   readonly onError?: (err: Error) => void;
+  /** Once started: what the source knows about the operator's loop (to be said once). */
+  readonly onStarted?: (loop: LoopKnowledge) => void;
 }
 
 export const STATUS_SOURCE_DEFAULTS = {
   loop: 'auto',
   operatorDeployment: DEFAULT_OPERATOR_DEPLOYMENT,
   loopDetectTimeoutMs: 10_000,
-  autoFallback: 'phased',
   emitInitial: true,
   maxTrackedObjects: 10_000,
   unmappedSampleSize: 50,
@@ -78,19 +76,21 @@ export interface StatusTransition {
   readonly initial: boolean;
   readonly loop: LoopKind;
   readonly loopDecidedBy: LoopDecidedBy;
-  /** Group names after `blocked operations:` in the message. */
+  /** Group names after `blocked operations:` in the message (empty without such a list). */
   readonly blocked: readonly string[];
   readonly record: AttemptRecord;
 }
 
+/** Books in condition transitions: `received = transitions + dropped`. */
 export interface StatusSourceStats {
+  received: number;
   transitions: number;
   initial: number;
   rejected: number;
+  dropped: Partial<Record<RejectReason, number>>;
+  notes: Record<SourceNote, number>;
   unmappedErrors: number;
   loopDecidedBy: Record<LoopDecidedBy, number>;
-  /** auto: a message shape that says the other loop than the operator Deployment's env. */
-  contradictingEvidence: number;
   watchErrors: number;
 }
 
@@ -104,12 +104,14 @@ const HOSTED_CLUSTERS = '/apis/hypershift.openshift.io/v1beta1';
 export class HostedClusterStatusSource implements Source {
   readonly kind: SourceKind = 'status';
   readonly stats: StatusSourceStats = {
+    received: 0,
     transitions: 0,
     initial: 0,
     rejected: 0,
+    dropped: {},
+    notes: Object.fromEntries(SOURCE_NOTES.map((n) => [n, 0])) as Record<SourceNote, number>,
     unmappedErrors: 0,
-    loopDecidedBy: { config: 0, deployment: 0, message: 0, fallback: 0 },
-    contradictingEvidence: 0,
+    loopDecidedBy: { config: 0, deployment: 0, message: 0 },
     watchErrors: 0,
   };
   private readonly builder: AttemptBuilder;
@@ -126,7 +128,8 @@ export class HostedClusterStatusSource implements Source {
     private readonly options: HostedClusterStatusSourceOptions,
     private readonly sink: RecordSink,
   ) {
-    this.builder = new AttemptBuilder(options.model, new ErrorMapper(options.model));
+    this.builder = new AttemptBuilder(options.model, { nonOperationErrors: HYPERSHIFT_OPERATOR.nonOperationErrors });
+    sink.inputReport?.('status', () => this.inputReport());
     this.timers = options.timers ?? SYSTEM_TIMERS;
     const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
     const onError = (e: Error): void => {
@@ -152,14 +155,9 @@ export class HostedClusterStatusSource implements Source {
 
   /** Starts watching; with `loop: auto` first waits (bounded) for the operator Deployment to be read. */
   async start(): Promise<void> {
-    if (this.loopWatch) {
-      this.loopWatch.start();
-      let timer: unknown;
-      const timeout = new Promise<void>((resolve) => (timer = this.timers.setTimeout(resolve, this.options.loopDetectTimeoutMs ?? STATUS_SOURCE_DEFAULTS.loopDetectTimeoutMs)));
-      await Promise.race([this.loopWatch.whenSynced(), timeout]);
-      this.timers.clearTimeout(timer);
-    }
+    await this.loopWatch?.startWithin(this.options.loopDetectTimeoutMs ?? STATUS_SOURCE_DEFAULTS.loopDetectTimeoutMs, this.timers);
     this.informer.start();
+    this.options.onStarted?.(this.loopKnowledge());
   }
 
   async stop(): Promise<void> {
@@ -176,9 +174,37 @@ export class HostedClusterStatusSource implements Source {
     return this.informer.isUp;
   }
 
-  /** auto: the loop the operator Deployment's env selects, undefined while unread or when it does not say. */
+  /** auto: the loop the operator Deployment says it runs, undefined while unread or when it does not say. */
   get deploymentLoop(): LoopKind | undefined {
     return this.loopWatch?.loop;
+  }
+
+  /** What the source knows about the operator's loop, and from where (said once at start, and in the report). */
+  loopKnowledge(): LoopKnowledge {
+    const configured = this.options.loop ?? STATUS_SOURCE_DEFAULTS.loop;
+    if (configured !== 'auto') return { configured, current: configured, decidedBy: 'config', statement: `configured: the ${configured} loop` };
+    const deployment: OperatorLoop = this.loopWatch?.current ?? { loop: undefined, statement: 'the operator Deployment is not read (operatorDeployment: false)' };
+    if (deployment.loop !== undefined) return { configured, current: deployment.loop, decidedBy: 'deployment', statement: deployment.statement };
+    const statement = `${deployment.statement}; ${this.evidence ? `a condition message last proved the ${this.evidence} loop` : 'no condition message has proved a loop yet; transitions are dropped as loop_unknown until one does'}`;
+    return { configured, current: this.evidence ?? null, decidedBy: this.evidence ? 'input' : 'unknown', statement };
+  }
+
+  /** The books (in condition transitions), the reservations and the unmapped sample, for the report. */
+  inputReport(): SourceInputReport {
+    const s = this.stats;
+    return {
+      source: 'status',
+      unit: 'transitions',
+      received: s.received,
+      analyzed: s.transitions,
+      dropped: { ...s.dropped },
+      ignored: {},
+      attempts: s.transitions,
+      notes: { ...s.notes },
+      loop: this.loopKnowledge(),
+      unmappedSample: this.unmappedSample(),
+      caveats: ['The condition changes only when its text does: a cluster failing the same way many times is one transition, so counts are of transitions, not attempts.'],
+    };
   }
 
   unmappedSample(): UnmappedSample {
@@ -190,14 +216,14 @@ export class HostedClusterStatusSource implements Source {
     const uid = obj.metadata?.uid;
     const read = readCondition(obj, RECONCILIATION_SUCCEEDED);
     if ('problem' in read) {
-      this.sink.received?.('status', 1);
+      this.receive();
       this.refuse('invalid_object', `hostedcluster ${key}`, read.problem);
       return;
     }
     const before = this.tracked.get(key);
     const previous = before?.uid === uid ? before : undefined;
     if (!before && this.tracked.size >= (this.options.maxTrackedObjects ?? STATUS_SOURCE_DEFAULTS.maxTrackedObjects)) {
-      this.sink.received?.('status', 1);
+      this.receive();
       this.refuse('pending_limit', `hostedcluster ${key}`, `more than ${this.tracked.size} HostedClusters tracked; raise maxTrackedObjects or narrow namespace/labelSelector`);
       return;
     }
@@ -211,19 +237,23 @@ export class HostedClusterStatusSource implements Source {
   }
 
   private emit(key: string, uid: string, obj: RawKubeObject, condition: ConditionState, time: TransitionTime, initial: boolean): void {
-    this.sink.received?.('status', 1);
-    const interpretation = this.builder.interpret({ success: condition.status === 'True', error: condition.status === 'False' ? condition.message : undefined });
-    const [loop, decidedBy] = this.decideLoop(interpretation);
-    const built = this.builder.build(loop, interpretation);
-    const operations = built.operations;
+    this.receive();
     const where = `hostedcluster ${key}`;
+    const interpretation = this.builder.interpret({ success: condition.status === 'True', ...(condition.status === 'False' ? { error: condition.message } : {}) });
+    const both = this.builder.buildBoth(interpretation);
+    const decided = this.decideLoop(both);
+    if (!decided) {
+      this.refuse('loop_unknown', where, `${this.loopKnowledge().statement}: the transition cannot be read`);
+      return;
+    }
+    const [loop, decidedBy, notes] = decided;
+    const built = both[loop];
+    if (!built.consistent && both[loop === 'sequential' ? 'phased' : 'sequential'].consistent) notes.push('loop_contradicted');
+    notes.push(...readingNotes(built));
+    for (const n of new Set(notes)) this.stats.notes[n]++;
     for (const u of built.unmapped) {
       this.stats.unmappedErrors++;
       this.keepUnmapped({ message: u.message, why: u.why, detail: u.detail, where, time: time.time, object: key, count: 1 });
-      this.refuse('unmapped_error', where, `${u.detail}: ${JSON.stringify(u.message)}`);
-    }
-    for (const n of built.unknownNames) {
-      this.refuse('unknown_operation', where, `${n.list}: ${JSON.stringify(n.name)} is neither a group nor an operation of model ${this.options.model.name}`);
     }
     const generation = condition.observedGeneration ?? obj.metadata?.generation;
     const record: AttemptRecord = {
@@ -233,33 +263,35 @@ export class HostedClusterStatusSource implements Source {
       object: key,
       ...(generation === undefined ? {} : { generation }),
       model: loop,
-      operations,
+      operations: built.operations,
       origin: { source: 'status', transition: true },
     };
     this.stats.transitions++;
     if (initial) this.stats.initial++;
     this.stats.loopDecidedBy[decidedBy]++;
     this.sink.attempt(record);
-    this.options.onTransition?.({ object: key, uid, condition, time, initial, loop, loopDecidedBy: decidedBy, blocked: interpretation.blocked, record });
+    this.options.onTransition?.({ object: key, uid, condition, time, initial, loop, loopDecidedBy: decidedBy, blocked: interpretation.textBlocked ?? [], record });
   }
 
   /**
-   * Configured loop; else the operator Deployment's env; else the message's shape (`critical error:`, an error on
-   * two operations, or an operation only one loop has), remembered for messages that do not tell; else the fallback.
-   * A lone error never tells here: unlike the log, the condition has no summary line whose absence would.
+   * Configured loop; else the operator Deployment's; else a message only one loop can have written, remembered for
+   * the messages after it (the operator runs one loop until it restarts); else undefined: not known.
    */
-  private decideLoop(i: Interpretation): [LoopKind, LoopDecidedBy] {
+  private decideLoop(both: Readonly<Record<LoopKind, BuiltAttempt>>): [LoopKind, LoopDecidedBy, SourceNote[]] | undefined {
     const configured = this.options.loop ?? STATUS_SOURCE_DEFAULTS.loop;
-    if (configured !== 'auto') return [configured, 'config'];
-    const shown = this.builder.loopEvidence(i, true);
-    if (shown !== undefined) this.evidence = shown;
-    const fromEnv = this.loopWatch?.loop;
-    if (fromEnv !== undefined) {
-      if (shown !== undefined && shown !== fromEnv) this.stats.contradictingEvidence++;
-      return [fromEnv, 'deployment'];
-    }
-    if (this.evidence !== undefined) return [this.evidence, 'message'];
-    return [this.options.autoFallback ?? STATUS_SOURCE_DEFAULTS.autoFallback, 'fallback'];
+    if (configured !== 'auto') return [configured, 'config', []];
+    const proven = both.sequential.consistent === both.phased.consistent ? undefined : both.sequential.consistent ? 'sequential' : 'phased';
+    if (proven !== undefined) this.evidence = proven;
+    const fromDeployment = this.loopWatch?.loop;
+    if (fromDeployment !== undefined) return [fromDeployment, 'deployment', []];
+    if (proven !== undefined) return [proven, 'message', []];
+    if (this.evidence !== undefined) return [this.evidence, 'message', ['loop_inherited']];
+    return undefined;
+  }
+
+  private receive(): void {
+    this.stats.received++;
+    this.sink.received?.('status', 1);
   }
 
   private keepUnmapped(entry: UnmappedSampleEntry): void {
@@ -271,6 +303,7 @@ export class HostedClusterStatusSource implements Source {
 
   private refuse(reason: RejectReason, where: string, message: string): void {
     this.stats.rejected++;
+    this.stats.dropped[reason] = (this.stats.dropped[reason] ?? 0) + 1;
     this.sink.reject({ source: 'status', reason, where, message });
   }
 }

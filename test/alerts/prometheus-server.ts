@@ -23,11 +23,32 @@ export interface PrometheusSample {
   readonly value: [number, string];
 }
 
+/** What `/api/v1/query` or `/api/v1/query_range` answered, error or not. */
+export interface Evaluation {
+  readonly status: 'success' | 'error';
+  readonly error?: string;
+  readonly data?: { readonly resultType: string; readonly result: readonly { readonly metric: Record<string, string>; readonly value?: [number, string]; readonly values?: [number, string][] }[] };
+}
+
+/** A rule as `/api/v1/rules` reports it. */
+export interface PrometheusRule {
+  readonly name: string;
+  readonly health: string;
+  readonly lastError?: string;
+  readonly type: string;
+}
+
 export interface RunningPrometheus {
   readonly url: string;
   alerts(): Promise<PrometheusAlert[]>;
   /** An instant query (`/api/v1/query`) at the current time; its vector result. */
   query(expr: string): Promise<PrometheusSample[]>;
+  /** An instant query at the current time, or a range query over [start, end] (Unix seconds) with `step`. */
+  evaluate(expr: string, range?: { start: number; end: number; step: string }): Promise<Evaluation>;
+  /** `/api/v1/label/<label>/values` among the series `match` selects. */
+  labelValues(label: string, match: string): Promise<string[]>;
+  /** Every rule of every group, as loaded and last evaluated. */
+  rules(): Promise<PrometheusRule[]>;
   stop(): Promise<void>;
 }
 
@@ -35,6 +56,8 @@ export interface PrometheusSetup {
   readonly rules: string;
   readonly job: string;
   readonly target: string;
+  /** Labels every series of the target gets, as a ServiceMonitor adds `namespace`, `pod`, `service`. */
+  readonly targetLabels?: Record<string, string>;
 }
 
 function freePort(): Promise<number> {
@@ -75,7 +98,7 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
       global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
       rule_files: ['rules.yaml'],
       // honor_labels as the shipped ServiceMonitor: the stuck series' own `namespace` label wins.
-      scrape_configs: [{ job_name: setup.job, honor_labels: true, static_configs: [{ targets: [setup.target] }] }],
+      scrape_configs: [{ job_name: setup.job, honor_labels: true, static_configs: [{ targets: [setup.target], ...(setup.targetLabels ? { labels: setup.targetLabels } : {}) }] }],
     }),
   );
   const port = await freePort();
@@ -120,6 +143,19 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
     async query(expr) {
       const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as { data: { result: PrometheusSample[] } };
       return body.data.result;
+    },
+    async evaluate(expr, range) {
+      const params: Record<string, string> = range ? { query: expr, start: String(range.start), end: String(range.end), step: range.step } : { query: expr };
+      const path = range ? 'query_range' : 'query';
+      return (await (await fetch(`${url}/api/v1/${path}`, { method: 'POST', body: new URLSearchParams(params) })).json()) as Evaluation;
+    },
+    async labelValues(label, match) {
+      const body = (await (await fetch(`${url}/api/v1/label/${label}/values?${new URLSearchParams({ 'match[]': match }).toString()}`)).json()) as { data: string[] };
+      return body.data;
+    },
+    async rules() {
+      const body = (await (await fetch(`${url}/api/v1/rules`)).json()) as { data: { groups: { rules: PrometheusRule[] }[] } };
+      return body.data.groups.flatMap((g) => g.rules);
     },
     stop,
   };

@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
 import { alertOptions } from '../../alerts/options.js';
 import { rulesFile } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const alertsDir = join(packageRoot(), 'alerts');
 const RULES = join(alertsDir, 'reconcile-shadow.rules.yaml');

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { alertOptions, isDuration } from '../../alerts/options.js';
 import { prometheusRule, rulesFile, runbookAnchor } from '../../alerts/render.js';
 import { ALERT_PREFIX, alertRuleGroups, type AlertRule } from '../../alerts/rules.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
 const options = alertOptions();

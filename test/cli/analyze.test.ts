@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import { formatAttemptLine } from '../../collector/journal.js';
 import { resolveModel } from '../../model/load.js';
 import { World } from '../../simulator/world.js';
-import { CONTRACT, REPO } from '../support/paths.js';
+import { CONTRACT_CASES, REPO } from '../support/paths.js';
 import { runCli } from '../support/run-command.js';
 
 const EXAMPLE_MODEL = join(REPO, 'examples/database-operator/model.yaml');
@@ -77,7 +77,7 @@ describe('reconcile-shadow analyze', () => {
   it('exit codes: 2 for bad arguments, 3 for an invalid model, 1 for an unreadable journal', async () => {
     assert.equal((await runCli(['analyze', '--journal', EXAMPLE_JOURNAL])).code, 2);
     assert.equal((await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'xml'])).code, 2);
-    const bad = await runCli(['analyze', '--model', join(CONTRACT, 'model.yaml.missing'), '--journal', EXAMPLE_JOURNAL]);
+    const bad = await runCli(['analyze', '--model', join(CONTRACT_CASES, 'model.yaml.missing'), '--journal', EXAMPLE_JOURNAL]);
     assert.equal(bad.code, 3);
     assert.match(bad.stderr, /no such model file, and not a built-in model \(hypershift-hostedcluster\)/);
     const missing = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', '/nonexistent/journal.jsonl']);

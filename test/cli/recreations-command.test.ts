@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CommandResult } from '../support/run-command.js';
-import { CONTRACT, REPO } from '../support/paths.js';
+import { CONTRACT_CASES, REPO } from '../support/paths.js';
 
-const CASE = join(CONTRACT, 'recreations');
+/** The shared contract case, copied into the repository (see its README). */
+const CASE = join(CONTRACT_CASES, 'recreations');
 const TASK_CONFIG = join(CASE, 'task-config.yaml');
 const JOURNAL = join(CASE, 'journal.jsonl');
 

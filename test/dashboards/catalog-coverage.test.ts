@@ -1,9 +1,12 @@
 /** Every metric a dashboard panel, a dashboard variable or an alert reads is in the catalog; every catalog metric is shown. */
 import { deepStrictEqual } from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { alertOptions } from '../../alerts/options.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { METRICS, seriesNames } from '../../analyzer/metrics/catalog.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { recreationsDashboard } from '../../dashboards/recreations.js';
 import { asJson, contentPanels } from './dashboard-json.js';
 import { metricNames, variableQueryMetricNames } from './promql-metric-names.js';
@@ -50,5 +53,22 @@ describe('dashboards and alerts read only catalog metrics', () => {
 
   it('names metrics outside the catalog when a query uses one', () => {
     deepStrictEqual(unknown([['probe', metricNames('rate(reconcile_shadow_made_up_total[5m]) / reconcile_shadow_attempts_total')]], (n) => CATALOG_SERIES.has(n)), ['probe: reconcile_shadow_made_up_total']);
+  });
+
+  it('the README names, for every metric in seconds, whether it is a timestamp, an age or a duration, as the catalog says', () => {
+    const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
+    const paragraph = readme.slice(readme.indexOf('**Times are wall-clock.**')).split('\n\n')[0]!;
+    const listed = (label: string): string[] => {
+      const after = paragraph.slice(paragraph.indexOf(`${label} (`));
+      const list = after.slice(after.indexOf('):') + 2).split(/\n[A-Z]\w+ \(/)[0]!;
+      return [...list.matchAll(/`(reconcile_shadow_\w+)`/g)].map((m) => m[1]!).sort();
+    };
+    const inCatalog = (time: string): string[] => METRICS.filter((m) => 'time' in m && m.time === time).map((m) => m.name).sort();
+    deepStrictEqual(
+      { timestamps: listed('Timestamps'), ages: listed('Ages'), durations: listed('Durations') },
+      { timestamps: inCatalog('timestamp'), ages: inCatalog('age'), durations: inCatalog('duration') },
+    );
+    // Every metric whose unit is seconds says which it is.
+    deepStrictEqual(METRICS.filter((m) => /_seconds$/.test(m.name) && !('time' in m)).map((m) => m.name), []);
   });
 });

@@ -1,5 +1,5 @@
 import { deepStrictEqual, throws } from 'node:assert/strict';
-import { metricNames, variableQueryMetricNames } from './promql-metric-names.js';
+import { metricNames, metricSelectors, variableQueryMetricNames } from './promql-metric-names.js';
 
 describe('metricNames (PromQL metric names for the catalog checks)', () => {
   it('finds the metrics of selectors, skipping matchers, ranges, functions and aggregation labels', () => {
@@ -29,5 +29,13 @@ describe('metricNames (PromQL metric names for the catalog checks)', () => {
   it('refuses an expression it cannot tokenize instead of guessing', () => {
     throws(() => metricNames('x{a="open'), /unterminated string/);
     throws(() => metricNames('x{a="b"'), /unbalanced \{/);
+  });
+
+  it('lists every selector with its matchers, and a bare metric with none', () => {
+    deepStrictEqual(metricSelectors('sum by (controller) (rate(a_total{job=~"$job",x="a_total{"}[5m])) / on (controller) group_left () b_info + time() - c{}'), [
+      { metric: 'a_total', matchers: 'job=~"$job",x="a_total{"' },
+      { metric: 'b_info', matchers: '' },
+      { metric: 'c', matchers: '' },
+    ]);
   });
 });

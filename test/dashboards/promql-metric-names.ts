@@ -82,6 +82,28 @@ export function metricNames(expr: string): string[] {
   return [...names].sort();
 }
 
+/**
+ * Every metric selector of an expression: the metric and the text between its braces ('' without braces), in
+ * order of appearance. Names that are not metrics (functions, keywords, label lists) are skipped as in metricNames.
+ */
+export function metricSelectors(expr: string): { readonly metric: string; readonly matchers: string }[] {
+  const names = new Set(metricNames(expr));
+  const out: { metric: string; matchers: string }[] = [];
+  const re = /[a-zA-Z_:][a-zA-Z0-9_:]*/g;
+  for (let m = re.exec(expr); m; m = re.exec(expr)) {
+    if (!names.has(m[0]) || /[\w"$]/.test(expr[m.index - 1] ?? ' ')) continue;
+    const after = m.index + m[0].length;
+    if (expr[after] === '{') {
+      const end = skipBalanced(expr, after, '{', '}');
+      out.push({ metric: m[0], matchers: expr.slice(after + 1, end - 1) });
+      re.lastIndex = end;
+    } else {
+      out.push({ metric: m[0], matchers: '' });
+    }
+  }
+  return out;
+}
+
 /** A Grafana `label_values(<series>, <label>)` variable query: the series part is PromQL, the label is not. */
 export function variableQueryMetricNames(query: string): string[] {
   const m = /^label_values\((.*),\s*\w+\s*\)$/.exec(query.trim());

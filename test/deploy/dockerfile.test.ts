@@ -7,7 +7,7 @@ import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_FILE } from '../../deploy/sidecar-config.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
 

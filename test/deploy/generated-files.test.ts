@@ -1,14 +1,16 @@
 /**
  * cli/generate.ts: every generated file in the tree equals what the code generates now (the drift `make verify`
- * reports), and the README's metrics table is the catalog's.
+ * reports), the README's metrics table is the catalog's, and the OTLP limits table in the README and docs/otlp.md is
+ * the receiver's defaults.
  */
 import { deepStrictEqual, strictEqual, throws } from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { driftedFiles, generatedFiles, generatedReadme, main, metricsTable, README_BEGIN, README_END, withMetricsTable } from '../../cli/generate.js';
+import { driftedFiles, generatedDocs, generatedFiles, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
+import { DEFAULT_LIMITS, limitRows, limitsTable } from '../../collector/otlp/limits.js';
 import { METRICS } from '../../analyzer/metrics/catalog.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
 
@@ -30,10 +32,31 @@ describe('cli/generate: generated files', () => {
     deepStrictEqual(driftedFiles(root, files), []);
   });
 
-  it('shows the catalog in the README between the metrics-table markers', () => {
-    const readme = generatedReadme(root);
-    if (readme instanceof Error) throw readme;
-    deepStrictEqual(driftedFiles(root, [readme]), []);
+  it('shows the catalog in the README and the OTLP limits in the README and docs/otlp.md, between their markers', () => {
+    const docs = generatedDocs(root);
+    for (const d of docs) if (d instanceof Error) throw d;
+    deepStrictEqual(docs.map((d) => (d as { path: string }).path), ['README.md', 'docs/otlp.md']);
+    deepStrictEqual(driftedFiles(root, docs as { path: string; content: string }[]), []);
+  });
+
+  it('renders each OTLP limit with the default the receiver uses, and another default as another table', () => {
+    const rows = limitRows();
+    deepStrictEqual(
+      rows.filter((r) => ['maxBodyBytes', 'maxDecompressedBytes', 'maxBufferedBodyBytes', 'maxSpansPerRequest', 'headersTimeoutMs', 'maxPendingBytes', 'recentSpanMemory'].includes(r.option ?? '')).map((r) => [r.option, r.default]),
+      [
+        ['maxBodyBytes', '4 MiB'],
+        ['maxDecompressedBytes', '4 MiB'],
+        ['maxBufferedBodyBytes', '8 MiB'],
+        ['headersTimeoutMs', '5 s'],
+        ['maxSpansPerRequest', '10,000'],
+        ['maxPendingBytes', '8 MiB'],
+        ['recentSpanMemory', '100,000'],
+      ],
+    );
+    const other = limitsTable(limitRows({ ...DEFAULT_LIMITS, maxBodyBytes: 3 * 1024 * 1024 + 1 }));
+    strictEqual(other.split('\n')[2], '| request body on the wire, plain or gzip | `maxBodyBytes` | 3,145,729 bytes | 413 `body_too_large`, connection closed (a declared `content-length` is refused before reading) |');
+    strictEqual(withLimitsTable(`a\n${LIMITS_BEGIN}\nold\n${LIMITS_END}\nb\n`, 'x.md', 'T'), `a\n${LIMITS_BEGIN}\nT\n${LIMITS_END}\nb\n`);
+    throws(() => withLimitsTable('none', 'docs/otlp.md'), /^Error: docs\/otlp.md: the markers <!-- otlp-limits:begin --> and <!-- otlp-limits:end --> \(in that order\) are missing; add them where the OTLP limits table belongs$/);
   });
 
   it('renders one table row per catalog metric with type, labels, cardinality and help', () => {
@@ -53,7 +76,9 @@ describe('cli/generate: generated files', () => {
     try {
       for (const dir of ['alerts', 'dashboards', 'deploy']) cpSync(join(root, dir), join(copy, dir), { recursive: true });
       writeFileSync(join(copy, 'package.json'), '{}');
-      writeFileSync(join(copy, 'README.md'), `# x\n${README_BEGIN}\n${README_END}\n`);
+      writeFileSync(join(copy, 'README.md'), `# x\n${README_BEGIN}\n${README_END}\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
+      mkdirSync(join(copy, 'docs'));
+      writeFileSync(join(copy, 'docs', 'otlp.md'), `# otlp\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
       writeFileSync(join(copy, 'alerts', 'reconcile-shadow.rules.yaml'), 'groups: []\n');
       const run = (...argv: string[]): { status: number; stderr: string } => {
         let stderr = '';
@@ -62,7 +87,7 @@ describe('cli/generate: generated files', () => {
       };
       const check = run('--check');
       strictEqual(check.status, 1, check.stderr);
-      strictEqual(check.stderr, 'generate: 2 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  README.md\nRun: node --import tsx cli/generate.ts\n');
+      strictEqual(check.stderr, 'generate: 3 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  README.md\n  docs/otlp.md\nRun: node --import tsx cli/generate.ts\n');
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });
       strictEqual(run('--bogus').status, 2);

@@ -16,7 +16,7 @@ import { recreationsDashboard } from '../../dashboards/recreations.js';
 import { OVERLAYS, type Overlay } from '../../deploy/overlays.js';
 import { CONFIG_FILE, METRICS_PORT } from '../../deploy/sidecar-config.js';
 import { SIDECAR_CONTAINER, SIDECAR_POD_LABEL } from '../../deploy/sidecar-patch.js';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
 const deployDir = join(root, 'deploy');

@@ -2,7 +2,7 @@
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../model/package-root.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { parseConfig, type ShadowConfig } from '../../sidecar/config.js';
 
 const overlayConfig = (dir: string): ShadowConfig => {
@@ -11,10 +11,11 @@ const overlayConfig = (dir: string): ShadowConfig => {
 };
 
 describe('deploy: the shipped sidecar configs', () => {
-  it('hypershift: the HostedCluster model fed by its own pod’s log, the status source and OTLP on loopback, metrics beyond loopback', () => {
+  it('hypershift: the HostedCluster model fed by its own pod’s log, the status source and OTLP on loopback, metrics beyond loopback, the report on loopback', () => {
     const config = overlayConfig('hypershift');
     deepStrictEqual(config.models.map((m) => m.name), ['hypershift-hostedcluster']);
-    deepStrictEqual(config.listen.metrics, { host: '0.0.0.0', port: 9464 });
+    deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
+    deepStrictEqual(config.report, {});
     deepStrictEqual(Object.keys(config.sources).sort(), ['logs', 'otlp', 'status']);
     // The pod is left out: the sidecar reads POD_NAMESPACE/POD_NAME, which the patch sets from the downward API.
     deepStrictEqual(config.sources.logs?.input, { pod: { container: 'operator' } });
@@ -39,7 +40,7 @@ describe('deploy: the shipped sidecar configs', () => {
       maxInFlight: 10_000,
       maxStuckSeries: 50,
     });
-    deepStrictEqual(config.listen.metrics, { host: '0.0.0.0', port: 9464 });
+    deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
     strictEqual(config.summary.enabled, false);
   });
 });

@@ -4,6 +4,9 @@ import { denseAttributes, emptySpans, fatOrphans, jsonEmptySpans, type HostileBo
 import type { HostileFigures } from './hostile.js';
 import { mib, responsive, type Bounds, type Check } from './overload-checks.js';
 
+/** Senders at once: three times as many bodies at the decompressed limit as the receiver's body budget holds. */
+export const HOSTILE_CONCURRENCY = 3 * Math.ceil(DEFAULT_LIMITS.maxBufferedBodyBytes / DEFAULT_LIMITS.maxDecompressedBytes);
+
 export function hostileBodies(): HostileBody[] {
   const l = DEFAULT_LIMITS;
   return [

@@ -25,6 +25,8 @@ export interface LoadClientOptions {
   readonly seed: number;
   /** Keeps the objects of several clients apart. */
   readonly namespace: string;
+  /** Set `reconcile.operation_count` on each root (default true), or leave the receiver to settle attempts. */
+  readonly operationCount?: boolean;
 }
 
 /** What the client has done so far. */
@@ -136,8 +138,10 @@ export class LoadClient {
   private phaseProduced = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private finished = false;
+  private readonly emitOptions: { readonly operationCount: boolean };
 
   constructor(options: LoadClientOptions) {
+    this.emitOptions = { operationCount: options.operationCount ?? true };
     for (let i = 0; i < options.pipelines; i++) this.pipelines.set(`p${i}`, new Pipeline(`p${i}`, options, this.books));
     this.tracers = [...this.pipelines.values()].map((p) => p.provider.getTracer('operator'));
     const model = resolveModel('hypershift-hostedcluster');
@@ -196,7 +200,7 @@ export class LoadClient {
     const due = this.rate === Infinity ? Infinity : this.phaseProduced + (this.rate * (sliceStart - this.phaseStart)) / 1000;
     while (this.books.produced < due && performance.now() - sliceStart < SLICE_MS) {
       const record = this.records[this.books.attempts % this.records.length]!;
-      emitAttempt(this.tracers[this.next]!, record);
+      emitAttempt(this.tracers[this.next]!, record, this.emitOptions);
       this.next = (this.next + 1) % this.tracers.length;
       this.books.attempts++;
       this.books.produced += 1 + record.operations.length;

@@ -3,8 +3,7 @@
  * to cost the receiver the most its limits allow, as many at once as it reads, against the sidecar as deployed.
  */
 import { strict as assert } from 'node:assert';
-import { DEFAULT_LIMITS } from '../../collector/otlp/receiver.js';
-import { HOSTILE_CHECKS, hostileBodies } from './hostile-checks.js';
+import { HOSTILE_CHECKS, HOSTILE_CONCURRENCY, hostileBodies } from './hostile-checks.js';
 import { runHostile, type HostileFigures } from './hostile.js';
 import { deployedContainer } from './sidecar-process.js';
 
@@ -15,7 +14,7 @@ describe('reliability: memory bound under hostile bodies (1 s each)', function (
   before(async () => {
     figures = await runHostile({
       bodies: hostileBodies(),
-      concurrency: DEFAULT_LIMITS.maxConcurrentRequests + 2,
+      concurrency: HOSTILE_CONCURRENCY,
       perBodyMs: 1_000,
       otlp: { maxWaitMs: '2s' },
       cpuLimitCores: deployedContainer().cpuLimitCores,

@@ -4,10 +4,13 @@
  * counts, an eviction that walked V8's deleted hash slots, junk attempts blocking the pending store).
  */
 import { deepStrictEqual, strictEqual, ok } from 'node:assert';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
 import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
 import { decodeTraceRequest } from '../../collector/otlp/decode.js';
 import { DEFAULT_LIMITS, OtlpReceiver } from '../../collector/otlp/receiver.js';
+import { realScheduler } from '../../collector/otlp/scheduler.js';
 import { heldBytes, type OtlpSpan } from '../../collector/otlp/span.js';
 import { CollectingSink, ManualScheduler } from '../collector/otlp/helpers.js';
 import { denseAttributes, emptySpans, fatOrphans, jsonEmptySpans } from './hostile-bodies.js';
@@ -27,7 +30,7 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     const { body } = denseAttributes(DEFAULT_LIMITS.maxDecompressedBytes, DEFAULT_LIMITS.maxSpansPerRequest, DEFAULT_LIMITS.maxAttributesPerSpan);
     const { spans, problems } = decodeTraceRequest(gunzipSync(body), 'protobuf', DEFAULT_LIMITS);
     strictEqual(problems.length, 0);
-    strictEqual(spans.length, 1567);
+    strictEqual(spans.length, 3134);
     strictEqual(spans.filter((s) => s.attributes.size > 0).length, 0);
   });
 
@@ -50,20 +53,28 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     strictEqual(refused?.message, `${containers} JSON objects and arrays in ${raw.length} bytes: denser than OTLP/JSON can be (one per 8 bytes at most)`);
   });
 
-  it('answers 413 to a request of more than twice the span limit, counted as one record', async () => {
+  it('answers 413 to a request of more than twice the span limit, counting every span in slices of the event loop', async () => {
     const sink = new CollectingSink();
-    const receiver = new OtlpReceiver({ host: '127.0.0.1', port: 0, limits: { maxSpansPerRequest: 100 } }, sink);
+    const clock = new ManualScheduler();
+    const receiver = new OtlpReceiver({ host: '127.0.0.1', port: 0, limits: { maxSpansPerRequest: 100 }, drainSliceSpans: 500 }, sink, clock);
     await receiver.start();
     try {
+      clock.hold(); // one slice per release
       const res = await fetch(`http://127.0.0.1:${receiver.address().port}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' },
         body: emptySpans(4096).body,
       });
       strictEqual(res.status, 413);
-      deepStrictEqual(sink.receivedCalls, [1]);
-      deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message]), [['too_many_spans', '2040 spans: more than twice the limit of 100 spans per request']]);
+      deepStrictEqual(sink.receivedCalls, [2040]);
+      strictEqual(receiver.queuedSpans, 2040);
+      strictEqual(sink.rejections.length, 0);
+      clock.release();
+      await sink.until('every span counted', () => sink.rejections.length === 2040);
+      deepStrictEqual([...new Set(sink.rejections.map((r) => `${r.reason}: ${r.message}`))], ['too_many_spans: 2040 spans: more than twice the limit of 100 spans per request']);
+      strictEqual(receiver.queuedSpans, 0);
     } finally {
+      clock.release();
       await receiver.stop();
     }
   });
@@ -110,6 +121,29 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     deepStrictEqual(sink.reasons(), ['pending_limit', 'pending_limit', 'pending_limit', 'pending_limit']);
     strictEqual(sink.accountedFor, 2 + 4 + 3 * 9);
     strictEqual(asm.pendingSpans, 0);
+  });
+
+  it('lets go of an attempt the moment it is handed on, even while an older one still waits for its spans', async () => {
+    // a full collection on demand: V8 exposes gc() once its flag is set
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const sink = new CollectingSink();
+    const asm = new AttemptAssembler(DEFAULT_ASSEMBLER_OPTIONS, sink, realScheduler);
+    // the oldest attempt waits (maxWaitMs) for a second operation that never comes
+    asm.add(root(1, 2), 'r');
+    asm.add(span(hex16(2), hex16(1)), 'r');
+    const handedOn = ((): WeakRef<OtlpSpan> => {
+      const operation = span(hex16(11), hex16(10));
+      asm.add(root(10, 1), 'r');
+      asm.add(operation, 'r');
+      return new WeakRef(operation);
+    })();
+    strictEqual(sink.attempts.length, 1);
+    // a WeakRef keeps its target alive until the current job ends
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    strictEqual(handedOn.deref(), undefined, 'the handed-on attempt is still held');
+    asm.flush();
   });
 
   it('forgets old span ids in constant time: spans cost no more once the memory of ids is full', () => {

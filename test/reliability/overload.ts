@@ -186,7 +186,7 @@ export function otlpSidecarConfig(otlp: Readonly<Record<string, unknown>> = {}):
     maxAttributesPerSpan: l.maxAttributesPerSpan,
     maxStringLength: l.maxStringLength,
     maxQueuedSpans: l.maxQueuedSpans,
-    maxConcurrentRequests: l.maxConcurrentRequests,
+    maxBufferedBodyBytes: l.maxBufferedBodyBytes,
     maxPendingAttempts: DEFAULT_ASSEMBLER_OPTIONS.maxPendingAttempts,
   };
   return stringify({

@@ -1,6 +1,7 @@
 /**
- * SIGTERM under load, fast: a real signal to the sidecar as deployed while real exporters overload it (exit code and
- * time), and the same stop in-process, where the counters can be read after it (nothing in flight is lost).
+ * SIGTERM under load, fast: a real signal to the sidecar as deployed while real exporters overload it (exit code, time,
+ * and the final account against the clients' books), and the same stop in-process, where the counters can be read
+ * after it (nothing in flight is lost).
  */
 import { strict as assert } from 'node:assert';
 import type { OtlpReceiver } from '../../collector/otlp/receiver.js';
@@ -11,7 +12,7 @@ import { LoadClientProcess } from './load-client-process.js';
 import { otlpSidecarConfig } from './overload.js';
 import { deployedContainer } from './sidecar-process.js';
 import { otlpLedger } from './otlp-ledger.js';
-import { runSigterm, SHUTDOWN_TIMEOUT_MS, SIGTERM_CHECKS, type SigtermFigures } from './sigterm.js';
+import { runSigterm, SHUTDOWN_TIMEOUT_MS, SIGTERM_ACCOUNTING_CHECK, SIGTERM_CHECKS, type SigtermFigures } from './sigterm.js';
 
 describe('reliability: SIGTERM under load', function () {
   this.timeout(60_000);
@@ -19,10 +20,10 @@ describe('reliability: SIGTERM under load', function () {
   describe('reconcile-shadow run as deployed, sent a real SIGTERM', () => {
     let figures: SigtermFigures;
     before(async () => {
-      figures = await runSigterm({ loadMs: 2_000, rate: 150_000, clients: 2, pipelinesPerClient: 16, cpuLimitCores: deployedContainer().cpuLimitCores });
+      figures = await runSigterm({ loadMs: 2_000, rate: 150_000, clients: 2, pipelinesPerClient: 16, cpuLimitCores: deployedContainer().cpuLimitCores, slowConnections: 8 });
     });
 
-    for (const check of SIGTERM_CHECKS) {
+    for (const check of [...SIGTERM_CHECKS, SIGTERM_ACCOUNTING_CHECK]) {
       it(check.name, () => {
         const { pass, detail } = check.evaluate(figures, {});
         assert.ok(pass, `${detail}\n${figures.stderr.slice(-1000)}`);

@@ -10,11 +10,11 @@ import type { ShadowReport } from '../../analyzer/report/summary.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';
-import { CONTRACT } from '../support/paths.js';
+import { CONTRACT_CASES } from '../support/paths.js';
 import { runCli } from '../support/run-command.js';
 
-const JOURNAL = join(CONTRACT, 'world-sequential.journal.jsonl');
-const MODEL = join(CONTRACT, 'model.yaml');
+const JOURNAL = join(CONTRACT_CASES, 'world-sequential.journal.jsonl');
+const MODEL = join(CONTRACT_CASES, 'model.yaml');
 
 function journalConfig(journal: string, extra = ''): string {
   return `apiVersion: reconcile-shadow/v1
@@ -71,7 +71,7 @@ describe('reconcile-shadow run (the sidecar)', () => {
   it('answers /healthz, /readyz and 404 for anything else', async () => {
     sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
     assert.deepEqual(await get(sidecar, '/healthz'), { status: 200, body: 'ok\n' });
-    assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\n' });
+    assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\nsource journal: up\n' });
     assert.equal((await get(sidecar, '/nope')).status, 404);
   });
 
@@ -107,7 +107,7 @@ describe('reconcile-shadow run (the sidecar)', () => {
   });
 
   it('exits 1 naming the source that failed to start', async () => {
-    const r = await runCli(['run', '--config', join(CONTRACT, 'missing.yaml')]);
+    const r = await runCli(['run', '--config', join(CONTRACT_CASES, 'missing.yaml')]);
     assert.equal(r.code, 3);
     const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
     writeFileSync(join(dir, 'shadow.yaml'), journalConfig('/nonexistent/journal.jsonl'));
@@ -130,7 +130,7 @@ describe('reconcile-shadow run with the OTLP source', () => {
       const receiver = sidecar.sources.find((s) => s.kind === 'otlp') as unknown as { address(): { port: number } };
       const exporter = new OTLPTraceExporter({ url: `http://127.0.0.1:${receiver.address().port}/v1/traces` });
       const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
-      const lines = readFileSync(join(CONTRACT, 'pull-secret-missing.journal.jsonl'), 'utf8').trim().split('\n');
+      const lines = readFileSync(join(CONTRACT_CASES, 'pull-secret-missing.journal.jsonl'), 'utf8').trim().split('\n');
       let spans = 0;
       for (const [i, line] of lines.entries()) {
         const parsed = parseAttemptLine(line, i + 1, { file: 'j' });
@@ -157,6 +157,27 @@ describe('reconcile-shadow run with the OTLP source', () => {
 });
 
 describe('reconcile-shadow run trace export', () => {
+  it('a trace endpoint that refuses the spans: counted once under internal_errors_total{kind="trace_export"}, logged once, analysis unchanged', async () => {
+    const { createServer } = await import('node:http');
+    // A collector that answers 400 Bad Request: a failure the exporter does not retry.
+    const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{}')));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const logs: string[] = [];
+    const sidecar = await startSidecar(parseConfig(journalConfig(join(CONTRACT_CASES, 'pull-secret-missing.journal.jsonl')), 'shadow.yaml'), {
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      log: (line) => logs.push(line),
+    });
+    await (sidecar.sources[0] as JournalSource).done;
+    // Stopping flushes the spans: the export fails.
+    await sidecar.stop();
+    await new Promise<void>((r) => server.close(() => r()));
+    const samples = parsePrometheusText(await sidecar.metrics.registry.metrics());
+    assert.equal(valueOf(samples, 'reconcile_shadow_internal_errors_total', { kind: 'trace_export' }), 1);
+    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total'), 2);
+    assert.deepEqual(logs, ['reconcile-shadow: trace_export failure (further trace_export failures are only counted in reconcile_shadow_internal_errors_total): span export failed']);
+  });
+
   it('exports one shadow.attempt span per attempt to the endpoint the OTEL_* variables name, flushed at stop', async () => {
     const { createServer } = await import('node:http');
     const bodies: string[] = [];
@@ -171,7 +192,7 @@ describe('reconcile-shadow run trace export', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     try {
-      const journal = join(CONTRACT, 'pull-secret-missing.journal.jsonl');
+      const journal = join(CONTRACT_CASES, 'pull-secret-missing.journal.jsonl');
       const sidecar = await startSidecar(parseConfig(journalConfig(journal), 'shadow.yaml'), {
         env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
       });

@@ -4,22 +4,26 @@
  *   1. overload: real OTel exporters producing 10× what the sidecar analyzes, for 60 s;
  *   2. memory bound: hostile bodies at the receiver's limits, 10 s each;
  *   3. tracked objects: valid attempts of ever new objects (per-object state is capped by maxTrackedObjects);
- *   4. SIGTERM under load, with the accounting the sidecar logs once stopped.
+ *   4. slow clients: 32 connections that say little or nothing, replaced as they are cut, beside real exporters;
+ *   5. attempts without `reconcile.operation_count` at 25,000 spans/s: none may come out partial;
+ *   6. SIGTERM under load, with slow clients mid-body, and the accounting the sidecar logs once stopped.
  * Prints the figures and a PASS/FAIL line per check, writes test-output/soak-results.json, and exits 1 on any FAIL.
- *   node --import tsx test/soak/run.ts [--seconds 60] [--cpu 0.25] [--only overload|memory|objects|sigterm ...]
+ *   node --import tsx test/soak/run.ts [--seconds 60] [--cpu 0.25] [--only overload|memory|objects|slow|countless|sigterm ...]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_LIMITS } from '../../collector/otlp/receiver.js';
+import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS } from '../../collector/otlp/receiver.js';
 import { resolveModel } from '../../model/load.js';
 import { distinctObjects } from '../reliability/hostile-bodies.js';
-import { HOSTILE_CHECKS, hostileBodies } from '../reliability/hostile-checks.js';
+import { HOSTILE_CHECKS, HOSTILE_CONCURRENCY, hostileBodies } from '../reliability/hostile-checks.js';
 import { runHostile } from '../reliability/hostile.js';
 import { mib, OVERLOAD_CHECKS, type Check, type Expectations } from '../reliability/overload-checks.js';
 import { LOAD_TEST_CPU_CORES, runOverload } from '../reliability/overload.js';
 import { deployedContainer } from '../reliability/sidecar-process.js';
+import { COUNTLESS_CHECKS, runCountless } from '../reliability/countless.js';
 import { runSigterm, SIGTERM_ACCOUNTING_CHECK, SIGTERM_CHECKS } from '../reliability/sigterm.js';
+import { runSlowPhase, SLOW_PHASE_CHECKS } from '../reliability/slow-phase.js';
 import { REPO } from '../support/paths.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, cpu: { type: 'string' }, only: { type: 'string', multiple: true } } });
@@ -87,7 +91,7 @@ await scenario('overload', `overload: real OTel exporters at ${EXPECT.minRatio}x
 });
 
 await scenario('memory', 'memory bound: hostile bodies at the default limits, 10 s each', async () => {
-  const f = await runHostile({ bodies: hostileBodies(), concurrency: DEFAULT_LIMITS.maxConcurrentRequests + 2, perBodyMs: 10_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  const f = await runHostile({ bodies: hostileBodies(), concurrency: HOSTILE_CONCURRENCY, perBodyMs: 10_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
   results.memoryBound = f;
   for (const p of f.phases) log(`  ${p.body}: ${JSON.stringify(p.answers)}, RSS peak ${mib(p.peakRssBytes)}, slowest /healthz ${Math.round(p.probe.maxMs['/healthz']!)} ms`);
   judge('memory bound', HOSTILE_CHECKS, f, EXPECT);
@@ -95,17 +99,45 @@ await scenario('memory', 'memory bound: hostile bodies at the default limits, 10
 
 await scenario('objects', 'tracked objects: valid attempts, each of an object never seen before, 20 s', async () => {
   const body = distinctObjects(DEFAULT_LIMITS.maxDecompressedBytes, DEFAULT_LIMITS.maxStringLength, resolveModel('hypershift-hostedcluster').controller);
-  const f = await runHostile({ bodies: [body], concurrency: DEFAULT_LIMITS.maxConcurrentRequests + 2, perBodyMs: 20_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  const f = await runHostile({ bodies: [body], concurrency: HOSTILE_CONCURRENCY, perBodyMs: 20_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
   results.trackedObjects = f;
   for (const p of f.phases) log(`  ${p.body}: ${JSON.stringify(p.answers)}, RSS peak ${mib(p.peakRssBytes)}`);
   if (f.exit) log(`  the sidecar died: ${f.exit}`);
   judge('tracked objects', HOSTILE_CHECKS, f, EXPECT);
 });
 
-await scenario('sigterm', 'SIGTERM under load', async () => {
-  const f = await runSigterm({ loadMs: 10_000, rate: 150_000, clients: 2, pipelinesPerClient: 16, cpuLimitCores: deployedCores });
+await scenario('slow', `slow clients: 32 connections that say little or nothing beside real exporters, ${seconds} s`, async () => {
+  const f = await runSlowPhase({
+    durationMs: seconds * 1000,
+    slowConnections: 32,
+    rate: 10_000,
+    clients: 2,
+    pipelinesPerClient: 16,
+    timeouts: DEFAULT_TIMEOUTS,
+    cpuLimitCores: deployedCores,
+    // the last slow connections are cut bodyTimeoutMs after they opened
+    settleTimeoutMs: 60_000,
+  });
+  results.slowClients = f;
+  log(`  slow: ${f.slow.opened} connections ${JSON.stringify(f.slow.byKind)}, ended ${JSON.stringify(f.slow.endings)}, cut after ${JSON.stringify(f.slow.cutAfterMs)}`);
+  log(`  exporters: ${f.exporters.exported} spans exported in ${f.exporters.requests} requests ${JSON.stringify(f.exporters.answers)}; slowest answer ${Math.round(f.exporters.slowestAnswerMs)} ms`);
+  log(`  sidecar: ${f.ledger.received} received = ${f.ledger.analyzed} analyzed + ${f.ledger.dropped} dropped ${JSON.stringify(f.ledger.droppedByReason)}; clients' books ${f.expectedReceived}`);
+  judge('slow clients', SLOW_PHASE_CHECKS, f, EXPECT);
+});
+
+await scenario('countless', `attempts without reconcile.operation_count at 25,000 spans/s, ${seconds} s`, async () => {
+  const f = await runCountless({ durationMs: seconds * 1000, rate: 25_000, minRate: 0.9 * 25_000, clients: 2, pipelinesPerClient: 8, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  results.countless = f;
+  log(`  offered ${Math.round(f.offered)} spans/s; ${f.clients.attempts} attempts, ${f.clients.exported} spans exported`);
+  log(`  sidecar: ${f.ledger.attempts} attempts analyzed, ${f.ledger.incompleteAttempts} incomplete; ${f.ledger.received} received = ${f.ledger.analyzed} analyzed + ${f.ledger.dropped} dropped`);
+  judge('countless', COUNTLESS_CHECKS, f, {});
+});
+
+await scenario('sigterm', 'SIGTERM under load, with slow clients mid-body', async () => {
+  const f = await runSigterm({ loadMs: 10_000, rate: 150_000, clients: 2, pipelinesPerClient: 16, cpuLimitCores: deployedCores, slowConnections: 8 });
   results.sigterm = { ...f, stderr: f.stderr.slice(-4000) };
-  log(`  exit ${JSON.stringify(f.exit)} after ${Math.round(f.exitMs)} ms; clients' answers ${JSON.stringify(f.clients.answers)}`);
+  log(`  exit ${JSON.stringify(f.exit)} after ${Math.round(f.exitMs)} ms; clients' answers ${JSON.stringify(f.clients.answers)}; slow connections ended ${JSON.stringify(f.slow.endings)}`);
+  log(`  in flight at the signal: ${f.beforeSignal.received - f.beforeSignal.analyzed - f.beforeSignal.dropped} spans; final account ${JSON.stringify(f.final)}`);
   judge('SIGTERM', [...SIGTERM_CHECKS, SIGTERM_ACCOUNTING_CHECK], f, {});
 });
 

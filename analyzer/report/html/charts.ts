@@ -1,14 +1,14 @@
 /**
- * The report's charts as Vega-Lite specs, rendered to SVG when the report is built (no script in the page, no
- * network needed to open it). Each spec is built from report data only; a chart with nothing to show renders a
- * one-line message instead, so every chart container always holds a drawn SVG.
+ * The report's charts as Vega-Lite specs (svg.ts renders them to SVG when the HTML report is built: no script in the
+ * page, no network needed to open it). Each spec is built from report data only; a chart with nothing to show renders
+ * a one-line message instead, so every chart container always holds a drawn SVG. Building specs loads no renderer,
+ * so the Markdown and JSON reports never pay for one.
  */
-import * as vega from 'vega';
-import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
+import type { LoopComparison, OperationComparison } from '../../decisions/loop-comparison.js';
 import type { OrderingEvidence } from '../../decisions/ordering.js';
 import type { StarvationOverTime } from '../../decisions/report.js';
-import type { ControllerSummary, OperationSummary } from '../summary.js';
+import type { ControllerSummary } from '../summary.js';
 
 /** Recreation durations of one resource kind under both flows (from the recreation tracker), in seconds. */
 export interface RecreationDurations {
@@ -24,40 +24,9 @@ export interface Chart {
   /** One sentence on how to read it. */
   readonly caption: string;
   readonly spec: TopLevelSpec;
+  /** The chart as fixed-width lines, for reports without pictures (Markdown); absent when only the HTML draws it. */
+  readonly text?: readonly string[];
 }
-
-/**
- * Without a canvas (none in Node), vega sizes text at 0.8 em per character, about a third wider than real sans-serif
- * labels, which pushes legends and axes far apart. This per-character estimate (DejaVu Sans widths, the widest of
- * the common sans-serif fonts, so labels never overflow) keeps the layout tight.
- */
-const NARROW = new Set('iljI.,:;|!\'`');
-const SEMI_NARROW = new Set('frt()[]{}-/ ');
-const WIDE = new Set('mwMW%');
-function estimateTextWidth(text: string, fontSize: number): number {
-  let em = 0;
-  for (const ch of text) {
-    if (NARROW.has(ch)) em += 0.3;
-    else if (SEMI_NARROW.has(ch)) em += 0.4;
-    else if (WIDE.has(ch)) em += 0.95;
-    else if (ch >= 'A' && ch <= 'Z') em += 0.75;
-    else if (ch >= '0' && ch <= '9') em += 0.64;
-    else em += 0.62;
-  }
-  return Math.ceil(em * fontSize);
-}
-interface TextItem {
-  text?: string | number | readonly string[];
-  fontSize?: number;
-  limit?: number;
-}
-const metrics = (vega as unknown as { textMetrics: { width: (item: TextItem, text?: string | number) => number } }).textMetrics;
-metrics.width = (item, text) => {
-  const value = text ?? (Array.isArray(item.text) ? item.text.join(' ') : (item.text as string | number | undefined)) ?? '';
-  const width = estimateTextWidth(String(value).trim(), item.fontSize ?? 11);
-  // Called without text, vega wants the drawn (truncated) width of the item's own text.
-  return text === undefined && item.limit !== undefined && item.limit > 0 ? Math.min(width, item.limit) : width;
-};
 
 /** Bars shown at most per chart; the tables below list everything. */
 const MAX_BARS = 20;
@@ -68,7 +37,6 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Ar
 const PALETTE = {
   critical: '#c5221f',
   nonCritical: '#1a73e8',
-  failFast: '#5f6368',
   sequentialOnly: '#9aa0a6',
   unblocked: '#188038',
   newlyBlocked: '#c5221f',
@@ -100,37 +68,63 @@ function messageSpec(text: string): TopLevelSpec {
   });
 }
 
-const CATEGORY_LABEL: Record<OperationSummary['category'], string> = {
-  critical: 'critical group',
-  nonCritical: 'non-critical group',
-  failFast: 'fail-fast step',
-  sequentialOnly: 'sequential only',
-};
-const categoryScale = {
-  domain: Object.values(CATEGORY_LABEL),
-  range: [PALETTE.critical, PALETTE.nonCritical, PALETTE.failFast, PALETTE.sequentialOnly],
+const FINDING_SCALE = {
+  domain: ['worse-under-phased', 'better-under-phased', 'same', 'inconclusive'],
+  range: [PALETTE.dependent, PALETTE.unblocked, PALETTE.sequentialOnly, PALETTE.inconclusive],
 };
 
-export function failureRateChart(summary: ControllerSummary): Chart {
-  const failing = summary.operations
-    .filter((o) => o.outcomes.error > 0 && o.failureRate !== null)
-    .sort((x, y) => y.failureRate! - x.failureRate! || (x.name < y.name ? -1 : 1))
+/** Ops whose failure rate the loop comparison charts: with a run under both loops and a failure under either. */
+function charted(comparison: LoopComparison): OperationComparison[] {
+  const rank = (o: OperationComparison): number => (o.finding === 'worse-under-phased' ? 0 : o.finding === 'better-under-phased' ? 1 : 2);
+  const highest = (o: OperationComparison): number => Math.max(o.sequential.rate!, o.phased.rate!);
+  return comparison.operations
+    .filter((o) => o.sequential.rate !== null && o.phased.rate !== null && o.sequential.failures + o.phased.failures > 0)
+    .sort((x, y) => rank(x) - rank(y) || highest(y) - highest(x) || (x.operation < y.operation ? -1 : 1))
     .slice(0, MAX_BARS);
-  const base = { id: 'failure-rate', title: 'Failure rate per operation', caption: 'Share of the attempts that observed the op in which it failed; colour is its place in the phased loop.' };
-  if (failing.length === 0) return { ...base, spec: messageSpec('no operation failed in the observed attempts') };
+}
+
+/** The same chart as fixed-width text, for the Markdown report: one line per op, a bar per loop. */
+function loopComparisonText(ops: readonly OperationComparison[]): string[] {
+  const width = 24;
+  const max = Math.max(...ops.flatMap((o) => [o.sequential.rate!, o.phased.rate!]), 1e-9);
+  const name = Math.max(...ops.map((o) => o.operation.length));
+  const bar = (rate: number): string => {
+    const eighths = Math.round((rate / max) * width * 8);
+    return ('█'.repeat(Math.floor(eighths / 8)) + (eighths % 8 === 0 ? '' : ' ▏▎▍▌▋▊▉'[eighths % 8]!)).padEnd(width);
+  };
+  const pct = (rate: number): string => `${(rate * 100).toFixed(rate < 0.1 ? 2 : 1)}%`.padStart(6);
+  return ops.flatMap((o) => [
+    `${o.operation.padEnd(name)}  sequential ${bar(o.sequential.rate!)} ${pct(o.sequential.rate!)}`,
+    `${''.padEnd(name)}  phased     ${bar(o.phased.rate!)} ${pct(o.phased.rate!)}  ${o.finding}`,
+  ]);
+}
+
+/** Per op, the failure rate under each loop (from its own attempts), coloured by the comparison's finding. */
+export function loopComparisonChart(comparison: LoopComparison): Chart {
+  const ops = charted(comparison);
+  const base = {
+    id: 'loop-comparison',
+    title: 'Failure rate per operation, per loop',
+    caption: 'Each op’s failure rate under the sequential loop (•) and the phased loop (○), each from its own attempts, over the runs both loops make; colour is the finding.',
+  };
+  if (ops.length === 0) return { ...base, spec: messageSpec(comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'), text: [comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'] };
+  const rows = ops.map((o) => ({ op: o.operation, finding: o.finding, sequential: o.sequential.rate, phased: o.phased.rate, low: Math.min(o.sequential.rate!, o.phased.rate!), high: Math.max(o.sequential.rate!, o.phased.rate!) }));
+  const color = { field: 'finding', type: 'nominal', scale: FINDING_SCALE, title: null };
+  const highest = Math.max(...rows.map((r) => r.high));
+  const ticks = [0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1].filter((v) => v <= Math.max(highest, 0.01) * 1.05);
+  const x = { type: 'quantitative', scale: { type: 'sqrt', zero: true }, axis: { format: '~%', values: ticks }, title: 'failure rate (square-root scale)' };
   return {
     ...base,
+    text: loopComparisonText(ops),
     spec: spec({
-      width: WIDTH - 140,
-      height: { step: BAR_STEP },
-      data: { values: failing.map((o) => ({ op: o.name, rate: o.failureRate, category: CATEGORY_LABEL[o.category], label: `${o.outcomes.error}/${o.observed}` })) },
-      encoding: {
-        y: { field: 'op', type: 'nominal', sort: failing.map((o) => o.name), title: null },
-        x: { field: 'rate', type: 'quantitative', axis: { format: '.0%' }, title: 'failure rate' },
-      },
+      width: WIDTH - 200,
+      height: { step: BAR_STEP + 2 },
+      data: { values: rows },
+      encoding: { y: { field: 'op', type: 'nominal', sort: rows.map((r) => r.op), title: null, axis: { labelLimit: 220 } } },
       layer: [
-        { mark: { type: 'bar', cornerRadiusEnd: 2 }, encoding: { color: { field: 'category', type: 'nominal', scale: categoryScale, title: null, legend: { columns: 2 } } } },
-        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10, color: '#5f6368' }, encoding: { text: { field: 'label', type: 'nominal' } } },
+        { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x: { field: 'low', ...x }, x2: { field: 'high' }, color } },
+        { mark: { type: 'point', filled: true, size: 50 }, encoding: { x: { field: 'sequential', type: 'quantitative' }, color } },
+        { mark: { type: 'point', filled: false, size: 70, strokeWidth: 2 }, encoding: { x: { field: 'phased', type: 'quantitative' }, color } },
       ],
     }),
   };
@@ -276,24 +270,4 @@ export function orderingChart(ordering: OrderingEvidence): Chart {
       ],
     }),
   };
-}
-
-/**
- * Starts the clip-path and gradient ids of the next SVGs from zero. Call once per document, then render its charts
- * one after another: ids stay unique within the document (inline SVGs share one id space) and the same report
- * renders to the same bytes.
- */
-export function startSvgDocument(): void {
-  vega.resetSVGDefIds();
-}
-
-/** Renders a Vega-Lite spec to a standalone SVG string (no DOM, no canvas, no network). */
-export async function renderSvg(chartSpec: TopLevelSpec): Promise<string> {
-  const logger = vega.logger(vega.Error);
-  const view = new vega.View(vega.parse(vl.compile(chartSpec, { logger }).spec), { renderer: 'none', logger });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
 }

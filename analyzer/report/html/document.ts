@@ -3,14 +3,18 @@
  * and Markdown renderers draw this one document, so both carry the same content in the same order.
  */
 import type { GroupDecision } from '../../decisions/classification.js';
+import type { LoopComparison, OperationComparison } from '../../decisions/loop-comparison.js';
+import type { NoiseFloor } from '../../decisions/noise.js';
 import type { PairDecision } from '../../decisions/ordering.js';
-import type { ControllerDecisions, DecisionReport } from '../../decisions/report.js';
-import type { RolloutStep } from '../../decisions/rollout.js';
+import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../decisions/report.js';
+import type { RolloutPlan } from '../../decisions/rollout.js';
+import type { StarvationComparison } from '../../decisions/starvation-comparison.js';
+import { THRESHOLD_DOCS, type DecisionThresholds } from '../../decisions/thresholds.js';
 import type { VerdictReason, VerdictStatus } from '../../decisions/verdict.js';
 import { count, percent, plural, points, pValue, span } from '../../decisions/wording.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../../../lib/duration.js';
 import type { ControllerSummary } from '../summary.js';
-import { blockedByChart, divergenceChart, failureRateChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
+import { blockedByChart, divergenceChart, loopComparisonChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
 
 export type Tone = 'bad' | 'good' | 'unknown';
 export type Cell = string | { readonly text: string; readonly tone: Tone };
@@ -54,7 +58,22 @@ export interface DocumentOptions {
   readonly recreations?: readonly RecreationDurations[];
 }
 
-const TONE: Record<string, Tone> = { dependent: 'bad', safe: 'good', inconclusive: 'unknown', 'candidate-critical': 'bad', 'candidate-non-critical': 'good', consistent: 'good', move: 'good', wait: 'unknown', 'keep-critical': 'bad' };
+const TONE: Record<string, Tone> = {
+  dependent: 'bad',
+  safe: 'good',
+  inconclusive: 'unknown',
+  'should-be-critical': 'bad',
+  ok: 'good',
+  'worse-under-phased': 'bad',
+  'better-under-phased': 'good',
+  same: 'good',
+  'starved-under-phased': 'bad',
+  move: 'good',
+  wait: 'unknown',
+  'keep-critical': 'bad',
+  'fix first': 'bad',
+  'not proposed': 'unknown',
+};
 const badge = (text: string): Cell => ({ text, tone: TONE[text] ?? 'unknown' });
 const categoryName = (c: string): string => (c === 'nonCritical' ? 'non-critical' : c);
 
@@ -74,72 +93,154 @@ export function reportDocument(report: DecisionReport, options: DocumentOptions 
 function headline(status: VerdictStatus, d: ControllerDecisions, s: ControllerSummary): string {
   const seen = `${count(s.attempts.total)} attempts from ${plural(s.objects, 'object')} over ${formatDuration(s.window.seconds)}`;
   if (status === 'ready') {
-    return `Ready to switch to the phased loop: over ${seen} it would have unblocked ${count(d.verdict.unblockedOps)} op-runs, no reordered pair shows dependence and the non-critical groups that failed were judged consistent.`;
+    return (
+      `Ready to switch to the phased loop: over ${seen}, no op fails more or waits longer under it, no reordered pair or non-critical group shows harm, ` +
+      `and it would have run ${count(d.verdict.benefit.creditedOpRuns)} more op-runs that succeed.`
+    );
   }
   if (status === 'not-ready') return `Not ready to switch to the phased loop: the data over ${seen} shows harm (below).`;
-  return `Inconclusive: no harm seen over ${seen}, but not enough evidence to call the switch safe.`;
+  return `Inconclusive: not enough evidence over ${seen} to call the switch safe or harmful; the first reason says what is missing.`;
+}
+
+function loopLine(loop: string, p: LoopPopulation): string {
+  if (p.attempts === 0) return `${loop}: no attempt`;
+  return `${loop}: ${count(p.attempts)} attempts from ${plural(p.objects, 'object')} over ${formatDuration(p.windowSeconds)}`;
 }
 
 function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recreations: readonly RecreationDurations[] | undefined, withRecreations: boolean): ControllerDocument {
   const v = d.verdict;
+  const b = v.benefit;
   const deciding = v.reasons.filter((r) => r.status === v.status);
   const pairs = d.ordering.reordered;
-  const by = (status: string): number => pairs.filter((p) => p.status === status).length;
+  const byPair = (status: string): number => pairs.filter((p) => p.status === status).length;
+  const ops = d.comparison.operations;
+  const byOp = (finding: string): number => ops.filter((o) => o.finding === finding).length;
+  const transitions = d.populations.sequential.attempts + d.populations.phased.attempts - d.populations.sequential.usedAttempts - d.populations.phased.usedAttempts;
   const facts = [
-    `attempts: ${count(s.attempts.total)} (sequential ${count(s.attempts.byObservedModel.sequential)}, phased ${count(s.attempts.byObservedModel.phased)}) from ${plural(s.objects, 'object')}`,
+    `${loopLine('sequential', d.populations.sequential)}; ${loopLine('phased', d.populations.phased)}; ${plural(d.populations.objectsInBothLoops, 'object')} seen under both`,
     `window: ${s.window.first ?? '-'} .. ${s.window.last ?? '-'} (${formatDuration(s.window.seconds)})`,
-    `the phased loop would have unblocked ${count(v.unblockedOps)} op-runs and newly blocked ${count(v.newlyBlockedOps)} (in ${count(v.newlyBlockedAttempts)} attempts)`,
-    `reordered pairs: ${pairs.length} (${by('dependent')} dependent, ${by('safe')} safe, ${by('inconclusive')} inconclusive); ${plural(d.ordering.tested, 'pair')} had enough data to be tested`,
-    `noise floor: ${percent(d.noiseFloor.overall)} of same-generation consecutive outcomes flipped`,
-    ...(s.attempts.byObservedModel.phased === 0 ? ['no attempt ran the phased loop: only such attempts show what happens after a failure, so ordering and classification evidence needs some objects on the phased loop'] : []),
-    ...(d.forgottenObjects > 0 ? [`${count(d.forgottenObjects)} objects were forgotten past the memory bound; their later attempts counted as new observations`] : []),
+    `the phased loop would have run ${count(b.unblockedOpRuns)} op-runs the sequential loop skipped: ${count(b.creditedOpRuns)} credited (would have succeeded), ${count(b.wouldFail)} would have failed, ${count(b.fromWorseOps)} of or behind an op that fails more under it`,
+    `in ${count(v.newlyBlockedAttempts)} attempts the phased loop would have skipped an op the sequential loop ran: by design while a critical group fails, and harm only as time (see starvation)`,
+    `loop comparison: ${plural(ops.length, 'op')} (${byOp('worse-under-phased')} worse under the phased loop, ${byOp('better-under-phased')} better, ${byOp('same')} the same, ${byOp('inconclusive')} inconclusive)`,
+    `reordered pairs: ${pairs.length} (${byPair('dependent')} dependent, ${byPair('safe')} safe, ${byPair('inconclusive')} inconclusive); ${plural(d.ordering.tested, 'pair table')} had enough data to be tested`,
+    `noise floor: ${percent(d.noiseFloor.sequential.overall)} (sequential), ${percent(d.noiseFloor.phased.overall)} (phased) of same-generation consecutive outcomes flipped`,
+    ...(transitions > 0 ? [`${count(transitions)} status transitions list only failing ops and were left out of the rates`] : []),
+    ...(d.forgottenObjects > 0 ? [`${count(d.forgottenObjects)} objects were forgotten past the memory bound; their later attempts counted as new objects`] : []),
   ];
-  const charts = [failureRateChart(s), divergenceChart(s), blockedByChart(s), starvationChart(d.starvation), orderingChart(d.ordering), ...(withRecreations ? [recreationChart(recreations)] : [])];
+  const charts = [loopComparisonChart(d.comparison), divergenceChart(s), blockedByChart(s), starvationChart(d.starvation), orderingChart(d.ordering), ...(withRecreations ? [recreationChart(recreations)] : [])];
   return {
     id: s.controller,
     heading: `${s.controller} (model ${s.model})`,
     verdict: { status: v.status, headline: headline(v.status, d, s), deciding, notes: v.reasons.filter((r) => r.status !== v.status) },
     facts,
     charts,
-    sections: [rolloutSection(d.rollout), reorderedSection(pairs), sameOrderSection(d.ordering.dependentSameOrder), classificationSection(d.groups), noiseSection(d), operationsSection(s), blockedBySection(s), thresholdsSection(d)],
+    sections: [
+      rolloutSection(d.rollout),
+      loopComparisonSection(d.comparison),
+      starvationSection(d.starvationComparison, d.thresholds),
+      reorderedSection(pairs),
+      otherDependenceSection(d.ordering.dependentOther),
+      classificationSection(d.groups),
+      noiseSection(d.noiseFloor),
+      operationsSection(s),
+      blockedBySection(s),
+      thresholdsSection(d.thresholds),
+    ],
   };
 }
 
-function rolloutSection(steps: readonly RolloutStep[]): Section {
+function rolloutSection(plan: RolloutPlan): Section {
+  const perDay = plan.perDayBasis === 'measured' ? 'per day' : plan.perDayBasis === 'extrapolated' ? `per day (extrapolated from ${formatDuration(plan.windowSeconds)})` : 'per day';
+  const rows: Cell[][] = [
+    ...plan.fixFirst.map((f) => ['-', f.subject, '-', badge('fix first'), f.kind, '-', '-', '-', f.why]),
+    ...plan.steps.map((r) => [
+      r.step === null ? '-' : String(r.step),
+      r.group,
+      categoryName(r.category),
+      badge(r.action),
+      r.evidence,
+      count(r.frees.ops),
+      r.freesPerDay === null ? '-' : count(Math.round(r.freesPerDay)),
+      r.frees.top.map((t) => t.name).join(', ') || '-',
+      r.why,
+    ]),
+    ...plan.notProposed.map((n) => ['-', n.group, categoryName(n.category), badge('not proposed'), '-', '0', '-', '-', n.reason]),
+  ];
   return {
     id: 'rollout',
-    title: 'Rollout plan: one group to non-critical at a time (PR 3+), safest first',
+    title: 'Rollout plan: one group to non-critical at a time, safest first',
     intro: [
-      'Starting from every group critical (today’s behaviour), each `move` step is one small, revertable pull request; collect production evidence between steps. ' +
-        '`partial` evidence: a critical group’s failure blocks the blockable groups, so only the ops that still run after it were checked.',
+      `Starting from ${plan.startsFrom}. Each \`move\` step is one small, revertable change; collect production evidence between steps. ` +
+        '`fix first`: the phased loop’s order harms these before any step. `partial` evidence: a critical group’s failure blocks the blockable groups, so only the ops that still run after it were checked. ' +
+        'frees: op-runs with an ok outcome that only the group’s category decides.',
     ],
-    table: {
-      head: ['#', 'step', 'group', 'model', 'action', 'evidence', 'frees (op-runs)', 'per day', 'most often', 'why'],
-      numeric: [0, 6, 7],
-      wide: [8, 9],
-      rows: steps.map((r) => [
-        String(r.rank),
-        r.pr ?? '-',
-        r.group,
-        categoryName(r.category),
-        badge(r.action),
-        r.evidence,
-        count(r.unblocked.ops),
-        r.unblockedPerDay === null ? '-' : count(Math.round(r.unblockedPerDay)),
-        r.unblocked.top.map((t) => t.name).join(', ') || '-',
-        r.why,
-      ]),
-    },
+    table: { head: ['step', 'group', 'model', 'action', 'evidence', 'frees (op-runs)', perDay, 'most often', 'why'], numeric: [0, 5, 6], wide: [7, 8], rows },
   };
 }
 
-const PAIR_HEAD = ['runs first', 'then', 'after failure', 'after success', 'difference', 'noise floor', 'q', 'status', 'why'];
-const PAIR_NUMERIC = [2, 3, 4, 5, 6];
-const PAIR_WIDE = [8];
+const COMPARISON_HEAD = ['operation', 'sequential', 'phased', 'difference', '95 % interval', 'noise floor', 'q', 'finding', 'why'];
+
+function comparisonRow(o: OperationComparison): Cell[] {
+  const side = (x: OperationComparison['sequential']): string => (x.runs === 0 ? '-' : `${count(x.failures)}/${count(x.runs)} (${percent(x.rate)})`);
+  return [o.operation, side(o.sequential), side(o.phased), points(o.difference), o.interval ? `${points(o.interval.low)} .. ${points(o.interval.high)}` : '-', percent(o.noiseFloor), pValue(o.q), badge(o.finding), o.why];
+}
+
+function loopComparisonSection(c: LoopComparison): Section {
+  const shown = c.operations.filter((o) => o.finding !== 'same' || o.material);
+  const rest = c.operations.filter((o) => !shown.includes(o));
+  const table = (rows: readonly OperationComparison[]): Table => ({ head: COMPARISON_HEAD, numeric: [1, 2, 3, 4, 5, 6], wide: [8], rows: rows.map(comparisonRow) });
+  return {
+    id: 'loop-comparison',
+    title: 'Loop comparison: does an op fail more under the phased loop?',
+    intro: [
+      'Each op’s failure rate under each loop, from that loop’s attempts only, over the runs both loops would make, counted from a healthy state (a stuck fault counts once). ' +
+        'Two-sided Fisher exact test on counts divided by each loop’s design effect (the spread of the rate between objects), Benjamini–Hochberg q over the ops; ' +
+        'a difference within the op’s noise floor (sequential loop) is not evidence, and `same` needs the 95 % interval within the tolerance.',
+      ...(c.unavailable ? [`Not compared: ${c.unavailable}.`] : []),
+    ],
+    table: table(shown),
+    ...(rest.length > 0 ? { rest: { summary: `${plural(rest.length, 'more op')} the same under both loops, none failing often enough to matter`, table: table(rest) } } : {}),
+  };
+}
+
+function starvationRow(o: StarvationComparison['operations'][number]): Cell[] {
+  return [
+    o.operation,
+    percent(o.phasedShare),
+    percent(o.byDesignShare),
+    percent(o.sequentialShare),
+    points(o.extraShare),
+    o.phasedLongestSeconds > 0 ? formatDuration(o.phasedLongestSeconds) : '-',
+    o.sequentialLongestSeconds > 0 ? formatDuration(o.sequentialLongestSeconds) : '-',
+    badge(o.finding),
+    o.why,
+  ];
+}
+
+function starvationSection(c: StarvationComparison, t: DecisionThresholds): Section {
+  const head = ['operation', 'phased keeps it', 'of which by design', 'sequential keeps it', 'extra under phased', 'longest (phased)', 'longest (sequential)', 'finding', 'why'];
+  const table = (rows: StarvationComparison['operations']): Table => ({ head, numeric: [1, 2, 3, 4, 5, 6], wide: [8], rows: rows.map(starvationRow) });
+  const shown = c.operations.filter((o) => o.phasedShare > 0);
+  const rest = c.operations.filter((o) => o.phasedShare === 0);
+  return {
+    id: 'starvation',
+    title: 'Starvation in time: how long each loop keeps an op from running that the other would run',
+    intro: [
+      `Share of ${formatDuration(c.objectSeconds)} of object-time (the time between consecutive attempts of each object, summed), on every attempt with both loops replayed. ` +
+        `Time behind a failed critical group is the model’s design and not harm; an op is starved when the rest exceeds the sequential loop’s share by more than ${percent(t.maxStarvationShare)}.`,
+    ],
+    table: table(shown),
+    ...(rest.length > 0 ? { rest: { summary: `${plural(rest.length, 'more op')} only the sequential loop keeps from running`, table: table(rest) } } : {}),
+  };
+}
+
+const PAIR_HEAD = ['runs first', 'then', 'loop', 'after failure', 'after success', 'difference', 'noise floor', 'q', 'status', 'why'];
+const PAIR_NUMERIC = [3, 4, 5, 6, 7];
+const PAIR_WIDE = [9];
 
 function pairRow(p: PairDecision): Cell[] {
   const { a, b, c, d } = p.table;
-  return [p.first, p.then, a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`, c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`, points(p.riskDifference), percent(p.noiseFloor), pValue(p.q), badge(p.status), p.why];
+  return [p.first, p.then, p.loop, a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`, c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`, points(p.riskDifference), percent(p.noiseFloor), pValue(p.q), badge(p.status), p.why];
 }
 
 function reorderedSection(pairs: readonly PairDecision[]): Section {
@@ -150,10 +251,11 @@ function reorderedSection(pairs: readonly PairDecision[]): Section {
     id: 'reordered-pairs',
     title: 'Ordering evidence: pairs the phased loop runs in a new order',
     intro: [
-      'For each pair, in the phased loop’s order: how often the later op failed in attempts where the earlier one failed, and where it succeeded. ' +
+      'For each pair, in the phased loop’s order and from its attempts only: how often the later op failed in attempts where the earlier one failed, and where it succeeded. ' +
         'An attempt counts only when both ops succeeded in the object’s previous attempt, so each count is a change from a healthy state (a stuck fault counts once). ' +
         'Dependent pairs make the reordering risky.',
-      'One-sided Fisher exact test, Benjamini–Hochberg q over all tested pairs; a pair is tested only with enough observations, and a difference within the later op’s noise floor is not evidence.',
+      'One-sided exact test within strata of the time since the previous attempt (faults that start between attempts are likelier after long gaps), Benjamini–Hochberg q over all tested pair tables; ' +
+        'a pair is tested only with enough observations, and a difference within the later op’s noise floor is not evidence.',
     ],
     table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: shown.map(pairRow) },
     ...(rest.length > 0
@@ -162,11 +264,11 @@ function reorderedSection(pairs: readonly PairDecision[]): Section {
   };
 }
 
-function sameOrderSection(pairs: readonly PairDecision[]): Section {
+function otherDependenceSection(pairs: readonly PairDecision[]): Section {
   return {
-    id: 'same-order-dependence',
-    title: 'Dependence between ops both loops run in the same order',
-    intro: ['Not an ordering risk, but the evidence behind the classification check: the later op fails more often after the earlier one failed.'],
+    id: 'other-dependence',
+    title: 'Other dependence: pairs both loops run in the same order, and the sequential loop’s tables',
+    intro: ['Not an ordering risk, but the evidence behind the classification check: the later op fails more often after the earlier one failed, in the loop named.'],
     table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: pairs.map(pairRow) },
   };
 }
@@ -176,39 +278,40 @@ function classificationSection(groups: readonly GroupDecision[]): Section {
     id: 'classification',
     title: 'Classification check: critical vs non-critical',
     intro: [
-      'Non-critical groups followed by downstream failures are candidates for critical; critical groups whose failures precede none are candidates for non-critical (which frees more work). ' +
+      'Phased loop only. Non-critical groups followed by downstream failures should be critical; critical groups whose failures precede none could be non-critical (which frees more work), and are never harm. ' +
         'failed: attempts with a failure of the group; runs: distinct failure runs; judged: runs with later ops observed after the failure; ' +
         'blocks: blockable groups the phased loop skipped after its failure; seq. skipped: op-runs the sequential loop skipped after it.',
     ],
     table: {
-      head: ['group', 'category', 'failed', 'runs', 'judged', 'blocks (phased)', 'seq. skipped', 'status', 'why'],
+      head: ['group', 'category', 'failed', 'runs', 'judged', 'blocks (phased)', 'seq. skipped', 'finding', 'detail', 'why'],
       numeric: [2, 3, 4, 6],
-      wide: [8],
+      wide: [9],
       rows: groups.map((g) => [
         g.group,
         categoryName(g.category) + (g.blockable ? ', blockable' : ''),
         count(g.failedAttempts),
         count(g.failureRuns),
         count(g.judgedRuns),
-        g.blocks.length === 0 ? '-' : `${plural(g.blocks.length, 'group')}, ≤ ${count(Math.max(...g.blocks.map((b) => b.attempts)))} attempts`,
+        g.blocks.length === 0 ? '-' : `${plural(g.blocks.length, 'group')}, ≤ ${count(Math.max(...g.blocks.map((x) => x.attempts)))} attempts`,
         count(g.sequentialSkippedOps),
-        badge(g.status),
+        badge(g.finding),
+        g.detail,
         g.why,
       ]),
     },
   };
 }
 
-function noiseSection(d: ControllerDecisions): Section {
-  const n = d.noiseFloor;
+function noiseSection(floors: Readonly<Record<'sequential' | 'phased', NoiseFloor>>): Section {
+  const all = [floors.sequential, floors.phased];
   return {
     id: 'noise-floor',
     title: 'Noise floor (A/A): outcome flips with no spec change',
     intro: [
-      `Consecutive attempts of one object with the same generation: ${count(n.flips)} flips in ${count(n.comparisons)} op comparisons (${percent(n.overall)}). ` +
-        'A later op’s failure-rate increase no larger than its own flip rate does not count as dependence.',
+      `Consecutive attempts of one object with the same generation, per loop: ${all.map((n) => `${n.loop} ${count(n.flips)} flips in ${count(n.comparisons)} op comparisons (${percent(n.overall)})`).join('; ')}. ` +
+        'A failure-rate difference no larger than the op’s own flip rate does not count as evidence.',
     ],
-    table: { head: ['operation', 'comparisons', 'flips', 'rate'], numeric: [1, 2, 3], rows: n.operations.map((o) => [o.op, count(o.comparisons), count(o.flips), percent(o.rate)]) },
+    table: { head: ['loop', 'operation', 'comparisons', 'flips', 'rate'], numeric: [2, 3, 4], rows: all.flatMap((n) => n.operations.map((o) => [n.loop, o.op, count(o.comparisons), count(o.flips), percent(o.rate)])) },
   };
 }
 
@@ -217,7 +320,7 @@ function operationsSection(s: ControllerSummary): Section {
   return {
     id: 'operations',
     title: 'Operations',
-    intro: ['predicted: attempts where the op’s own outcome was predicted from history, not observed.'],
+    intro: ['Both loops’ attempts together, as `analyze` counts them. predicted: attempts where the op’s own outcome was predicted from history, not observed.'],
     table: {
       head: ['operation', 'group', 'observed', 'failures', 'failure rate', 'unblocked', 'newly blocked', 'predicted', 'top blockers', 'longest starvation'],
       numeric: [2, 3, 4, 5, 6, 7, 9],
@@ -231,7 +334,7 @@ function operationsSection(s: ControllerSummary): Section {
         count(o.unblocked),
         count(o.newlyBlocked),
         count(o.predicted),
-        o.topBlockers.map((b) => `${b.blocker} (${count(b.count)})`).join(', ') || '-',
+        o.topBlockers.map((x) => `${x.blocker} (${count(x.count)})`).join(', ') || '-',
         o.longestStarvationSeconds > 0 ? formatDuration(o.longestStarvationSeconds) : '-',
       ]),
     },
@@ -243,22 +346,12 @@ function blockedBySection(s: ControllerSummary): Section {
     id: 'blocked-by',
     title: 'Blocked by (phased loop: failed critical group → skipped blockable group)',
     intro: [],
-    table: { head: ['blocker', 'blocked', 'attempts'], numeric: [2], rows: s.blockedBy.map((b) => [b.blocker, b.blocked, count(b.count)]) },
+    table: { head: ['blocker', 'blocked', 'attempts'], numeric: [2], rows: s.blockedBy.map((x) => [x.blocker, x.blocked, count(x.count)]) },
   };
 }
 
-function thresholdsSection(d: ControllerDecisions): Section {
-  const t = d.thresholds;
-  const rows: [string, string, string][] = [
-    ['falseDiscoveryRate', String(t.falseDiscoveryRate), 'Benjamini–Hochberg q over all pair tests'],
-    ['minFailedObservations', String(t.minFailedObservations), 'observations after the first op failed before a pair is tested'],
-    ['minBaselineObservations', String(t.minBaselineObservations), 'observations after the first op succeeded before a pair is tested'],
-    ['safeRiskDifference', String(t.safeRiskDifference), 'largest failure-rate increase a safe pair may show (plus the noise floor)'],
-    ['materialFailures', String(t.materialFailures), 'failure runs that make a group or pair matter for the verdict'],
-    ['minAttempts', String(t.minAttempts), ''],
-    ['minObjects', String(t.minObjects), ''],
-    ['minWindowMs', span(t.minWindowMs), ''],
-    ['maxNewlyBlockedRate', String(t.maxNewlyBlockedRate), 'share of attempts with newly blocked work tolerated'],
-  ];
+function thresholdsSection(t: DecisionThresholds): Section {
+  const value = (k: keyof DecisionThresholds): string => (k === 'minWindowMs' ? span(t[k]) : String(t[k]));
+  const rows = (Object.keys(THRESHOLD_DOCS) as (keyof DecisionThresholds)[]).map((k) => [k, value(k), THRESHOLD_DOCS[k]]);
   return { id: 'thresholds', title: 'Thresholds used', intro: [], table: { head: ['threshold', 'value', 'meaning'], numeric: [], wide: [2], rows } };
 }

@@ -2,7 +2,7 @@
  * The report as one self-contained HTML file: inline CSS, charts as inline SVG rendered at build time, no script and
  * no external reference, so it opens offline, in a CI artifact viewer or attached to a ticket.
  */
-import { renderSvg, startSvgDocument } from './charts.js';
+import { renderSvg, startSvgDocument } from './svg.js';
 import type { Cell, ControllerDocument, ReportDocument, Section, Table } from './document.js';
 
 const STYLE = `

@@ -1,6 +1,7 @@
 /**
- * The same report document as Markdown, to paste into a pull-request review: verdict, facts and every table in the
- * HTML report's order. Charts are pictures of the tables' numbers and stay in the HTML report.
+ * The same report document as Markdown, to paste into a pull-request review: verdict, facts, charts and every table
+ * in the HTML report's order. A chart with a text form (the per-loop comparison) is drawn as fixed-width bars; the
+ * others are pictures of the tables' numbers and are named as in the HTML report.
  */
 import type { Cell, ControllerDocument, ReportDocument, Section, Table } from './document.js';
 
@@ -30,7 +31,9 @@ function controller(c: ControllerDocument): string {
   if (v.deciding.length > 0) out.push(v.deciding.map((r) => `- ${r.message}`).join('\n') + '\n');
   if (v.notes.length > 0) out.push('Also:\n\n' + v.notes.map((r) => `- ${r.message}`).join('\n') + '\n');
   out.push(c.facts.map((f) => `- ${f}`).join('\n') + '\n');
-  out.push(`_Charts (${c.charts.map((ch) => ch.title.toLowerCase()).join('; ')}) are in the HTML report (\`--format html\`)._\n`);
+  for (const ch of c.charts.filter((x) => x.text)) out.push(`**${ch.title}**: ${ch.caption}\n\n\`\`\`text\n${ch.text!.join('\n')}\n\`\`\`\n`);
+  const pictures = c.charts.filter((x) => !x.text);
+  if (pictures.length > 0) out.push(`_More charts (${pictures.map((ch) => ch.title.toLowerCase()).join('; ')}) are in the HTML report (\`--format html\`)._\n`);
   out.push(...c.sections.map(section));
   return out.join('\n');
 }

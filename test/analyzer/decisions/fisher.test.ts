@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { benjaminiHochberg, fisherExact, hypergeometricLogPmf, logFactorial, type TwoByTwo } from '../../../analyzer/decisions/fisher.js';
+import { benjaminiHochberg, fisherExact, hypergeometricLogPmf, logFactorial, mantelHaenszelRiskDifference, stratifiedExactGreater, type TwoByTwo } from '../../../analyzer/decisions/fisher.js';
 
 function binomial(n: number, k: number): bigint {
   let r = 1n;
@@ -116,5 +116,81 @@ describe('Benjamini–Hochberg', () => {
         if (p < p2) assert.ok(qs[i]! <= qs[j]!);
       });
     });
+  });
+});
+
+/**
+ * R's `Rabbits` example (`?mantelhaen.test`): penicillin level strata of cured/died by treatment, `S = 16,
+ * p-value = 0.03994` for the exact test. The one-sided tail is checked against a BigInt enumeration of the sum's
+ * distribution (a convolution of the strata's hypergeometric weights, no floating point), whose two-sided value
+ * (R's definition) is R's 0.03994.
+ */
+describe('stratified exact test (exact Mantel–Haenszel)', () => {
+  // R: array(c(0, 0, 6, 5, 3, 0, 3, 6, 6, 2, 0, 4, 5, 6, 1, 0, 2, 5, 0, 0), dim = c(2, 2, 5)), column-major.
+  const rabbits: TwoByTwo[] = [
+    [0, 0, 6, 5],
+    [3, 0, 3, 6],
+    [6, 2, 0, 4],
+    [5, 6, 1, 0],
+    [2, 5, 0, 0],
+  ].map(([a, c, b, d]) => ({ a: a!, b: b!, c: c!, d: d! }));
+
+  function enumerated(tables: readonly TwoByTwo[]): { greater: number; twoSided: number } {
+    let distribution = new Map<number, bigint>([[0, 1n]]);
+    let total = 1n;
+    let observed = 0;
+    for (const t of tables) {
+      const r1 = t.a + t.b;
+      const r2 = t.c + t.d;
+      const c1 = t.a + t.c;
+      observed += t.a;
+      total *= binomial(r1 + r2, c1);
+      const next = new Map<number, bigint>();
+      for (const [sum, w] of distribution) {
+        for (let x = Math.max(0, c1 - r2); x <= Math.min(r1, c1); x++) next.set(sum + x, (next.get(sum + x) ?? 0n) + w * binomial(r1, x) * binomial(r2, c1 - x));
+      }
+      distribution = next;
+    }
+    const p = distribution.get(observed)!;
+    let greater = 0n;
+    let twoSided = 0n;
+    for (const [sum, w] of distribution) {
+      if (sum >= observed) greater += w;
+      if (w <= p) twoSided += w;
+    }
+    const ratio = (w: bigint): number => Number((w * 10n ** 18n) / total) / 1e18;
+    return { greater: ratio(greater), twoSided: ratio(twoSided) };
+  }
+
+  it("R's Rabbits: S = 16, two-sided 0.03994; the one-sided tail equals the exact enumeration", () => {
+    assert.equal(rabbits.reduce((s, t) => s + t.a, 0), 16);
+    const exactValues = enumerated(rabbits);
+    close(exactValues.twoSided, 0.03994, 5);
+    close(stratifiedExactGreater(rabbits), exactValues.greater, 12);
+    close(stratifiedExactGreater(rabbits), 0.019972451790633, 12);
+  });
+
+  it('is Fisher’s one-sided test for one stratum, and ignores strata whose margins fix the count', () => {
+    const t = { a: 3, b: 7, c: 3, d: 27 };
+    assert.equal(stratifiedExactGreater([t]), fisherExact(t).greater);
+    assert.equal(stratifiedExactGreater([t, { a: 0, b: 5, c: 0, d: 9 }, { a: 4, b: 0, c: 0, d: 0 }]), fisherExact(t).greater);
+  });
+
+  it('agrees with the exact enumeration on random strata', () => {
+    const table = fc.record({ a: fc.nat(6), b: fc.nat(6), c: fc.nat(6), d: fc.nat(30) });
+    fc.assert(
+      fc.property(fc.array(table, { minLength: 1, maxLength: 4 }), (tables) => close(stratifiedExactGreater(tables), enumerated(tables).greater, 9)),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
+  it('the Mantel–Haenszel risk difference weighs strata by n1 n0 / n, and is null without both rows', () => {
+    // Two strata with differences 0.5 (weight 10*10/20 = 5) and 0 (weight 2*8/10 = 1.6): (2.5 + 0) / 6.6.
+    const rd = mantelHaenszelRiskDifference([
+      { a: 6, b: 4, c: 1, d: 9 },
+      { a: 1, b: 1, c: 4, d: 4 },
+    ]);
+    close(rd!, 2.5 / 6.6, 12);
+    assert.equal(mantelHaenszelRiskDifference([{ a: 1, b: 1, c: 0, d: 0 }]), null);
   });
 });

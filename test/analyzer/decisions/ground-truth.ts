@@ -13,7 +13,7 @@ import { HYPERSHIFT_GROUND_TRUTH, scenarioAttempts, type ScenarioWorldOptions } 
 import { BUILTIN_MODEL } from '../../support/paths.js';
 
 export const HYPERSHIFT = resolveModel(BUILTIN_MODEL);
-export const GROUND_TRUTH_WORLD: ScenarioWorldOptions = { objects: 20, durationMs: 24 * 3_600_000, seed: 1, observe: 'phased' };
+export const GROUND_TRUTH_WORLD: ScenarioWorldOptions = { objects: 20, durationMs: 25 * 3_600_000, seed: 1, observe: 'phased' };
 
 let attempts: readonly AttemptRecord[] | undefined;
 

@@ -1,19 +1,21 @@
 /**
  * Pair decisions on the five-op model (tiny-model.ts): every object is reconciled twice, first healthy, then with a
- * pattern, so each object adds exactly one observation to each pair its second attempt ran. The reordered pair
- * under test is B → A (the phased loop runs B first).
+ * pattern, so each object adds exactly one observation to each pair its second attempt ran (all 10 s after the
+ * previous attempt: one gap stratum, where the stratified test is Fisher's). The reordered pair under test is B → A
+ * (the phased loop runs B first). A false discovery rate of 0.05 is used to reach the rules' edges with few objects.
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
-import { noiseRates } from '../../../analyzer/decisions/noise.js';
 import { decideOrdering, type PairDecision } from '../../../analyzer/decisions/ordering.js';
-import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
+import { thresholdsFrom } from '../../../analyzer/decisions/thresholds.js';
+import { compileModel } from '../../../analyzer/compiled-model.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { attempt, PHASED_OK, TINY } from './tiny-model.js';
 
 let objectId = 0;
+const THRESHOLDS = thresholdsFrom({ falseDiscoveryRate: 0.05 });
 
 /** `count` objects: a healthy attempt, then `pattern`; `newSpec` bumps the generation in between (no A/A comparison). */
 function objects(count: number, pattern: string, newSpec = false): AttemptRecord[] {
@@ -28,9 +30,8 @@ function pairs(records: AttemptRecord[]): { reordered: readonly PairDecision[]; 
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);
-  const e = evidence.controller('widget')!;
-  const o = decideOrdering(e, noiseRates(e), DEFAULT_THRESHOLDS);
-  return { reordered: o.reordered, same: o.dependentSameOrder, tested: o.tested };
+  const o = decideOrdering(compileModel(TINY), evidence.controller('widget')!.snapshot(), THRESHOLDS);
+  return { reordered: o.reordered, same: o.dependentOther, tested: o.tested };
 }
 
 const find = (list: readonly PairDecision[], first: string, then: string): PairDecision => list.find((p) => p.first === first && p.then === then)!;
@@ -58,7 +59,8 @@ describe('ordering decisions', () => {
     // P(a >= 10) with margins 10/30 and 10/30: 1 / C(40, 10).
     assert.equal(enough.pGreater!.toPrecision(6), (1 / 847660528).toPrecision(6));
     assert.equal(enough.riskDifference, 1);
-    assert.equal(enough.why, 'A failed after B failed in 10 of 10, after it succeeded in 0 of 30 (+100 pp, q < 0.0001)');
+    assert.equal(enough.why, 'A failed after B failed in 10 of 10, after it succeeded in 0 of 30 (+100 pp at equal times since the previous attempt, q < 0.0001)');
+    assert.equal(enough.loop, 'phased');
   });
 
   it('calls a pair safe with enough observations and no increase', () => {
@@ -100,6 +102,39 @@ describe('ordering decisions', () => {
     const r = pairs([...objects(30, HEALTHY), ...objects(10, 'Fetch B A! C!')]);
     assert.deepEqual(r.same.map((p) => `${p.first} → ${p.then}`), ['A → C']);
     assert.ok(r.reordered.every((p) => p.status === 'inconclusive'));
+  });
+
+  it('compares at equal times since the previous attempt: a fault likelier after a long gap is no dependence', () => {
+    // After an hour's gap B has started failing in half the objects, whether A failed or not; after 10 s never.
+    // Pooled, B fails after A failed in 6 of 12 and otherwise in 6 of 112: a "dependence" made by the gaps alone.
+    const gap = (ms: number, pattern: string): AttemptRecord[] => {
+      const name = `gap${objectId++}`;
+      const first = attempt('phased', name, PHASED_OK);
+      const second = attempt('phased', name, pattern);
+      const timeMs = first.timeMs + ms;
+      return [first, { ...second, timeMs, time: new Date(timeMs).toISOString() }];
+    };
+    const hour = 3_600_000;
+    const records = [
+      ...Array.from({ length: 6 }, () => gap(hour, 'Fetch B A! C! D')).flat(),
+      ...Array.from({ length: 6 }, () => gap(hour, 'Fetch B A! C D')).flat(),
+      ...Array.from({ length: 6 }, () => gap(hour, 'Fetch B A C! D')).flat(),
+      ...Array.from({ length: 6 }, () => gap(hour, 'Fetch B A C D')).flat(),
+      ...Array.from({ length: 100 }, () => gap(10_000, 'Fetch B A C D')).flat(),
+    ];
+    const p = pairs(records).same.find((x) => x.first === 'A' && x.then === 'C');
+    assert.equal(p, undefined);
+    const analyzer = new ShadowAnalyzer([TINY]);
+    const evidence = new DecisionEvidence();
+    analyzer.listen(evidence);
+    for (const r of records) analyzer.attempt(r);
+    const all = decideOrdering(compileModel(TINY), evidence.controller('widget')!.snapshot(), THRESHOLDS);
+    const decided = [...all.reordered, ...all.phasedPairs].find((x) => x.first === 'A' && x.then === 'C')!;
+    assert.deepEqual(decided.table, { a: 6, b: 6, c: 6, d: 106 });
+    assert.equal(decided.riskDifference, 0);
+    // Only the hour stratum varies: P(a >= 6) for a hypergeometric of 12 of 24, 12 drawn: 1/2 + C(12,6)² / C(24,12) / 2.
+    assert.equal(decided.pGreater!.toFixed(6), (0.5 + (924 * 924) / 2704156 / 2).toFixed(6));
+    assert.equal(decided.status, 'safe');
   });
 
   it('never calls a pair safe or dependent below the minimum sample, whatever the counts', () => {

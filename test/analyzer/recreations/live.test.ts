@@ -9,7 +9,7 @@ import type { Timers } from '../../../collector/kube/informer.js';
 import type { SimulatedAdapterSource } from '../../../collector/objects/simulator.js';
 import { FakeHyperFleetApi } from '../../support/fake-hyperfleet-api.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type FakeObject } from '../../support/fake-kube-apiserver.js';
-import { CONTRACT } from '../../support/paths.js';
+import { CONTRACT_CASES } from '../../support/paths.js';
 import { parsePrometheusText, valueOf } from '../../support/prometheus-text.js';
 
 const JOBS = RESOURCES.jobs;
@@ -66,7 +66,7 @@ describe('the recreation shadow live: informers against an in-test API server, c
     await api.start();
     const dir = mkdtempSync(join(tmpdir(), 'recreations-live-'));
     taskConfig = join(dir, 'adapter-task-config.yaml');
-    copyFileSync(join(CONTRACT, 'recreations', 'task-config.yaml'), taskConfig);
+    copyFileSync(join(CONTRACT_CASES, 'recreations', 'task-config.yaml'), taskConfig);
   });
 
   afterEach(async () => {

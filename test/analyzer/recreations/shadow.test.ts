@@ -168,6 +168,57 @@ describe('recreation shadow', () => {
     assert.deepEqual([shadow.stats.recreationsAbandoned, shadow.stats.recreationsEvicted], [1, 1]);
   });
 
+  it("a cluster hard-deleted while its Job is still there: the Job's later events are read as without HyperFleet state", () => {
+    const rec = recorder();
+    const shadow = shadowOf(JOB_TASK_CONFIG, rec.listener);
+    const j = { cluster: 'c1', uid: 'j1', generation: 3, created: at(0), complete: at(10), finalizers: ['example.com/hold'] };
+    shadow.observe(cluster(at(0), { id: 'c1', generation: 3 }));
+    shadow.observe(job('ADDED', at(1), j));
+    shadow.observe({ type: 'cluster', time: new Date(at(50)).toISOString(), timeMs: at(50), cluster: { id: 'c1', kind: 'Cluster', generation: 4, conditions: [], raw: { id: 'c1' } }, gone: true, source: 'journal' });
+    // Its deletion is then a trigger, as for any cluster the sidecar has no API state for.
+    shadow.observe(job('MODIFIED', at(60), { ...j, deletion: at(60) }));
+    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.clusterId]), [['deletion', at(60), 'c1']]);
+    shadow.observe(job('DELETED', at(70), { ...j, deletion: at(60), finalizers: [] }));
+    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.goneAtMs]), [['creation', at(70)]]);
+    // The generation it had is the one its annotation says: skip while it is there, create once it is gone.
+    assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { create: 2, skip: 2 });
+    assert.equal(shadow.stats.recreationsAbandoned, 0);
+  });
+
+  it("readiness `api`: a recreation is available at its cluster's next Reconciled=True after the new object was created", () => {
+    const rec = recorder();
+    const shadow = shadowOf(JOB_TASK_CONFIG, rec.listener, { readiness: { Job: 'api' } });
+    const old = { cluster: 'c1', uid: 'old', generation: 1, created: at(0) };
+    shadow.observe(cluster(at(0), { id: 'c1', generation: 1 }));
+    shadow.observe(job('ADDED', at(1), old));
+    shadow.observe(cluster(at(2), { id: 'c2', generation: 1 }));
+    shadow.observe(job('ADDED', at(3), { cluster: 'c2', uid: 'other', generation: 1, created: at(3) }));
+    shadow.observe(cluster(at(100), { id: 'c1', generation: 2, reconciled: { status: 'False', since: at(100) } }));
+    shadow.observe(job('MODIFIED', at(102), { ...old, deletion: at(102) }));
+    shadow.observe(job('DELETED', at(103), { ...old, deletion: at(102) }));
+    shadow.observe(job('ADDED', at(104), { cluster: 'c1', uid: 'new', generation: 2, created: at(104) }));
+    // Another cluster's Reconciled=True does not make it available; nor does its own while the new object is gone.
+    shadow.observe(cluster(at(150), { id: 'c2', generation: 1, reconciled: { status: 'True', since: at(150) } }));
+    shadow.observe(job('DELETED', at(160), { cluster: 'c1', uid: 'new', generation: 2, created: at(104) }));
+    shadow.observe(cluster(at(170), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(170) } }));
+    assert.deepEqual([...shadow.inFlight()].map((r) => r.phase), ['creation']);
+    shadow.observe(job('ADDED', at(180), { cluster: 'c1', uid: 'newer', generation: 2, created: at(180) }));
+    // A Reconciled=True from before the new object was created is not its availability.
+    shadow.observe(cluster(at(181), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(170) } }));
+    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.newUid]), [['availability', 'newer']]);
+    shadow.observe(cluster(at(200), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(200) } }));
+    assert.deepEqual(rec.finished.map((r) => [r.newUid, r.availableAtMs, ...phases(r)]), [['newer', at(200), 'recreate_on_change', 1, 77, 20, 100, false, false]]);
+    assert.equal([...shadow.inFlight()].length, 0);
+
+    // After a restart: the new object, not yet available, is a recreation in availability until Reconciled=True.
+    const after = recorder();
+    const restarted = shadowOf(JOB_TASK_CONFIG, after.listener, { readiness: { Job: 'api' } });
+    restarted.observe(cluster(at(900), { id: 'c1', generation: 2, reconciled: { status: 'False', since: at(100) } }));
+    restarted.observe(job('ADDED', at(900), { cluster: 'c1', uid: 'new', generation: 2, created: at(300) }));
+    restarted.observe(cluster(at(960), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(950) } }));
+    assert.deepEqual(after.finished.map((r) => [r.availableAtMs, ...phases(r)]), [[at(950), 'recreate_on_change', null, null, 650, 850, true, true]]);
+  });
+
   it('Reconciled=False periods from the API, by cause: create, update, recreate, delete', () => {
     const rec = recorder();
     const shadow = shadowOf(RULE_CONFIG, rec.listener);

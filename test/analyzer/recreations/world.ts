@@ -72,6 +72,93 @@ export function jobRaw(j: JobState): Record<string, unknown> {
   };
 }
 
+/**
+ * The same Job as an informer delivers it from an API server: the labels, annotations and managedFields the server
+ * and the controllers add, the pod template and the whole status (the shape `kubectl get job -o json` prints for a
+ * batch/v1 Job, with its usual values).
+ */
+export function listedJobRaw(j: JobState): Record<string, unknown> {
+  const raw = jobRaw(j) as { metadata: Record<string, unknown>; status: { conditions?: unknown[] } };
+  const name = raw.metadata.name as string;
+  const selector = { 'batch.kubernetes.io/controller-uid': j.uid, 'batch.kubernetes.io/job-name': name, 'controller-uid': j.uid, 'job-name': name };
+  const fields = (f: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.keys(f).map((k) => [`f:${k}`, {}]));
+  return {
+    ...raw,
+    metadata: {
+      ...raw.metadata,
+      resourceVersion: '184467',
+      generation: 1,
+      labels: { ...(raw.metadata.labels as object), ...selector },
+      annotations: { ...(raw.metadata.annotations as object), 'batch.kubernetes.io/job-tracking': '' },
+      managedFields: [
+        {
+          manager: 'hyperfleet-adapter',
+          operation: 'Update',
+          apiVersion: 'batch/v1',
+          time: iso(j.created),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:annotations': fields({ '.': 0, 'hyperfleet.io/generation': 0 }), 'f:labels': fields({ '.': 0, 'hyperfleet.io/cluster-id': 0 }) }, 'f:spec': fields({ backoffLimit: 0, completionMode: 0, completions: 0, parallelism: 0, suspend: 0, template: 0 }) },
+        },
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'batch/v1',
+          time: iso(j.complete ?? j.created),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': fields({ completionTime: 0, conditions: 0, ready: 0, startTime: 0, succeeded: 0, terminating: 0, uncountedTerminatedPods: 0 }) },
+          subresource: 'status',
+        },
+      ],
+    },
+    spec: {
+      parallelism: 1,
+      completions: 1,
+      backoffLimit: 6,
+      completionMode: 'NonIndexed',
+      suspend: false,
+      podReplacementPolicy: 'TerminatingOrFailed',
+      manualSelector: false,
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': j.uid } },
+      template: {
+        metadata: { labels: selector },
+        spec: {
+          containers: [
+            {
+              name: 'validate',
+              image: 'quay.io/openshift-hyperfleet/validator:v0.4.2',
+              args: ['--cluster-id', j.cluster, '--timeout', '10m'],
+              resources: {},
+              terminationMessagePath: '/dev/termination-log',
+              terminationMessagePolicy: 'File',
+              imagePullPolicy: 'IfNotPresent',
+            },
+          ],
+          restartPolicy: 'Never',
+          terminationGracePeriodSeconds: 30,
+          dnsPolicy: 'ClusterFirst',
+          securityContext: {},
+          schedulerName: 'default-scheduler',
+        },
+      },
+    },
+    status:
+      j.complete === undefined
+        ? { active: 1, startTime: iso(j.created), ready: 0, terminating: 0, uncountedTerminatedPods: {} }
+        : {
+            conditions: [
+              { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: iso(j.complete), lastTransitionTime: iso(j.complete), reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
+              { type: 'Complete', status: 'True', lastProbeTime: iso(j.complete), lastTransitionTime: iso(j.complete), reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
+            ],
+            startTime: iso(j.created),
+            completionTime: iso(j.complete),
+            succeeded: 1,
+            ready: 0,
+            terminating: 0,
+            uncountedTerminatedPods: {},
+          },
+  };
+}
+
 export function job(event: 'ADDED' | 'MODIFIED' | 'DELETED', timeMs: number, j: JobState): Observation {
   return { type: 'object', time: iso(timeMs), timeMs, event, object: toManagedObject(jobRaw(j)), source: 'journal' };
 }
@@ -83,6 +170,37 @@ export interface ClusterState {
   /** Reconciled status and its last transition time. */
   readonly reconciled?: { readonly status: 'True' | 'False'; readonly since: number };
   readonly kind?: string;
+}
+
+/**
+ * A cluster as the HyperFleet API returns it (hyperfleet-api docs/api-resources.md): its spec, labels and audit
+ * fields, and the aggregated conditions with their reasons and times.
+ */
+export function apiClusterRaw(c: ClusterState): Record<string, unknown> {
+  const since = iso(c.reconciled?.since ?? T0);
+  const condition = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, observed_generation: c.generation, created_time: iso(T0), last_updated_time: since, last_transition_time: since });
+  const reconciled = c.reconciled?.status ?? 'True';
+  return {
+    id: c.id,
+    kind: c.kind ?? 'Cluster',
+    href: `/api/hyperfleet/v1/clusters/${c.id}`,
+    name: `cluster-${c.id}`,
+    generation: c.generation,
+    labels: { environment: 'production', team: 'platform' },
+    spec: { platform: { type: 'gcp', gcp: { projectID: 'hf-prod', region: 'us-central1' } }, release: { version: '4.19.3' }, networking: { clusterNetwork: [{ cidr: '10.128.0.0/14' }], serviceNetwork: ['172.30.0.0/16'] } },
+    created_time: iso(T0),
+    updated_time: since,
+    created_by: 'admin@example.com',
+    updated_by: 'admin@example.com',
+    deleted_time: c.deleted === undefined ? null : iso(c.deleted),
+    status: {
+      conditions: [
+        condition('Reconciled', reconciled, reconciled === 'True' ? 'ReconciledAll' : 'ReconciledMissingAdapters', reconciled === 'True' ? 'All required adapters reported Available=True at the current generation' : 'Missing adapters: validation'),
+        condition('LastKnownReconciled', 'True', 'AllAdaptersReconciled', 'All adapters reconciled'),
+        condition('ValidationSuccessful', reconciled, 'JobSucceeded', 'Validation job completed'),
+      ],
+    },
+  };
 }
 
 export function cluster(timeMs: number, c: ClusterState): Observation {

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ErrorMapper } from '../../../collector/error-mapping.js';
 import { AttemptAssembler, type AssemblerOptions } from '../../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/zap-line.js';
-import type { AttemptRecord, Rejection } from '../../../collector/records.js';
+import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
 import { resolveModel } from '../../../model/load.js';
-import { packageRoot } from '../../../model/package-root.js';
-import { completedWithErrorsLine, managerLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
-import { SSH_KEY_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
+import { packageRoot } from '../../../lib/package-root.js';
+import { CPO_ERROR, PRE_MERGE_VERSION, PULL_SECRET_BYTES_ERROR, SSH_KEY_ERROR, SSH_KEY_GET_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
+import { completedWithErrorsLine, controllerStartLine, managerLine, reconcilerErrorLine, successLine, wrappedError, type ReconcileContext } from '../../fixtures/logs/zap-writer.js';
 
 const model = resolveModel('hypershift-hostedcluster');
-/** Operations each loop runs, from the model file. */
-const SEQUENTIAL_OPS = model.operations.filter((o) => o.only !== 'phased').length;
-const PHASED_OPS = model.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : s.ops)).length;
 const fixture = (name: string): string[] => readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8').trimEnd().split('\n');
 const at = (second: number): string => new Date(Date.UTC(2026, 10, 1, 10, 0, second)).toISOString().replace('.000Z', 'Z');
+const ctx = (second: number, name: string, id?: string): ReconcileContext => ({ ts: at(second), namespace: 'clusters', name, reconcileID: id ?? '' });
+/** A line without reconcileID (another operator's logger, or one that does not set it). */
+const noId = (line: string): string => JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), reconcileID: undefined });
+const POST_MERGE_VERSION = 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0';
 
 class Collect {
   readonly attempts: AttemptRecord[] = [];
@@ -30,192 +30,279 @@ class Collect {
 
 function assembler(options: Partial<AssemblerOptions> = {}): { a: AttemptAssembler; out: Collect } {
   const out = new Collect();
-  const a = new AttemptAssembler(
-    {
-      model,
-      mapper: new ErrorMapper(model),
-      patterns: HYPERSHIFT_LOG_PATTERNS,
-      loop: 'auto',
-      autoFallback: 'phased',
-      maxUndecided: 10_000,
-      samplingThreshold: 100,
-      maxPending: 10_000,
-      unmappedSampleSize: 50,
-      ...options,
-    },
-    out.sink,
-  );
+  const a = new AttemptAssembler({ model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 10_000, samplingThreshold: 100, maxPending: 10_000, unmappedSampleSize: 50, ...options }, out.sink);
   return { a, out };
 }
 
-function feed(a: AttemptAssembler, name: string): void {
-  fixture(name).forEach((line, i) => a.line(line, `${name}.log:${i + 1}`));
+function feed(a: AttemptAssembler, lines: readonly string[], file = 'x.log'): void {
+  lines.forEach((line, i) => a.line(line, `${file}:${i + 1}`));
   a.end();
 }
 
-/** `time object loop: N ops, errors [..]` for each attempt. */
+/**
+ * `time object loop: [what did not succeed]` for each attempt, `(nothing stated)` for an empty record. Which operations
+ * an attempt states, and how many, is the attempt builder's (its own tests); this is about assembling attempts.
+ */
 function brief(records: readonly AttemptRecord[]): string[] {
   return records.map((r) => {
-    const errors = r.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
-    return `${r.time} ${r.object} ${r.model}${r.origin.sampled ? ' sampled' : ''}: ${r.operations.length} ops, errors [${errors.join(', ')}]`;
+    const others = r.operations.filter((o) => o.outcome !== 'ok').map((o) => `${o.name}${o.outcome === 'error' ? '' : `:${o.outcome}`}`);
+    return `${r.time} ${r.object} ${r.model}${r.origin.sampled ? ' sampled' : ''}: ${r.operations.length === 0 ? '(nothing stated)' : `[${others.join(', ')}]`}`;
   });
 }
 
+const nonZero = (counts: Readonly<Record<string, number>>): Record<string, number> => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
+
+/** The books balance: every accepted line was analyzed or dropped. */
+function assertBooks(report: SourceInputReport, out: Collect): void {
+  const dropped = Object.values(report.dropped).reduce((x, y) => x + y, 0);
+  assert.equal(report.received, report.analyzed + dropped, 'received = analyzed + dropped');
+  assert.equal(out.received, report.received, 'the sink was told every accepted line');
+  assert.equal(out.rejections.length, dropped, 'every dropped line was refused, naming where');
+  assert.equal(out.attempts.length, report.attempts);
+}
+
+const sequentialBefore = (op: string): number => model.operations.filter((o) => o.only !== 'phased').findIndex((o) => o.name === op);
+
 describe('AttemptAssembler: attempts from the log, in order', () => {
-  it('reads a legacy log: one attempt per end line, other lines and controllers ignored', () => {
+  it("reads a legacy log: one attempt per reconcileID, the requeue warning in its attempt, the build's version proves the loop", () => {
+    const { a, out } = assembler();
+    feed(a, fixture('legacy'), 'legacy.log');
+    assert.deepEqual(brief(out.attempts), [
+      `${at(0)} clusters/alpha sequential: []`,
+      `${at(1)} clusters/beta sequential: [SSHKeySync]`,
+      `${at(3)} clusters/alpha sequential: [KubeconfigStatus]`,
+      `${at(5)} clusters/beta sequential: []`,
+    ]);
+    assert.deepEqual(out.attempts[1]!.origin, { source: 'logs', reconcileID: 'b0000001', where: 'legacy.log:5' });
+    const report = a.inputReport();
+    assert.deepEqual([report.received, report.analyzed, nonZero(report.ignored)], [5, 5, { not_json: 1, other_controller: 1, other_message: 1, run: 2 }]);
+    assert.deepEqual(report.loop, { configured: 'auto', current: 'sequential', decidedBy: 'input', statement: 'the operator Deployment is not read; the lines last proved the sequential loop' });
+    assertBooks(report, out);
+  });
+
+  it('reads a phased log: critical and non-critical errors, a conflict after a clean run (one attempt), a silent stop', () => {
+    const { a, out } = assembler();
+    feed(a, fixture('phased'), 'phased.log');
+    assert.deepEqual(brief(out.attempts), [
+      `${at(0)} clusters/alpha phased: []`,
+      `${at(1)} clusters/beta phased: [SSHKeySync, ControlPlaneOperator]`,
+      `${at(2)} clusters/gamma phased: [GetPullSecretBytes, PullSecretSync, ManagedHSMVersionCheck:skip]`,
+      `${at(3)} clusters/delta phased: [ParseDestroyGracePeriod]`,
+      `${at(4)} clusters/epsilon phased: [ReleaseImageVersion, ManagedHSMVersionCheck:skip]`,
+      `${at(6)} clusters/zeta phased: [ReleaseImageVersion, ManagedHSMVersionCheck:skip]`,
+      `${at(7)} clusters/eta phased: []`,
+      `${at(8)} clusters/theta phased: [ValidationGates:stop]`,
+      // PayloadArch failed and the phased loop went on (its effect there: continue), as the line says
+      `${at(9)} clusters/iota phased: [PayloadArch]`,
+    ]);
+    const report = a.inputReport();
+    // the proofs: beta (two operations' errors), gamma and zeta (critical texts), epsilon (its summary), iota (PayloadArch went on)
+    assert.deepEqual(nonZero(report.notes), { loop_inherited: 4, status_update_error: 2 });
+    assert.deepEqual([report.received, report.analyzed], [14, 14]);
+    assertBooks(report, out);
+  });
+
+  it('hands an attempt on once the stream is two seconds past its last line, or went quiet', () => {
     const { a, out } = assembler({ loop: 'sequential' });
-    feed(a, 'legacy');
-    // 42 = the 41 before SSHKeySync and SSHKeySync; 9 = up to KubeconfigStatus.
-    assert.deepEqual(brief(out.attempts), [
-      `2026-11-01T10:00:00Z clusters/alpha sequential: ${SEQUENTIAL_OPS} ops, errors []`,
-      '2026-11-01T10:00:01Z clusters/beta sequential: 42 ops, errors [SSHKeySync]',
-      '2026-11-01T10:00:03Z clusters/alpha sequential: 9 ops, errors [KubeconfigStatus]',
-      `2026-11-01T10:00:05Z clusters/beta sequential: ${SEQUENTIAL_OPS} ops, errors []`,
-    ]);
-    assert.deepEqual(out.attempts[0]!.origin, { source: 'logs' });
-    assert.deepEqual(out.rejections, []);
-    assert.equal(out.received, 4);
-    assert.deepEqual(a.stats.ignored, { not_json: 1, other_message: 3, other_controller: 1 });
-    assert.deepEqual(a.stats.endLines, { success: 2, completedWithErrors: 0, reconcilerError: 2 });
-  });
-
-  it("merges a phased attempt's summary and Reconciler error into one attempt; a summary without its partner still counts", () => {
-    const { a, out } = assembler({ loop: 'phased' });
-    feed(a, 'phased');
-    // 44 = the 32 fail-fast steps and the 12 ops of critical groups (non-critical groups unknown, blocked ones absent);
-    // gamma's failed CPOImageAndNamespace chain stops at its first op, so 42.
-    assert.deepEqual(brief(out.attempts), [
-      `2026-11-01T10:00:00Z clusters/alpha phased: ${PHASED_OPS} ops, errors []`,
-      `2026-11-01T10:00:01Z clusters/beta phased: ${PHASED_OPS} ops, errors [SSHKeySync, ControlPlaneOperator]`,
-      '2026-11-01T10:00:02Z clusters/gamma phased: 42 ops, errors [GetPullSecretBytes, PullSecretSync]',
-      '2026-11-01T10:00:03Z clusters/delta phased: 3 ops, errors [ParseDestroyGracePeriod]',
-      '2026-11-01T10:00:04Z clusters/epsilon phased: 44 ops, errors [ReleaseImageVersion]',
-      '2026-11-01T10:00:06Z clusters/zeta phased: 44 ops, errors [ReleaseImageVersion]',
-    ]);
-    assert.equal(out.attempts[4]!.operations.find((o) => o.name === 'ReleaseImageVersion')!.error, undefined);
-    assert.equal(out.attempts[5]!.operations.find((o) => o.name === 'ReleaseImageVersion')!.error, 'failed to parse release image version: Invalid character(s) found in major number "4x"');
-    assert.deepEqual(out.rejections, []);
-    assert.equal(a.stats.attempts, 6);
-  });
-
-  it('hands an attempt on once the stream is two seconds past it, or went quiet', () => {
-    const { a, out } = assembler({ loop: 'phased' });
-    const ctx = (s: number, id: string) => ({ ts: at(s), namespace: 'clusters', name: 'alpha', reconcileID: id });
-    a.line(successLine(ctx(0, 'a')), 'x:1');
-    a.line(managerLine(at(1), 'tick'), 'x:2');
+    a.line(successLine(ctx(0, 'alpha', 'i1')), 'x:1');
+    a.line(successLine(ctx(1, 'beta', 'i2')), 'x:2');
     assert.equal(out.attempts.length, 0);
-    a.line(managerLine(at(2), 'tick'), 'x:3');
-    assert.equal(out.attempts.length, 1);
-    a.line(completedWithErrorsLine(ctx(3, 'b'), ''), 'x:4');
+    a.line(successLine(ctx(2, 'gamma', 'i3')), 'x:3');
+    assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/alpha']);
     a.flushQuiet();
-    assert.deepEqual(brief(out.attempts).slice(1), ['2026-11-01T10:00:03Z clusters/alpha phased: 44 ops, errors []']);
-    assert.equal(a.pendingAttempts, 0);
+    assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/alpha', 'clusters/beta', 'clusters/gamma']);
   });
 
-  it('correlates the two lines by object when the log has no reconcileID', () => {
+  it('without a reconcileID, correlates by object: a summary and its error are one attempt, two end lines are two', () => {
     const { a, out } = assembler({ loop: 'phased' });
-    const strip = (line: string): string => JSON.stringify({ ...(JSON.parse(line) as object), reconcileID: undefined });
-    const ctx = { ts: at(0), namespace: 'clusters', name: 'beta', reconcileID: 'unused' };
-    a.line(strip(completedWithErrorsLine(ctx, '')), 'x:1');
-    a.line(strip(reconcilerErrorLine(ctx, wrappedError(SSH_KEY_ERROR, [SSH_KEY_ERROR]))), 'x:2');
-    a.end();
-    assert.deepEqual(brief(out.attempts), [`2026-11-01T10:00:00Z clusters/beta phased: ${PHASED_OPS} ops, errors [SSHKeySync]`]);
-  });
-
-  describe('auto loop', () => {
-    it('holds attempts until a line tells the loop, then reads them all under it', () => {
-      const legacy = assembler();
-      feed(legacy.a, 'legacy');
-      assert.deepEqual(legacy.out.attempts.map((r) => r.model), ['sequential', 'sequential', 'sequential', 'sequential']);
-      assert.equal(legacy.a.stats.loopDecidedBy, 'evidence');
-      const phased = assembler();
-      feed(phased.a, 'phased');
-      assert.deepEqual(phased.out.attempts.map((r) => r.model), ['phased', 'phased', 'phased', 'phased', 'phased', 'phased']);
-    });
-
-    it('takes the fallback when nothing tells (at the end, or past maxUndecided), and switches on later evidence', () => {
-      const quiet = assembler({ autoFallback: 'sequential' });
-      quiet.a.line(successLine({ ts: at(0), namespace: 'clusters', name: 'alpha', reconcileID: 'a' }), 'x:1');
-      quiet.a.flushQuiet();
-      assert.equal(quiet.out.attempts.length, 0);
-      quiet.a.end();
-      assert.deepEqual([quiet.out.attempts[0]!.model, quiet.a.stats.loopDecidedBy], ['sequential', 'fallback']);
-
-      const { a, out } = assembler({ maxUndecided: 1 });
-      const ctx = (s: number, id: string) => ({ ts: at(s), namespace: 'clusters', name: 'alpha', reconcileID: id });
-      a.line(successLine(ctx(0, 'a')), 'x:1');
-      a.line(successLine(ctx(0, 'b')), 'x:2');
-      a.line(reconcilerErrorLine(ctx(0, 'c'), wrappedError(SSH_KEY_ERROR)), 'x:3');
-      a.end();
-      assert.deepEqual(out.attempts.map((r) => r.model), ['phased', 'phased', 'sequential']);
-      assert.deepEqual([a.stats.loopDecidedBy, a.stats.loopSwitches], ['evidence', 1]);
-    });
-
-    it('with a configured loop, counts attempts whose lines say the other loop wrote them', () => {
-      const { a } = assembler({ loop: 'sequential' });
-      feed(a, 'phased');
-      assert.equal(a.stats.contradictingEvidence, 4);
-    });
-  });
-
-  it('emits an attempt whose error maps to nothing without operations, refuses the message, and keeps a bounded sample', () => {
-    const { a, out } = assembler({ loop: 'sequential', unmappedSampleSize: 1 });
-    feed(a, 'unmapped');
-    assert.deepEqual(brief(out.attempts), [
-      '2026-11-01T10:00:00Z clusters/alpha sequential: 0 ops, errors []',
-      '2026-11-01T10:00:01Z clusters/beta sequential: 0 ops, errors []',
-      '2026-11-01T10:00:02Z clusters/alpha sequential: 0 ops, errors []',
-      `2026-11-01T10:00:03Z clusters/gamma sequential: ${SEQUENTIAL_OPS} ops, errors []`,
+    const summary = 'critical failures: [CPOImageAndNamespace]; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]';
+    feed(a, [
+      noId(successLine(ctx(0, 'alpha'))),
+      noId(successLine(ctx(0, 'alpha'))),
+      noId(reconcilerErrorLine(ctx(1, 'beta'), wrappedError(SSH_KEY_GET_ERROR))),
+      noId(reconcilerErrorLine(ctx(1, 'beta'), wrappedError(SSH_KEY_GET_ERROR))),
+      noId(completedWithErrorsLine(ctx(2, 'gamma'), summary)),
+      noId(reconcilerErrorLine(ctx(2, 'gamma'), wrappedError(`critical error: ${PULL_SECRET_BYTES_ERROR}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`))),
     ]);
+    assert.deepEqual(
+      out.attempts.map((r) => [r.object, r.origin.reconcileID, r.operations.filter((o) => o.outcome === 'error').length]),
+      [
+        ['clusters/alpha', undefined, 0],
+        ['clusters/alpha', undefined, 0],
+        ['clusters/beta', undefined, 1],
+        ['clusters/beta', undefined, 1],
+        ['clusters/gamma', undefined, 1],
+      ],
+    );
+  });
+
+  it('refuses a line of an attempt already handed on (late_line), counted in the books', () => {
+    const { a, out } = assembler({ loop: 'sequential' });
+    feed(a, [successLine(ctx(0, 'alpha', 'l1')), successLine(ctx(5, 'beta', 'l2')), reconcilerErrorLine(ctx(6, 'alpha', 'l1'), wrappedError(SSH_KEY_ERROR))]);
+    assert.deepEqual(
+      out.rejections.map((r) => [r.reason, r.where]),
+      [['late_line', 'x.log:3']],
+    );
+    assert.equal(out.attempts.length, 2);
+    assertBooks(a.inputReport(), out);
+  });
+
+  describe('which loop: per operator run, proven by its lines, never assumed', () => {
+    const critical = (second: number, name: string, id: string): string =>
+      reconcilerErrorLine(ctx(second, name, id), wrappedError(`critical error: ${PULL_SECRET_BYTES_ERROR}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`));
+    const nonCritical = (second: number, name: string, id: string): string => reconcilerErrorLine(ctx(second, name, id), wrappedError(SSH_KEY_GET_ERROR));
+    const bareCritical = (second: number, name: string, id: string): string => reconcilerErrorLine(ctx(second, name, id), wrappedError(PULL_SECRET_BYTES_ERROR));
+
+    it('holds attempts until one loop leads by two proofs, then reads them all under it', () => {
+      const { a, out } = assembler();
+      a.line(nonCritical(0, 'alpha', 'h1'), 'x:1');
+      a.line(critical(1, 'beta', 'h2'), 'x:2');
+      a.line(successLine(ctx(10, 'gamma', 'h3')), 'x:3');
+      assert.equal(out.attempts.length, 0, 'one proof is not yet a decision');
+      a.line(critical(11, 'delta', 'h4'), 'x:4');
+      a.line(successLine(ctx(20, 'epsilon', 'h5')), 'x:5');
+      assert.deepEqual(
+        out.attempts.map((r) => [r.object, r.model]),
+        [
+          ['clusters/alpha', 'phased'],
+          ['clusters/beta', 'phased'],
+          ['clusters/gamma', 'phased'],
+          ['clusters/delta', 'phased'],
+        ],
+      );
+      a.end();
+      assert.deepEqual(nonZero(a.inputReport().notes), { loop_inherited: 3 });
+    });
+
+    it('a lone error never flips the loop; an attempt whose lines prove the other loop is read under its run’s and states nothing', () => {
+      const { a, out } = assembler();
+      feed(a, [critical(0, 'a', 'f1'), critical(1, 'b', 'f2'), nonCritical(2, 'c', 'f3'), bareCritical(3, 'd', 'f4'), critical(4, 'e', 'f5')]);
+      assert.deepEqual(brief(out.attempts), [
+        `${at(0)} clusters/a phased: [GetPullSecretBytes, ManagedHSMVersionCheck:skip]`,
+        `${at(1)} clusters/b phased: [GetPullSecretBytes, ManagedHSMVersionCheck:skip]`,
+        `${at(2)} clusters/c phased: [SSHKeySync]`,
+        `${at(3)} clusters/d phased: (nothing stated)`,
+        `${at(4)} clusters/e phased: [GetPullSecretBytes, ManagedHSMVersionCheck:skip]`,
+      ]);
+      assert.deepEqual(nonZero(a.inputReport().notes), { loop_inherited: 1, loop_contradicted: 1, inconsistent_lines: 1 });
+    });
+
+    it('at the end of the input a run takes the loop that leads by any margin', () => {
+      const { a, out } = assembler();
+      feed(a, [successLine(ctx(0, 'a', 'e1')), bareCritical(1, 'b', 'e2')]);
+      assert.deepEqual(
+        out.attempts.map((r) => r.model),
+        ['sequential', 'sequential'],
+      );
+    });
+
+    it('a run that proves nothing: dropped line by line as loop_unknown, or the previous run’s loop after a restart', () => {
+      const alone = assembler();
+      feed(alone.a, [successLine(ctx(0, 'a', 'u1')), nonCritical(1, 'b', 'u2')]);
+      assert.deepEqual(alone.out.attempts, []);
+      assert.deepEqual(
+        alone.out.rejections.map((r) => [r.reason, r.where]),
+        [
+          ['loop_unknown', 'x.log:1'],
+          ['loop_unknown', 'x.log:2'],
+        ],
+      );
+      assertBooks(alone.a.inputReport(), alone.out);
+
+      const restarted = assembler();
+      feed(restarted.a, [critical(0, 'a', 'r1'), critical(1, 'b', 'r2'), controllerStartLine(at(50)), successLine(ctx(51, 'c', 'r3')), nonCritical(52, 'd', 'r4')]);
+      assert.deepEqual(
+        restarted.out.attempts.map((r) => r.model),
+        ['phased', 'phased', 'phased', 'phased'],
+      );
+      assert.deepEqual(nonZero(restarted.a.inputReport().notes), { loop_from_previous_run: 2 });
+      assert.equal(restarted.a.stats.runs, 2);
+    });
+
+    it("the operator's version line: a build from before the merge runs the sequential loop; a later build does not say", () => {
+      const old = assembler();
+      feed(old.a, [managerLine(at(0), 'Starting hypershift-operator-manager', { version: PRE_MERGE_VERSION }), successLine(ctx(1, 'a', 'v1'))]);
+      assert.deepEqual(
+        old.out.attempts.map((r) => r.model),
+        ['sequential'],
+      );
+      const recent = assembler();
+      feed(recent.a, [managerLine(at(0), 'Starting hypershift-operator-manager', { version: POST_MERGE_VERSION }), successLine(ctx(1, 'a', 'v2'))]);
+      assert.deepEqual([recent.out.attempts.length, recent.out.rejections[0]?.reason], [0, 'loop_unknown']);
+    });
+
+    it('what the operator Deployment says stands in while the lines prove nothing', () => {
+      const { a, out } = assembler({ operatorLoop: () => ({ loop: 'phased', statement: 'Deployment hypershift/operator: the build contains the merge of PR #7908 and HYPERSHIFT_RECONCILE_LEGACY is not 1 (the phased loop)' }) });
+      feed(a, [successLine(ctx(0, 'a', 'd1'))]);
+      assert.deepEqual([out.attempts[0]?.model, nonZero(a.inputReport().notes)], ['phased', { loop_from_deployment: 1 }]);
+      assert.equal(a.loopKnowledge().statement.startsWith('Deployment hypershift/operator: the build contains the merge'), true);
+    });
+
+    it('past maxUndecided held attempts, the oldest run settles: its leading loop, else loop_unknown', () => {
+      const { a, out } = assembler({ maxUndecided: 2 });
+      a.line(successLine(ctx(0, 'a', 'm1')), 'x:1');
+      a.line(successLine(ctx(10, 'b', 'm2')), 'x:2');
+      a.line(successLine(ctx(20, 'c', 'm3')), 'x:3');
+      a.line(successLine(ctx(30, 'd', 'm4')), 'x:4');
+      assert.deepEqual(out.rejections.map((r) => r.where), ['x:1', 'x:2', 'x:3']);
+      assert.equal(out.attempts.length, 0);
+    });
+
+    it('a configured loop is used as it is; lines that prove the other count as contradicting', () => {
+      const { a, out } = assembler({ loop: 'sequential' });
+      feed(a, [critical(0, 'a', 'c1'), nonCritical(1, 'b', 'c2')]);
+      assert.deepEqual(
+        out.attempts.map((r) => [r.model, r.operations.length]),
+        [
+          ['sequential', 0],
+          ['sequential', sequentialBefore('SSHKeySync') + 1],
+        ],
+      );
+      assert.deepEqual(nonZero(a.inputReport().notes), { loop_contradicted: 1, inconsistent_lines: 1 });
+      assert.deepEqual(a.loopKnowledge(), { configured: 'sequential', current: 'sequential', decidedBy: 'config', statement: 'configured: the sequential loop' });
+    });
+  });
+
+  it('keeps a bounded sample of messages no reading places, and still hands each attempt on', () => {
+    const { a, out } = assembler({ loop: 'sequential', unmappedSampleSize: 1 });
+    feed(a, fixture('unmapped'), 'unmapped.log');
+    assert.equal(out.attempts.length, 4);
+    const sample = a.unmappedSample();
+    assert.deepEqual([sample.total, sample.truncated, sample.distinct.map((d) => [d.message, d.why, d.count, d.where])], [3, true, [[UNWRAPPED_ERROR, 'no_format', 2, 'unmapped.log:1']]]);
+    assert.deepEqual(nonZero(a.inputReport().notes), { unmapped_error: 2, ambiguous_error: 1 });
+    assert.deepEqual(out.rejections, [], 'an unmapped message is noted, never a dropped line');
+  });
+
+  it('marks the attempts of possibly sampled seconds and reports the periods', () => {
+    const { a, out } = assembler({ loop: 'sequential' });
+    feed(a, fixture('sampled'), 'sampled.log');
+    assert.deepEqual(
+      out.attempts.filter((r) => r.origin.sampled).map((r) => r.time.slice(-3)),
+      Array<string>(101).fill('00Z').map((s, i) => (i < 100 ? s : '01Z')),
+    );
+    const report = a.inputReport();
+    assert.deepEqual(report.sampledPeriods, [{ from: at(0), until: at(2), messages: ['Reconciler error'], peakLines: 101 }]);
+    assert.equal(report.notes.sampled, 101);
+    assert.ok(report.caveats[0]!.startsWith('Counts from logs are lower bounds in sampled periods'));
+  });
+
+  it('refuses malformed lines naming the field, and reads the good line after them', () => {
+    const { a, out } = assembler({ loop: 'sequential' });
+    feed(a, fixture('malformed'), 'malformed.log');
     assert.deepEqual(
       out.rejections.map((r) => `${r.reason} ${r.where}`),
-      ['unmapped_error unmapped.log:1', 'unmapped_error unmapped.log:2', 'unmapped_error unmapped.log:3'],
+      ['invalid_record malformed.log:1', 'invalid_record malformed.log:2', 'invalid_record malformed.log:3', 'invalid_record malformed.log:4', 'invalid_json malformed.log:5', 'invalid_record malformed.log:6', 'invalid_record malformed.log:7', 'invalid_record malformed.log:8'],
     );
-    assert.equal(out.rejections[0]!.message, `no error format of model hypershift-hostedcluster matches: ${JSON.stringify(UNWRAPPED_ERROR)}`);
-    assert.deepEqual(a.unmappedSample(), {
-      total: 3,
-      distinct: [{ message: UNWRAPPED_ERROR, why: 'no_format', detail: 'no error format of model hypershift-hostedcluster matches', where: 'unmapped.log:1', time: at(0), object: 'clusters/alpha', count: 2 }],
-      truncated: true,
-    });
-  });
-
-  it('marks the attempts of possibly sampled seconds and exposes the periods', () => {
-    const { a, out } = assembler({ loop: 'sequential' });
-    feed(a, 'sampled');
-    assert.equal(out.attempts.length, 202);
-    assert.equal(out.attempts.filter((r) => r.origin.sampled).length, 101);
-    assert.deepEqual(out.attempts.slice(100, 102).map((r) => [r.time, r.origin.sampled]), [
-      [at(1), true],
-      [at(5), undefined],
-    ]);
-    assert.equal(a.stats.sampledAttempts, 101);
-    assert.deepEqual(a.sampledPeriods(), [{ from: at(0), until: at(2), messages: ['Reconciler error'], peakLines: 101 }]);
-  });
-
-  it('refuses malformed recognised lines and still reads the good one after them', () => {
-    const { a, out } = assembler({ loop: 'phased' });
-    feed(a, 'malformed');
-    assert.deepEqual(
-      out.rejections.map((r) => `${r.where} ${r.reason}`),
-      ['malformed.log:1 invalid_record', 'malformed.log:2 invalid_record', 'malformed.log:3 invalid_record', 'malformed.log:4 invalid_record', 'malformed.log:5 invalid_json', 'malformed.log:6 invalid_record', 'malformed.log:7 invalid_record', 'malformed.log:8 invalid_record'],
-    );
-    assert.deepEqual(brief(out.attempts), [`2026-11-01T10:00:01Z clusters/alpha phased: ${PHASED_OPS} ops, errors []`]);
-    assert.equal(out.received, 9);
-  });
-
-  it('refuses unknown names in a summary, and hands the oldest attempt on early past maxPending', () => {
-    const { a, out } = assembler({ loop: 'phased', maxPending: 1 });
-    const ctx = (id: string) => ({ ts: at(0), namespace: 'clusters', name: 'alpha', reconcileID: id });
-    a.line(completedWithErrorsLine(ctx('a'), 'critical failures: [Nope]'), 'x:1');
-    assert.equal(out.attempts.length, 0);
-    a.line(successLine(ctx('b')), 'x:2');
     assert.equal(out.attempts.length, 1);
-    assert.deepEqual(out.rejections, [{ source: 'logs', reason: 'unknown_operation', where: 'x:1', message: 'critical failures: "Nope" is neither a group nor an operation of model hypershift-hostedcluster' }]);
+    assertBooks(a.inputReport(), out);
   });
 
-  it('refuses an over-long line, naming where', () => {
-    const { a, out } = assembler();
-    a.tooLong('big.log:7', 2_000_000, 1_048_576);
-    assert.deepEqual(out.rejections, [{ source: 'logs', reason: 'line_too_long', where: 'big.log:7', message: 'line of 2000000 bytes exceeds the limit of 1048576 bytes' }]);
+  it('past maxPending, the oldest attempt is handed on early; an over-long line is refused, naming where', () => {
+    const { a, out } = assembler({ loop: 'sequential', maxPending: 1 });
+    a.line(successLine(ctx(0, 'a', 'p1')), 'x:1');
+    a.line(reconcilerErrorLine(ctx(0, 'b', 'p2'), wrappedError(`[${SSH_KEY_ERROR}, ${CPO_ERROR}]`)), 'x:2');
+    assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/a']);
+    a.tooLong('x:3', 2_000_000, 1_048_576);
+    assert.deepEqual(out.rejections.at(-1), { source: 'logs', reason: 'line_too_long', where: 'x:3', message: 'line of 2000000 bytes exceeds the limit of 1048576 bytes' });
   });
 });

@@ -7,8 +7,8 @@ import { OperatorLogSource } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
 import { resolveModel } from '../../../model/load.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type RecordedRequest } from '../../support/fake-kube-apiserver.js';
-import { SSH_KEY_ERROR } from '../../fixtures/logs/generate.js';
-import { completedWithErrorsLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
+import { SSH_KEY_GET_ERROR } from '../../fixtures/logs/generate.js';
+import { reconcilerErrorLine, requeueWarningLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
 
 const model = resolveModel('hypershift-hostedcluster');
 const NS = 'hypershift';
@@ -67,8 +67,8 @@ describe('OperatorLogSource: the operator pod log through the Kubernetes log API
 
   it('follows the log, and after a dropped stream resumes at sinceTime with nothing lost or doubled', async () => {
     server.appendPodLog(NS, POD, successLine(ctx(0, 'alpha', 'a')));
-    server.appendPodLog(NS, POD, completedWithErrorsLine(ctx(1, 'beta', 'b'), ''));
-    server.appendPodLog(NS, POD, reconcilerErrorLine(ctx(1, 'beta', 'b'), wrappedError(SSH_KEY_ERROR, [SSH_KEY_ERROR])));
+    server.appendPodLog(NS, POD, reconcilerErrorLine(ctx(1, 'beta', 'b'), wrappedError(SSH_KEY_GET_ERROR)));
+    server.appendPodLog(NS, POD, requeueWarningLine(ctx(1, 'beta', 'b')));
     const s = await startSource();
     await until('the first three lines', () => s.stats.lines === 3);
     assert.equal(s.up, true);

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
 import { resolveModel } from '../../../model/load.js';
-import { packageRoot } from '../../../model/package-root.js';
+import { packageRoot } from '../../../lib/package-root.js';
 import { FIXTURES, fixtureText, SSH_KEY_ERROR } from '../../fixtures/logs/generate.js';
 import { managerLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
 
@@ -78,9 +78,9 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([fixtureText('phased')]), model, scheduler: new ManualScheduler().schedule }, out.sink);
     await source.start();
     await source.ended;
-    assert.equal(out.attempts.length, 6);
-    assert.deepEqual(source.stats.endLines, { success: 1, completedWithErrors: 4, reconcilerError: 4 });
-    assert.equal(source.stats.observedLoop, 'phased');
+    assert.equal(out.attempts.length, 9);
+    assert.deepEqual([source.stats.received, source.stats.analyzed, source.stats.observedLoop], [14, 14, 'phased']);
+    assert.deepEqual(out.attempts[3]!.origin, { source: 'logs', reconcileID: 'p0000004', where: '-:5' });
   });
 
   it("unwraps the kubelet's CRI log file framing, joining partial fragments", async () => {
@@ -101,8 +101,9 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([text]), model, loop: 'sequential', maxLineBytes, scheduler: new ManualScheduler().schedule }, out.sink);
     await source.start();
     await source.ended;
-    assert.deepEqual(out.attempts.map((r) => `${r.object} ${r.operations.length}`), [`clusters/alpha ${model.operations.filter((o) => o.only !== 'phased').length}`, 'clusters/alpha 42']);
-    assert.deepEqual(source.stats.ignored, { not_json: 1, other_message: 0, other_controller: 0 });
+    const sequential = model.operations.filter((o) => o.only !== 'phased').map((o) => o.name);
+    assert.deepEqual(out.attempts.map((r) => `${r.object} ${r.operations.length}`), [`clusters/alpha ${sequential.length}`, `clusters/alpha ${sequential.indexOf('SSHKeySync') + 1}`]);
+    assert.deepEqual(source.stats.ignored, { not_json: 1, other_message: 0, other_controller: 0, run: 0 });
     assert.deepEqual(out.rejections, [{ source: 'logs', reason: 'line_too_long', where: '-:7', message: `line of ${2 * error.length} bytes exceeds the limit of ${maxLineBytes} bytes` }]);
   });
 

@@ -2,11 +2,11 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatObservationLine, parseObservationLine } from '../../../collector/objects/journal.js';
-import { CONTRACT } from '../../support/paths.js';
+import { CONTRACT_CASES } from '../../support/paths.js';
 
 describe('observation journal', () => {
   it('parses every line of the contract journal and writes it back unchanged in content', () => {
-    const lines = readFileSync(join(CONTRACT, 'recreations', 'journal.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(CONTRACT_CASES, 'recreations', 'journal.jsonl'), 'utf8').trim().split('\n');
     lines.forEach((text, i) => {
       const parsed = parseObservationLine(text, i + 1, 'journal.jsonl');
       assert.ok(parsed.ok, JSON.stringify(parsed));

@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from 'node:assert';
 import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS, type AssemblerOptions } from '../../../collector/otlp/assembler.js';
-import type { AttributeValue, OtlpSpan } from '../../../collector/otlp/span.js';
+import { heldBytes, type AttributeValue, type OtlpSpan } from '../../../collector/otlp/span.js';
 import { CollectingSink, ManualScheduler } from './helpers.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -208,26 +208,66 @@ describe('otlp/assembler: spans -> attempts by the span convention', () => {
     );
   });
 
-  it('refuses spans past the pending limits as pending_limit', () => {
-    const { sink, add } = setup({ maxPendingAttempts: 2, maxPendingSpans: 3 });
-    add(root({}, '00000000000000a1'), root({}, '00000000000000a2'), root({}, '00000000000000a3'));
-    add(child(1, 'A', {}, [0, ''], '00000000000000a1'), child(2, 'B', {}, [0, ''], '00000000000000a1'));
+  it('makes room at a pending limit: settling attempts first, as complete, then the oldest; refuses only its own overflow', () => {
+    const { sink, asm, add } = setup({ maxPendingAttempts: 2, maxPendingSpans: 3 });
+    const [a1, a2, a3, a4] = ['00000000000000a1', '00000000000000a2', '00000000000000a3', '00000000000000a4'];
+    const counted = (n: bigint): Record<string, AttributeValue> => ({ 'reconcile.operation_count': n });
+    // a1 settles (no count), a2 waits for two children; a third attempt makes a1 give way, as complete
+    add(root({}, a1), root(counted(2n), a2), root({}, a3));
     deepStrictEqual(
-      sink.rejections.map((r) => [r.reason, r.message.replace(/^span \w+ \("\w+"\) in trace \w+: /, '')]),
+      sink.attempts.map((a) => [a.origin.spanId, a.operations.length, a.origin.incomplete]),
+      [[a1, 0, false]],
+    );
+    // three spans pending (a2, a3, a2's child): the next makes the settling a3 give way, then a2 completes
+    add(child(1, 'A', {}, [0, ''], a2), child(2, 'B', {}, [0, ''], a2));
+    deepStrictEqual(
+      sink.attempts.map((a) => [a.origin.spanId, a.operations.length, a.origin.incomplete]),
       [
-        ['pending_limit', 'the receiver already holds 2 pending attempts, its limit'],
-        ['pending_limit', 'the receiver already holds 3 pending spans, its limit'],
+        [a1, 0, false],
+        [a3, 0, false],
+        [a2, 2, false],
       ],
     );
+    // with no settling attempt left, the oldest (a5) gives way as incomplete; the attempt that passes the limit on its own is refused
+    const [a5] = ['00000000000000a5'];
+    add(root(counted(2n), a5), child(6, 'F', {}, [0, ''], a5), root(counted(5n), a4), child(3, 'C', {}, [0, ''], a4), child(4, 'D', {}, [0, ''], a4));
+    add(child(5, 'E', {}, [0, ''], a4));
+    deepStrictEqual(sink.attempts.slice(3).map((a) => [a.origin.spanId, a.operations.length, a.origin.incomplete]), [[a5, 1, true]]);
+    deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message.replace(/^span \w+ \("\w+"\) in trace \w+: /, '')]), [['pending_limit', 'the receiver already holds 3 pending spans, its limit']]);
+    strictEqual(asm.pendingSpans, 3);
   });
 
-  it('on flush hands on pending attempts as incomplete and refuses rootless children as shutdown', () => {
+  it('hands on a stream of attempts without a count as complete when the store fills faster than they settle', () => {
+    const attempt = (a: number): OtlpSpan[] => {
+      const id = (0x1000 + a).toString(16).padStart(16, '0');
+      const op = (n: number): OtlpSpan => ({ ...child(n, `OP${n}`, {}, [0, ''], id), spanId: (0x100000 + 16 * a + n).toString(16).padStart(16, '0') });
+      return [op(1), op(2), op(3), root({}, id)];
+    };
+    // room for ten attempts of a root and three operations; a hundred arrive within one settle time
+    const { sink, clock, asm, add } = setup({ maxPendingBytes: 10 * attempt(0).reduce((n, s) => n + heldBytes(s), 0) });
+    for (let a = 0; a < 100; a++) {
+      add(...attempt(a));
+      clock.advance(10);
+    }
+    strictEqual(sink.attempts.length, 90);
+    strictEqual(asm.pendingAttempts, 10);
+    clock.advance(2_000);
+    strictEqual(sink.attempts.length, 100);
+    deepStrictEqual(sink.attempts.filter((a) => a.origin.incomplete || a.operations.length !== 3), []);
+    deepStrictEqual(sink.rejections, []);
+  });
+
+  it('on flush hands on settling attempts as complete, short ones as incomplete, and refuses rootless children as shutdown', () => {
     const { sink, clock, asm, add } = setup();
     add(root(), child(1, 'A'), child(2, 'B', {}, [0, ''], '00000000000000ff'));
+    add(root({ 'reconcile.operation_count': 3n }, '00000000000000b1'), child(3, 'C', {}, [0, ''], '00000000000000b1'));
     asm.flush();
     deepStrictEqual(
-      sink.attempts.map((a) => [a.operations.length, a.origin.incomplete]),
-      [[1, true]],
+      sink.attempts.map((a) => [a.origin.spanId, a.operations.length, a.origin.incomplete]),
+      [
+        [ROOT, 1, false],
+        ['00000000000000b1', 1, true],
+      ],
     );
     deepStrictEqual(sink.reasons(), ['shutdown']);
     strictEqual(asm.pendingAttempts + asm.pendingSpans + clock.activeTimers, 0);

@@ -14,10 +14,9 @@ import { emitAttempt } from '../../../collector/otlp/emit.js';
 import { OtlpReceiver } from '../../../collector/otlp/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { loadModelFile } from '../../../model/load.js';
-import { packageRoot } from '../../../model/package-root.js';
+import { CONTRACT_CASES as CONTRACT } from '../../support/paths.js';
 import { CollectingSink, otlpExporter, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
 
-const CONTRACT = join(packageRoot(), '..', 'shared', 'contract');
 /** Attempts per forceFlush: a few batches at a time stays under the exporter's 30 concurrent exports. */
 const ATTEMPTS_PER_FLUSH = 20;
 

@@ -169,6 +169,23 @@ describe('otlp/decode: both encodings to one span shape', () => {
     undecodable(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), 'protobuf', /^not a protobuf ExportTraceServiceRequest: /);
   });
 
+  it('refuses a protobuf request holding a string that is not UTF-8 (as the Collector does), still counting all its spans', () => {
+    const spans = Array.from({ length: 120 }, (_, i) => protoSpan({ spanId: Buffer.alloc(8, i + 1), attributes: i === 7 ? [{ key: 'reconcile.object', value: { stringValue: 'ns/\u00e9' } }] : [] }));
+    const body = Buffer.from(protobufBody(spans));
+    // the two bytes of é (c3 a9) become c3 ff: a broken sequence, in the value of a kept attribute of span 7
+    const at = body.indexOf(Buffer.from('ns/\u00e9'));
+    body[at + 4] = 0xff;
+    throws(
+      () => decodeTraceRequest(body, 'protobuf', LIMITS),
+      (e: unknown) =>
+        e instanceof UndecodableBody &&
+        e.spans === 120 &&
+        e.message === `not a protobuf ExportTraceServiceRequest: resource_spans[0].scope_spans[0].spans[7]: a string field at offset ${at - 1} is not valid UTF-8`,
+    );
+    // a structure that cannot be walked has no span count
+    throws(() => decodeTraceRequest(body.subarray(0, body.length - 3), 'protobuf', LIMITS), (e: unknown) => e instanceof UndecodableBody && e.spans === undefined);
+  });
+
   it('survives attribute values nested 100,000 deep: protobufjs refuses them, JSON is walked no deeper than a scalar', () => {
     throws(
       () => decodeTraceRequest(nestedProtobuf(100_000), 'protobuf', LIMITS),

@@ -1,12 +1,14 @@
 import { deepStrictEqual, match, ok, rejects, strictEqual } from 'node:assert';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
+import { createConnection, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { diag, DiagLogLevel, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
 import { emitAttempt } from '../../../collector/otlp/emit.js';
 import { otlpTypes } from '../../../collector/otlp/proto.js';
-import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
+import { DEFAULT_LIMITS, OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
 
@@ -263,8 +265,8 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     match(sink.rejections[0]!.where, WHERE);
   });
 
-  it('answers 429 to a request that would overfill the queue, and to requests past the concurrency limit', async () => {
-    const url = await start({ limits: { maxQueuedSpans: 2, maxConcurrentRequests: 1 } });
+  it('answers 429 to a request that would overfill the queue, counted as one request', async () => {
+    const url = await start({ limits: { maxQueuedSpans: 2 } });
     clock.hold();
     const oneSpan = await post(url, otlpJson(1), { 'content-type': 'application/json' });
     strictEqual(oneSpan.status, 200);
@@ -273,15 +275,76 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     strictEqual(twoSpans.body.toString(), '{"code":8,"message":"the queue holds 1 spans and this request has 2 (limit 2): retry later"}');
     clock.release();
     await pollUntil('the queue to drain', () => receiver!.queuedSpans === 0);
-    const open = openRequest(receiver!.address().port);
-    open.request.write('{');
-    await pollUntil('the body being read', () => receiver!.requestsInFlight === 1);
-    const second = await post(url, otlpJson(1), { 'content-type': 'application/json' });
-    strictEqual(second.status, 429);
-    strictEqual(second.body.toString(), '{"code":8,"message":"1 requests are being read (limit 1): retry later"}');
+    deepStrictEqual(sink.reasons(), ['queue_full', 'orphan_span']);
+    deepStrictEqual(sink.receivedCalls, [1, 1]);
+  });
+
+  it('takes bodies into one byte budget as they arrive: past it a request gets 429, at the door or while it is read', async () => {
+    const url = await start({ limits: { maxBufferedBodyBytes: 64 } });
+    const port = receiver!.address().port;
+    const open = openRequest(port);
+    open.request.write(`{${' '.repeat(59)}`);
+    await pollUntil('60 bytes held', () => receiver!.bufferedBodyBytes === 60);
+    const declared = await post(url, '{"resourceSpans":[]}', { 'content-type': 'application/json' });
+    strictEqual(declared.status, 429);
+    strictEqual(declared.headers.get('retry-after'), '1');
+    strictEqual(declared.body.toString(), '{"code":8,"message":"bodies being read hold 60 bytes (limit 64) and this one is 20: retry later"}');
+    const streamed = openRequest(port);
+    streamed.request.write(`{${' '.repeat(9)}`);
+    deepStrictEqual(await streamed.answer, { status: 429, retryAfter: '1', body: '{"code":8,"message":"bodies being read hold 60 bytes (limit 64): retry later"}' });
     open.request.end('}');
     strictEqual((await open.answer).status, 200);
-    deepStrictEqual(sink.reasons(), ['queue_full', 'orphan_span', 'queue_full']);
+    strictEqual(receiver!.bufferedBodyBytes, 0);
+    deepStrictEqual(sink.reasons(), ['queue_full', 'queue_full']);
+    deepStrictEqual(sink.receivedCalls, [1, 1, 0]);
+  });
+
+  it('holds a plain body to the wire limit only and a gzip body to both, each at its boundary', async () => {
+    const url = await start({ limits: { maxBodyBytes: 3_000, maxDecompressedBytes: 2_000 } });
+    const json = (bytes: number): Buffer => Buffer.from(`{"resourceSpans":[]${' '.repeat(bytes - 20)}}`);
+    const send = async (body: Buffer, gzip: boolean): Promise<[number, string]> => {
+      const a = await post(url, gzip ? gzipSync(body) : body, { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      return [a.status, a.body.toString()];
+    };
+    strictEqual(json(3_000).length, 3_000);
+    deepStrictEqual(await send(json(2_500), false), [200, '{}']);
+    deepStrictEqual(await send(json(3_000), false), [200, '{}']);
+    deepStrictEqual(await send(json(3_001), false), [413, '{"code":3,"message":"content-length 3001 exceeds the limit of 3000 bytes"}']);
+    deepStrictEqual(await send(json(2_000), true), [200, '{}']);
+    deepStrictEqual(await send(json(2_001), true), [413, '{"code":3,"message":"the body inflates past the limit of 2000 bytes"}']);
+    const incompressible = gzipSync(randomBytes(3_100), { level: 0 });
+    const wire = await post(url, incompressible, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    deepStrictEqual([wire.status, wire.body.toString()], [413, `{"code":3,"message":"content-length ${incompressible.length} exceeds the limit of 3000 bytes"}`]);
+    deepStrictEqual(sink.reasons(), ['body_too_large', 'decompressed_too_large', 'body_too_large']);
+  });
+
+  it('at the documented defaults too: 4 MiB on the wire for a plain body, 4 MiB inflated for a gzip one', async () => {
+    const url = await start();
+    const { maxBodyBytes, maxDecompressedBytes } = DEFAULT_LIMITS;
+    deepStrictEqual([maxBodyBytes, maxDecompressedBytes], [4 * 1024 * 1024, 4 * 1024 * 1024]);
+    const json = (bytes: number): Buffer => Buffer.from(`{"resourceSpans":[]${' '.repeat(bytes - 20)}}`);
+    const status = async (body: Buffer, gzip: boolean): Promise<number> =>
+      (await post(url, gzip ? gzipSync(body) : body, { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) })).status;
+    deepStrictEqual(
+      [await status(json(maxBodyBytes), false), await status(json(maxBodyBytes + 1), false), await status(json(maxDecompressedBytes), true), await status(json(maxDecompressedBytes + 1), true)],
+      [200, 413, 200, 413],
+    );
+    deepStrictEqual(sink.reasons(), ['body_too_large', 'decompressed_too_large']);
+  });
+
+  it('refuses a protobuf request holding a string that is not UTF-8, counting every span it holds', async () => {
+    const url = await start();
+    const { request } = otlpTypes();
+    const spans = Array.from({ length: 20 }, (_, i) => ({ traceId: Buffer.alloc(16, 7), spanId: Buffer.alloc(8, i + 1), name: i === 3 ? 'B?d' : 'ok' }));
+    const body = Buffer.from(request.encode(request.fromObject({ resourceSpans: [{ scopeSpans: [{ spans }] }] })).finish());
+    body[body.indexOf('B?d') + 1] = 0xff;
+    const answer = await post(url, body, { 'content-type': 'application/x-protobuf' });
+    strictEqual(answer.status, 400);
+    const status = otlpTypes().rpcStatus.decode(answer.body) as unknown as { message: string };
+    match(status.message, /^not a protobuf ExportTraceServiceRequest: resource_spans\[0\]\.scope_spans\[0\]\.spans\[3\]: a string field at offset \d+ is not valid UTF-8$/);
+    await assembled(1);
+    deepStrictEqual(sink.receivedCalls, [20]);
+    deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message]), Array.from({ length: 20 }, () => ['undecodable_body', status.message]));
   });
 
   it('the exporter honours 429 + Retry-After and its retry gets through once the queue drains', async () => {
@@ -402,29 +465,39 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     await rejects(fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }), /fetch failed/);
   });
 
-  it('while stopping answers 503 with Retry-After, and cuts off a request still open after the grace time', async () => {
+  it('stops: bodies that end within the grace are taken, later requests and bodies still open after it get 503, all counted before stop resolves; unfinished headers are closed', async () => {
     await start({ shutdownGraceMs: 2_000 });
     const port = receiver!.address().port;
     const finishing = openRequest(port);
     const stalled = openRequest(port);
     finishing.request.write('{"resourceSpans":');
     stalled.request.write('{"resourceSpans":');
+    // a connection whose request's headers are not complete yet when the receiver stops
+    const late = connect(port);
+    late.socket.write('POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    // and one whose headers never complete: closed when the grace ends, not counted (no request arrived)
+    const unfinished = connect(port);
+    unfinished.socket.write('POST /v1/tr');
     await pollUntil('both bodies being read', () => receiver!.requestsInFlight === 2);
     const stopped = receiver!.stop();
     finishing.request.end('[]}');
-    const answer = await finishing.answer;
-    deepStrictEqual([answer.status, answer.retryAfter, answer.body], [503, '1', '{"code":14,"message":"the receiver is stopping"}']);
+    strictEqual((await finishing.answer).status, 200);
+    late.socket.write('Content-Length: 2\r\n\r\n{}');
+    match(await late.answer, /^HTTP\/1\.1 503 Service Unavailable\r\n[^]*connection: close\r\n[^]*\r\n\r\n\{"code":14,"message":"the receiver is stopping"\}$/i);
     clock.advance(2_000);
     await stopped;
-    await rejects(stalled.answer, /socket hang up/);
-    await sink.until('both refusals', () => sink.rejections.length === 2);
+    // counted before stop resolved: nothing is left to arrive later
     deepStrictEqual(
       sink.rejections.map((r) => [r.reason, r.message]),
       [
         ['shutdown', 'the receiver is stopping'],
-        ['shutdown', 'the request was cut off: the receiver stopped'],
+        ['shutdown', 'the receiver stopped: the body did not end within the 2000 ms grace'],
       ],
     );
+    deepStrictEqual(sink.receivedCalls, [0, 1, 1]);
+    const cut = await stalled.answer;
+    deepStrictEqual([cut.status, cut.retryAfter], [503, '1']);
+    strictEqual(await unfinished.answer, '');
   });
 });
 
@@ -432,6 +505,18 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
 function otlpJson(n: number): string {
   const spans = Array.from({ length: n }, (_, i) => ({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: `00000000000000${i + 10}`, name: `span-${i}` }));
   return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+}
+
+/** A raw TCP connection to the receiver; `answer` is everything it sent back until it closed the connection. */
+function connect(port: number): { socket: Socket; answer: Promise<string> } {
+  const socket = createConnection(port, '127.0.0.1');
+  const answer = new Promise<string>((resolve, reject) => {
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+  return { socket, answer };
 }
 
 /** A chunked POST whose body the test writes piece by piece. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { readCondition, transitionTime, type ConditionState } from '../../../collector/status/condition.js';
-import { loopFromDeployment } from '../../../collector/status/operator-loop.js';
 
 const state = (status: string, message: string, lastTransitionTime?: string, reason = 'ReconciliationError'): ConditionState => ({ status, reason, message, lastTransitionTime, observedGeneration: undefined });
 const SEEN = Date.parse('2026-11-01T12:00:00.500Z');
@@ -28,21 +27,5 @@ describe('ReconciliationSucceeded condition', () => {
     assert.deepEqual(transitionTime(failing, state('True', 'ok', '2026-11-01T11:00:00Z'), SEEN)?.time, '2026-11-01T11:00:00Z');
     assert.deepEqual(transitionTime(failing, state('False', 'm1', '2026-11-01T11:30:00Z'), SEEN)?.time, '2026-11-01T11:30:00Z', 'two flips while unseen');
     assert.deepEqual(transitionTime(undefined, state('False', 'm1', 'not a time'), SEEN)?.from, 'observed');
-  });
-});
-
-describe('the operator Deployment’s loop switch', () => {
-  const deployment = (...containers: { name: string; value?: string; valueFrom?: unknown }[][]) => ({ spec: { template: { spec: { containers: containers.map((env) => ({ env })) } } } });
-  it('reads HYPERSHIFT_RECONCILE_LEGACY=1 as sequential and its absence, empty, 0 or false as phased', () => {
-    assert.equal(loopFromDeployment(deployment([{ name: 'HYPERSHIFT_RECONCILE_LEGACY', value: '1' }])), 'sequential');
-    assert.equal(loopFromDeployment(deployment([], [{ name: 'HYPERSHIFT_RECONCILE_LEGACY', value: '1' }])), 'sequential');
-    assert.equal(loopFromDeployment(deployment([{ name: 'OTHER', value: '1' }])), 'phased');
-    assert.equal(loopFromDeployment({}), 'phased');
-    for (const value of ['', '0', 'false']) assert.equal(loopFromDeployment(deployment([{ name: 'HYPERSHIFT_RECONCILE_LEGACY', value }])), 'phased', value);
-  });
-  it('does not guess other spellings, values from elsewhere, or containers that disagree', () => {
-    assert.equal(loopFromDeployment(deployment([{ name: 'HYPERSHIFT_RECONCILE_LEGACY', value: 'true' }])), undefined);
-    assert.equal(loopFromDeployment(deployment([{ name: 'HYPERSHIFT_RECONCILE_LEGACY', valueFrom: { configMapKeyRef: { name: 'c', key: 'k' } } }])), undefined);
-    assert.equal(loopFromDeployment(deployment([{ name: 'HYPERSHIFT_RECONCILE_LEGACY', value: '1' }], [{ name: 'HYPERSHIFT_RECONCILE_LEGACY', value: '0' }])), undefined);
   });
 });

@@ -4,7 +4,8 @@
  * error strings are placeholders).
  * - no error: True / `ReconciliatonSucceeded` (sic) / `Reconciliation completed successfully`;
  * - sequential: False / `ReconciliationError` / the failing operation's error;
- * - phased: False / `ReconciliationError` / aggregate() (section 2.1): a fail-fast step's error alone; with a
+ * - phased: False / `ReconciliationError` / aggregate() (section 2.1): a fail-fast step's error alone when it ended
+ *   the attempt (an error the loop went on after is not returned: True if nothing else failed); with a
  *   critical failure `critical error: <aggregate of critical errors>; blocked operations: [sorted groups]`;
  *   otherwise the aggregate of all errors. apimachinery's aggregate flattens nested aggregates, deduplicates, and
  *   writes one message bare, several as `[m1, m2]`.
@@ -13,7 +14,8 @@ import type { CompiledModel } from '../../../analyzer/compiled-model.js';
 import { OUTCOME_CODE } from '../../../analyzer/compiled-model.js';
 import { runPhased } from '../../../analyzer/loops.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import type { GroupStep } from '../../../model/types.js';
+import { formatsIn } from '../../../model/effects.js';
+import type { GroupStep, LoopKind } from '../../../model/types.js';
 
 export interface OperatorCondition {
   readonly type: 'ReconciliationSucceeded';
@@ -31,8 +33,10 @@ export interface Expectation {
 }
 
 /** The text an operation's error has: its first Go format with the verbs filled in, or a callee's own text. */
-export function errorText(cm: CompiledModel, op: string): string {
-  const format = cm.model.operations.find((o) => o.name === op)?.errors[0]?.format;
+/** The operation's first error text in `loop` (a format marked `only:` for the other loop is never that loop's). */
+export function errorText(cm: CompiledModel, op: string, loop: LoopKind): string {
+  const operation = cm.model.operations.find((o) => o.name === op);
+  const format = operation ? formatsIn(operation, loop)[0]?.format : undefined;
   if (format === undefined) return `${op.toLowerCase()} callee failed: connection reset by peer`;
   return format.replace(/%[wvsqd]/g, (verb) => (verb === '%q' ? '"item"' : verb === '%d' ? '7' : verb === '%w' ? 'secrets "x" not found' : 'item'));
 }
@@ -52,16 +56,20 @@ export function operatorCondition(cm: CompiledModel, attempt: AttemptRecord): Ex
     visibleFailures,
     blocked,
   });
-  if (attempt.model === 'sequential') return fail(errorText(cm, failures[0]!), [failures[0]!]);
+  if (attempt.model === 'sequential') return fail(errorText(cm, failures[0]!, 'sequential'), [failures[0]!]);
 
   const groupOf = new Map(cm.model.phased.filter((s): s is GroupStep => s.kind === 'group').flatMap((g) => g.ops.map((op) => [op, g] as const)));
-  if (failures.length === 1 && !groupOf.has(failures[0]!)) return fail(errorText(cm, failures[0]!), failures);
-  const critical = failures.filter((op) => groupOf.get(op)?.category === 'critical');
-  if (critical.length === 0) return fail(aggregate(failures.map((op) => errorText(cm, op))), failures);
+  // A fail-fast step's error is returned alone when it ended the attempt; one the loop went on after is not returned.
+  const last = attempt.operations.at(-1)!.name;
+  if (!groupOf.has(last) && failures.includes(last)) return fail(errorText(cm, last, 'phased'), [last]);
+  const returned = failures.filter((op) => groupOf.has(op));
+  if (returned.length === 0) return { condition: { type: 'ReconciliationSucceeded', status: 'True', reason: 'ReconciliatonSucceeded', message: 'Reconciliation completed successfully' }, visibleFailures: [], blocked: [] };
+  const critical = returned.filter((op) => groupOf.get(op)?.category === 'critical');
+  if (critical.length === 0) return fail(aggregate(returned.map((op) => errorText(cm, op, 'phased'))), returned);
 
   const outcomes = new Uint8Array(cm.ops.length);
   for (const o of attempt.operations) outcomes[cm.opIndex.get(o.name)!] = OUTCOME_CODE[o.outcome];
   const blocked = [...new Set(runPhased(cm, outcomes).blockedBy.map(([, g]) => cm.groups[g]!.name))].sort();
   const suffix = blocked.length > 0 ? `; blocked operations: [${blocked.join(', ')}]` : '';
-  return fail(`critical error: ${aggregate(critical.map((op) => errorText(cm, op)))}${suffix}`, critical, blocked);
+  return fail(`critical error: ${aggregate(critical.map((op) => errorText(cm, op, 'phased')))}${suffix}`, critical, blocked);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
-import { LEGACY_ENV } from '../../../collector/status/operator-loop.js';
+import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
 import { HostedClusterStatusSource, type HostedClusterStatusSourceOptions, type StatusTransition } from '../../../collector/status/source.js';
 import { resolveModel } from '../../../model/load.js';
 import { FakeKubeApiServer, kubeConfigFor, resourcePath, RESOURCES, type FakeObject } from '../../support/fake-kube-apiserver.js';
@@ -10,7 +10,8 @@ const HC = RESOURCES.hostedClusters;
 const model = resolveModel('hypershift-hostedcluster');
 const FAST_BACKOFF = { initialMs: 5, maxMs: 40, resetAfterMs: 60_000 };
 
-const SSH = 'failed to reconcile controlplane SSHKey secret: secrets "ssh" not found';
+/** Both loops write it (the legacy loop's own wrap, `failed to reconcile controlplane SSHKey secret`, is one loop's). */
+const SSH = 'failed to get hostedcluster SSHKey secret clusters/ssh: secrets "ssh" not found';
 const PULL = 'failed to get pull secret: secrets "pull" not found';
 const CRITICAL = `critical error: ${PULL}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`;
 
@@ -22,8 +23,12 @@ function hostedCluster(name: string, status?: Record<string, unknown>): FakeObje
   return { metadata: { name, namespace: 'clusters' }, spec: { release: { image: 'r1' } }, ...(status ? { status: { conditions: [status] } } : {}) };
 }
 
+const LEGACY_ENV = HYPERSHIFT_OPERATOR.legacyEnv;
+
+/** The operator Deployment as `hypershift install` writes it: its build's version annotation, and `env`. */
 function operatorDeployment(env: { name: string; value: string }[]): FakeObject {
-  return { metadata: { name: 'operator', namespace: 'hypershift' }, spec: { template: { spec: { containers: [{ name: 'operator', env }] } } } };
+  const annotations = { [HYPERSHIFT_OPERATOR.versionAnnotation]: 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0' };
+  return { metadata: { name: 'operator', namespace: 'hypershift', annotations }, spec: { template: { spec: { containers: [{ name: 'operator', env }] } } } };
 }
 
 /** The source under test, its sink, and a wait on the n-th transition. */
@@ -165,7 +170,8 @@ describe('HostedClusterStatusSource', () => {
         set('a', 'False', m, '2026-11-01T09:00:00Z');
         await t.transitionsReach(i + 1);
       }
-      assert.deepEqual(t.rejections.map((r) => [r.source, r.reason, r.where]), messages.map(() => ['status', 'unmapped_error', 'hostedcluster clusters/a']));
+      assert.deepEqual(t.rejections, [], 'an unmapped message is noted, never a dropped transition');
+      assert.equal(t.source.stats.notes.unmapped_error, 4);
       const sample = t.source.unmappedSample();
       assert.deepEqual([sample.total, sample.truncated, sample.distinct.map((e) => [e.message, e.count, e.why])], [
         4,
@@ -227,18 +233,21 @@ describe('HostedClusterStatusSource', () => {
       assert.ok(deploymentRequests.every((r) => r.path === '/apis/apps/v1/namespaces/hypershift/deployments' && r.query.fieldSelector === 'metadata.name=operator'));
     });
 
-    it('auto without a readable Deployment: the fallback until a message shows its loop, then that loop', async () => {
+    it('auto without a readable Deployment: not known until a message proves its loop (dropped, never assumed), then that loop', async () => {
       server.create(HC, hostedCluster('a'));
-      const t = await started({ autoFallback: 'sequential' });
+      const t = await started();
       set('a', 'False', SSH, '2026-11-01T09:00:00Z');
       set('a', 'False', CRITICAL, '2026-11-01T09:00:00Z');
       set('a', 'False', SSH + ' again', '2026-11-01T09:00:00Z');
-      await t.transitionsReach(3);
+      await t.transitionsReach(2);
+      assert.deepEqual(t.rejections.map((r) => [r.reason, r.where]), [['loop_unknown', 'hostedcluster clusters/a']]);
       assert.deepEqual(t.transitions.map((x) => [x.loop, x.loopDecidedBy]), [
-        ['sequential', 'fallback'],
         ['phased', 'message'],
         ['phased', 'message'],
       ]);
+      const report = t.source.inputReport();
+      assert.deepEqual([report.unit, report.received, report.analyzed, report.dropped, report.notes.loop_inherited], ['transitions', 3, 2, { loop_unknown: 1 }, 1]);
+      assert.equal(report.loop.statement, 'Deployment hypershift/operator: not read yet; a condition message last proved the phased loop');
     });
 
     it('auto: start() waits for an unreadable Deployment no longer than loopDetectTimeoutMs', async () => {
@@ -254,8 +263,8 @@ describe('HostedClusterStatusSource', () => {
       server.create(RESOURCES.deployments, operatorDeployment([{ name: LEGACY_ENV, value: '1' }]));
       server.create(HC, hostedCluster('a', condition('False', SSH, '2026-11-01T09:00:00Z')));
       const t = await started({ operatorDeployment: false });
-      await t.transitionsReach(1);
-      assert.deepEqual([t.transitions[0]!.loop, t.transitions[0]!.loopDecidedBy], ['phased', 'fallback']);
+      await waitFor(() => t.rejections.length === 1);
+      assert.deepEqual([t.transitions.length, t.rejections[0]!.reason], [0, 'loop_unknown']);
       assert.ok(server.requests.every((r) => !r.path.includes('/deployments')));
     });
   });

@@ -1,42 +1,34 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import { ErrorMapper } from '../../../collector/error-mapping.js';
+import { formatsIn } from '../../../model/effects.js';
 import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
-import { parseAttemptLine } from '../../../collector/journal.js';
+import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
-import { LEGACY_ENV } from '../../../collector/status/operator-loop.js';
 import { HostedClusterStatusSource, type StatusTransition } from '../../../collector/status/source.js';
 import { resolveModel } from '../../../model/load.js';
-import { packageRoot } from '../../../model/package-root.js';
+import type { LoopKind } from '../../../model/types.js';
+import { World } from '../../../simulator/world.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES } from '../../support/fake-kube-apiserver.js';
 import { errorText, operatorCondition, type Expectation } from './operator-condition.js';
 
-const SHARED = join(packageRoot(), '..', 'shared');
 const model = resolveModel('hypershift-hostedcluster');
 const cm = compileModel(model);
-const mapper = new ErrorMapper(model);
+const mappers = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
+const VERSION = { [HYPERSHIFT_OPERATOR.versionAnnotation]: 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0' };
 
-function journal(name: string): AttemptRecord[] {
-  const text = readFileSync(join(SHARED, 'contract', `${name}.journal.jsonl`), 'utf8');
-  return text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l, i) => {
-      const parsed = parseAttemptLine(l, i + 1, { file: name });
-      if (!parsed.ok) throw new Error(parsed.rejection.message);
-      return parsed.record;
-    });
+/** A seeded simulated fleet (the simulator, in process): what the operator did, attempt by attempt. */
+function journal(observe: LoopKind): AttemptRecord[] {
+  return [...new World({ model, objects: 4, durationMs: 12 * 3_600_000, seed: 7, observe }).attempts()];
 }
 
 /** metav1.Time: whole seconds. */
 const kubeTime = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-/** An operation whose error text maps back to it; others (no format, or a format shared) are unmapped by design. */
-const recoverable = (op: string): boolean => {
-  const m = mapper.map(errorText(cm, op));
-  return m.kind === 'mapped' && m.operation === op;
+/** An operation whose error text (in `loop`) maps back to it alone; others (no format, a shared text) are not stated by design. */
+const recoverable = (op: string, loop: LoopKind): boolean => {
+  const m = mappers[loop].map(errorText(cm, op, loop));
+  return m.length === 1 && m[0]!.operation === op;
 };
 
 interface Written {
@@ -47,8 +39,8 @@ interface Written {
 }
 
 const WORLDS = [
-  { name: 'world-sequential', objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'], legacyEnv: [{ name: LEGACY_ENV, value: '1' }] },
-  { name: 'world-phased', objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'], legacyEnv: [] },
+  { name: 'world-sequential', loop: 'sequential', objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'], legacyEnv: [{ name: HYPERSHIFT_OPERATOR.legacyEnv, value: '1' }] },
+  { name: 'world-phased', loop: 'phased', objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'], legacyEnv: [] },
 ] as const;
 
 describe('HostedClusterStatusSource: a world’s condition transitions carry the journal’s failures and blocked groups', () => {
@@ -74,7 +66,7 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
         { attempt: (r) => records.push(r), reject: (r) => rejections.push(r) },
       );
       try {
-        server.create(RESOURCES.deployments, { metadata: { name: 'operator', namespace: 'hypershift' }, spec: { template: { spec: { containers: [{ name: 'operator', env: [...world.legacyEnv] }] } } } });
+        server.create(RESOURCES.deployments, { metadata: { name: 'operator', namespace: 'hypershift', annotations: VERSION }, spec: { template: { spec: { containers: [{ name: 'operator', env: [...world.legacyEnv] }] } } } });
         for (const object of world.objects) {
           const [namespace, name] = object.split('/') as [string, string];
           server.create(RESOURCES.hostedClusters, { metadata: { name, namespace }, spec: {} });
@@ -82,7 +74,7 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
         await source.start();
         await source.whenSynced();
 
-        const attempts = journal(world.name);
+        const attempts = journal(world.loop);
         /** Operations the world never records (e.g. a no-op it leaves out): absent from an attempt says nothing. */
         const journaled = new Set(attempts.flatMap((a) => a.operations.map((o) => o.name)));
         const written: Written[] = [];
@@ -120,8 +112,8 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
 
           const failing = r.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
           const visible = w.expectation.visibleFailures;
-          assert.deepEqual(failing, visible.filter(recoverable), `${at}: failing operations`);
-          unrecoverable += visible.filter((op) => !recoverable(op)).length;
+          assert.deepEqual(failing, visible.filter((op) => recoverable(op, w.attempt.model)), `${at}: failing operations`);
+          unrecoverable += visible.filter((op) => !recoverable(op, w.attempt.model)).length;
           assert.deepEqual([...t.blocked].sort(), w.expectation.blocked, `${at}: blocked groups`);
 
           // What the record settles as ok must have run without error in the journal. A True condition is exempt:
@@ -134,12 +126,12 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
             }
           }
         });
-        assert.ok(written.some((w) => w.expectation.visibleFailures.some(recoverable)), 'some failures map');
+        assert.ok(written.some((w) => w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))), 'some failures map');
         if (world.name === 'world-phased') {
-          assert.ok(written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some(recoverable)), 'a mapped critical failure with blocked groups');
+          assert.ok(written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))), 'a mapped critical failure with blocked groups');
           assert.ok(written.some((w) => w.expectation.condition.message.startsWith('[')), 'a non-critical aggregate');
         }
-        assert.deepEqual(rejections.map((r) => r.reason), Array<string>(unrecoverable).fill('unmapped_error'));
+        assert.deepEqual(rejections, [], 'an unmapped message is noted, never a dropped transition');
         assert.equal(source.unmappedSample().total, unrecoverable);
         assert.ok(server.requests.every((r) => r.method === 'GET' && !r.path.includes('/secrets')));
       } finally {

@@ -7,17 +7,33 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { DecisionReport } from '../../../../analyzer/decisions/report.js';
-import { blockedByChart, recreationChart, renderSvg, starvationChart, type RecreationDurations } from '../../../../analyzer/report/html/charts.js';
+import { blockedByChart, loopComparisonChart, recreationChart, starvationChart, type RecreationDurations } from '../../../../analyzer/report/html/charts.js';
+import { renderSvg } from '../../../../analyzer/report/html/svg.js';
 import { reportDocument } from '../../../../analyzer/report/html/document.js';
 import { renderHtml } from '../../../../analyzer/report/html/html.js';
 import { renderMarkdown } from '../../../../analyzer/report/html/markdown.js';
 import { decide, groundTruthAttempts, HYPERSHIFT } from '../../decisions/ground-truth.js';
 import { REPO } from '../../../support/paths.js';
 import { launchChromium, type Browser } from './chromium.js';
+import { ShadowAnalyzer } from '../../../../analyzer/analyzer.js';
+import { DecisionEvidence } from '../../../../analyzer/decisions/evidence.js';
+import { decisionReport, type ControllerDecisions } from '../../../../analyzer/decisions/report.js';
+import { DEFAULT_THRESHOLDS } from '../../../../analyzer/decisions/thresholds.js';
+import { plantedWorld } from '../../decisions/planted-world.js';
+import { SMALL, SMALL_REVERSED, smallWorld } from '../../decisions/planted-models.js';
+
+/** The small planted world with a reversed prerequisite (Report fails under the phased loop), decided. */
+function decidePlanted(): ControllerDecisions {
+  const analyzer = new ShadowAnalyzer([SMALL]);
+  const evidence = new DecisionEvidence();
+  analyzer.listen(evidence);
+  for (const r of plantedWorld(smallWorld(11, SMALL_REVERSED))) analyzer.attempt(r);
+  return decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS).controllers[0]!;
+}
 
 const OUT = join(REPO, 'test-output');
-const CHARTS = ['failure-rate', 'unblocked-vs-newly-blocked', 'blocked-by', 'starvation-over-time', 'ordering-evidence', 'recreation-durations'];
+const CHARTS = ['loop-comparison', 'unblocked-vs-newly-blocked', 'blocked-by', 'starvation-over-time', 'ordering-evidence', 'recreation-durations'];
+const SECTIONS = ['rollout', 'loop-comparison', 'starvation', 'reordered-pairs', 'other-dependence', 'classification', 'noise-floor', 'operations', 'blocked-by', 'thresholds'];
 const RECREATIONS: RecreationDurations[] = [
   { kind: 'Job', blockingSeconds: [42, 55, 61, 70, 95], sentinelSeconds: [48, 60, 70, 80, 100] },
   { kind: 'Deployment', blockingSeconds: [20, 22, 30], sentinelSeconds: [30, 31, 40] },
@@ -29,7 +45,7 @@ function markCount(svg: string): number {
 }
 
 describe('html report', () => {
-  let report: DecisionReport;
+  let report: ReturnType<typeof decide>;
   let html: string;
   before(async () => {
     report = decide(HYPERSHIFT, groundTruthAttempts());
@@ -88,9 +104,9 @@ describe('html report', () => {
       assert.ok((await page.locator('figure.chart[data-chart="recreation-durations"] svg .mark-rect.role-mark > *').count()) >= 4);
 
       const sections = await attributes('[data-controller="hostedcluster"] section', 'data-section');
-      assert.deepEqual(sections, ['rollout', 'reordered-pairs', 'same-order-dependence', 'classification', 'noise-floor', 'operations', 'blocked-by', 'thresholds']);
+      assert.deepEqual(sections, SECTIONS);
       const dependentRow = page.locator('section[data-section="reordered-pairs"] tbody tr').first();
-      assert.match(await dependentRow.innerText(), /^PullSecretSync\s+RestoredFromBackup\s+(\d+)\/\1\s+0\/[\d,]+\s+\+100 pp/);
+      assert.match(await dependentRow.innerText(), /^PullSecretSync\s+RestoredFromBackup\s+phased\s+(\d+)\/\1\s+0\/[\d,]+\s+\+100 pp/);
 
       await page.screenshot({ path: join(OUT, 'decisions-report.png'), fullPage: true });
       assert.deepEqual(refused, []);
@@ -98,22 +114,26 @@ describe('html report', () => {
     });
   });
 
-  it('Markdown: the same verdict, reasons and tables in the same order, charts left to the HTML', () => {
+  it('Markdown: the same verdict, reasons, tables and per-loop chart (as text) in the same order, the other charts left to the HTML', () => {
     const md = renderMarkdown(reportDocument(report));
     assert.match(md, /^# reconcile-shadow: switch readiness\n\n## hostedcluster \(model hypershift-hostedcluster\)\n\n\*\*❌ NOT-READY\*\*: Not ready to switch to the phased loop/);
     const headings = [...md.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
     assert.deepEqual(headings, [
-      'Rollout plan: one group to non-critical at a time (PR 3+), safest first',
+      'Rollout plan: one group to non-critical at a time, safest first',
+      'Loop comparison: does an op fail more under the phased loop?',
+      'Starvation in time: how long each loop keeps an op from running that the other would run',
       'Ordering evidence: pairs the phased loop runs in a new order',
-      'Dependence between ops both loops run in the same order',
+      'Other dependence: pairs both loops run in the same order, and the sequential loop’s tables',
       'Classification check: critical vs non-critical',
       'Noise floor (A/A): outcome flips with no spec change',
       'Operations',
       'Blocked by (phased loop: failed critical group → skipped blockable group)',
       'Thresholds used',
     ]);
-    assert.match(md, /\n\| PullSecretSync \| RestoredFromBackup \| (\d+)\/\1 \| 0\/[\d,]+ \| \+100 pp \| [\d.]+% \| < 0\.0001 \| \*\*dependent\*\* \| /);
-    assert.match(md, /\n\| GlobalConfigSync \| non-critical \| [\d,]+ \| \d+ \| \d+ \| - \| [\d,]+ \| \*\*candidate-critical\*\* \| /);
+    assert.match(md, /\n\| PullSecretSync \| RestoredFromBackup \| phased \| (\d+)\/\1 \| 0\/[\d,]+ \| \+100 pp \| [\d.]+% \| < 0\.0001 \| \*\*dependent\*\* \| /);
+    assert.match(md, /\n\| GlobalConfigSync \| non-critical \| [\d,]+ \| \d+ \| \d+ \| - \| [\d,]+ \| \*\*should-be-critical\*\* \| should-be-critical \| /);
+    // The per-loop comparison chart, as text: here nothing to compare (no attempt ran the sequential loop).
+    assert.match(md, /\*\*Failure rate per operation, per loop\*\*: .*\n\n```text\n0 objects ran the sequential loop \(10 per loop needed to compare the loops’ failure rates\)\n```\n/);
     assert.match(md, /_\d+ more pairs never seen after the first op failed \(\d+ of them cannot be: .*\): see the HTML report\._/);
     assert.doesNotMatch(md, /<svg/);
   });
@@ -128,6 +148,18 @@ describe('charts', () => {
       assert.ok(markCount(svg) > 0, chart.id);
       assert.match(svg, /<text[^>]*>(no recreation data|no critical group failed, so the phased loop blocked nothing|no starvation: the observed loop ran everything the other loop would have)<\/text>/);
     }
+  });
+
+  it('the per-loop comparison: both loops’ rates per op, the worse op first and red, the same in the Markdown text', async () => {
+    const c = decidePlanted();
+    const chart = loopComparisonChart(c.comparison);
+    const svg = await renderSvg(chart.spec);
+    const labels = [...svg.matchAll(/<text[^>]*>([A-Za-z]+)<\/text>/g)].map((m) => m[1]);
+    assert.equal(labels.find((l) => SMALL.operations.some((o) => o.name === l)), 'Report');
+    assert.match(svg, /fill="#c5221f"/);
+    assert.match(chart.text![0]!, /^Report +sequential .* +\d+\.\d+%$/);
+    assert.match(chart.text![1]!, /^ +phased +█+.* +\d+\.\d+% {2}worse-under-phased$/);
+    assert.equal(chart.text!.length, 2 * SMALL.operations.filter((o) => c.comparison.operations.some((x) => x.operation === o.name && x.sequential.failures + x.phased.failures > 0)).length);
   });
 
   it('recreation durations: one box per flow and kind', async () => {
