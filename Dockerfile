@@ -33,9 +33,11 @@ WORKDIR /app
 COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY package.json ./
-# The built-in models are read from <package root>/model/builtin at run time.
+# What the sidecar reads at run time from <package root>, as package.json `files` lists it: the built-in models, the
+# OTLP .proto, and the examples (the embedded default's adapter task config).
 COPY model/builtin ./model/builtin
 COPY collector/otlp/otlp_trace.proto ./collector/otlp/
+COPY examples ./examples
 # The image's `node` user (uid 1000); numeric so the kubelet can enforce runAsNonRoot.
 USER 1000:1000
 EXPOSE 9464

@@ -2,13 +2,18 @@
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 
-.PHONY: install build run test typecheck lint unit verify e2e bench fuzz soak clean
+.PHONY: install tools build run test typecheck lint unit verify e2e bench fuzz soak clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
 install: node_modules/.installed
+
+# The programs the tests run beside Node (promtool, prometheus, kubectl, chromium, curl): installed from Debian's
+# packages when missing and make runs as root, else make stops at once naming the command to run.
+tools:
+	@.ci/test-tools
 
 build: install
 	$(NODE_BIN)/tsc -p tsconfig.build.json
@@ -27,14 +32,14 @@ unit: install
 	$(NODE_BIN)/mocha
 
 # Type-check, lint, then every test; the last line is "N passed, N failed".
-test: typecheck lint unit
+test: tools typecheck lint unit
 
 verify: install
 	node --import tsx cli/generate.ts --check
 
 # The dashboards and alerts against a real Prometheus scraping the embedded default for a minute (~80 s; not part
 # of make test): every dashboard query evaluates, >= 90 % of panel targets return data, every rule is healthy.
-e2e: install
+e2e: install tools
 	$(NODE_BIN)/mocha --no-config --import=tsx --timeout 0 --exit --reporter ./test/summary-reporter.cjs 'test/e2e/**/*.e2e.ts'
 
 # Speed and memory targets (not part of make test): prints a table, writes bench/results.json.

@@ -25,6 +25,9 @@ interface Controller {
 /** Objects whose state one controller's shadow keeps at most; past it the least recently seen is forgotten. */
 export const DEFAULT_MAX_TRACKED_OBJECTS = 20_000;
 
+/** Where a refused record came from when its source says (logs: file:line), else which object it was about. */
+const whereFrom = (record: AttemptRecord): string => record.origin.where ?? record.object;
+
 export class ShadowAnalyzer implements RecordSink {
   private readonly controllers = new Map<string, Controller>();
   private readonly listeners: AnalysisListener[] = [];
@@ -60,12 +63,12 @@ export class ShadowAnalyzer implements RecordSink {
   attempt(record: AttemptRecord): void {
     const c = this.controllers.get(record.controller);
     if (!c) {
-      this.reject({ source: record.origin.source, reason: 'unknown_controller', where: record.object, message: `no model describes controller "${record.controller}"` });
+      this.reject({ source: record.origin.source, reason: 'unknown_controller', where: whereFrom(record), message: `no model describes controller "${record.controller}"` });
       return;
     }
     const unknown = c.shadow.unknownOperation(record);
     if (unknown !== undefined) {
-      this.reject({ source: record.origin.source, reason: 'unknown_operation', where: record.object, message: `operation "${unknown}" is not in model ${c.shadow.model.name}` });
+      this.reject({ source: record.origin.source, reason: 'unknown_operation', where: whereFrom(record), message: `operation "${unknown}" is not in model ${c.shadow.model.name}` });
       return;
     }
     const analysis = c.shadow.analyze(record);

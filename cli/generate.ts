@@ -1,14 +1,14 @@
 /**
  * Writes every checked-in file that is generated from code: the dashboards' JSON, the alert rules (plain and as a
- * PrometheusRule), each deploy overlay's sidecar config and sidecar patches, the README's metrics table, and the OTLP
- * receiver's limits table in the README and docs/otlp.md (from the receiver's own defaults).
+ * PrometheusRule), each deploy overlay's sidecar config, sidecar patches and patch target, the README's metrics table
+ * and command list (with the exit codes), each command's usage where the docs show it, and the OTLP receiver's limits
+ * table in the README and docs/otlp.md (from the receiver's own defaults).
  *
  *   node --import tsx cli/generate.ts           regenerate
  *   node --import tsx cli/generate.ts --check   write nothing; list every file that differs and exit 1 (make verify)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Document } from 'yaml';
 import { alertRuleGroups } from '../alerts/rules.js';
 import { alertOptions, type AlertOptions } from '../alerts/options.js';
@@ -18,8 +18,12 @@ import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
 import { limitsTable } from '../collector/otlp/limits.js';
 import { OVERLAYS } from '../deploy/overlays.js';
-import { sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
+import { patchTarget, sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
 import { packageRoot } from '../lib/package-root.js';
+import { usageLine, type CommandSpec } from './args.js';
+import { COMMAND_SPECS } from './commands.js';
+import { isEntryPoint } from './entry-point.js';
+import { EXIT, EXIT_MEANINGS, type ExitName } from './io.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -31,6 +35,8 @@ export const README_BEGIN = '<!-- metrics-table:begin -->';
 export const README_END = '<!-- metrics-table:end -->';
 export const LIMITS_BEGIN = '<!-- otlp-limits:begin -->';
 export const LIMITS_END = '<!-- otlp-limits:end -->';
+export const COMMANDS_BEGIN = '<!-- commands:begin -->';
+export const COMMANDS_END = '<!-- commands:end -->';
 
 function yamlFile(value: object, source: string): string {
   const doc = new Document(value);
@@ -52,6 +58,7 @@ export function generatedFiles(alerts: AlertOptions = alertOptions()): Generated
       { path: `deploy/overlays/${o.dir}/shadow.yaml`, content: yamlFile(o.config(), 'deploy/sidecar-config.ts') },
       { path: `deploy/overlays/${o.dir}/sidecar/patch.yaml`, content: yamlFile(sidecarPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
       { path: `deploy/overlays/${o.dir}/sidecar/remove-patch.yaml`, content: yamlFile(sidecarRemovalPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
+      { path: `deploy/overlays/${o.dir}/patch/deployment.yaml`, content: yamlFile(patchTarget(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },
     ]),
   ];
 }
@@ -81,13 +88,48 @@ function withSection(text: string, file: string, [begin, end]: readonly [string,
   return `${text.slice(0, from + begin.length)}\n${content}\n${text.slice(to)}`;
 }
 
-/** The Markdown files with generated tables, and how each is filled in. */
+const exitCodes = (names: readonly ExitName[]): string => names.map((n) => `\`${EXIT[n]}\` ${EXIT_MEANINGS[n]}`).join('; ');
+
+/** The README's command list: what each command does, every usage line, and each exit code with the commands that use it. */
+export function commandsSection(specs: readonly CommandSpec[] = COMMAND_SPECS): string {
+  const codes = (Object.keys(EXIT) as ExitName[]).map((name) => {
+    const users = specs.filter((s) => s.exitCodes.includes(name)).map((s) => s.name);
+    return `| \`${EXIT[name]}\` | ${cell(EXIT_MEANINGS[name])} | ${users.length === specs.length ? 'every command' : users.join(', ')} |`;
+  });
+  return [
+    '| command | what it does |',
+    '|---|---|',
+    ...specs.map((s) => `| \`${s.name}\` | ${cell(s.summary)} |`),
+    '',
+    '```text',
+    ...specs.map((s) => usageLine(s)),
+    '```',
+    '',
+    '| exit code | meaning | commands |',
+    '|---|---|---|',
+    ...codes,
+  ].join('\n');
+}
+
+/** `text` with each `<!-- command:NAME:begin -->` … `<!-- command:NAME:end -->` holding that command's usage and exit codes. */
+export function withCommandReferences(text: string, file: string, specs: readonly CommandSpec[] = COMMAND_SPECS): string {
+  return text.replace(/<!-- command:([\w-]+):begin -->[\s\S]*?<!-- command:\1:end -->/g, (whole, name: string) => {
+    const spec = specs.find((s) => s.name === name);
+    if (!spec) throw new Error(`${file}: <!-- command:${name}:begin --> names no command (${specs.map((s) => s.name).join(', ')})`);
+    const body = ['```text', usageLine(spec), '```', '', `Exit codes: ${exitCodes(spec.exitCodes)}.`].join('\n');
+    return `<!-- command:${name}:begin -->\n${body}\n<!-- command:${name}:end -->`;
+  });
+}
+
+/** The Markdown files with generated parts, and how each is filled in. */
 const DOCS: Readonly<Record<string, (text: string) => string>> = {
-  'README.md': (text) => withLimitsTable(withMetricsTable(text), 'README.md'),
+  'README.md': (text) => withSection(withLimitsTable(withMetricsTable(text), 'README.md'), 'README.md', [COMMANDS_BEGIN, COMMANDS_END], 'the command list', commandsSection()),
   'docs/otlp.md': (text) => withLimitsTable(text, 'docs/otlp.md'),
+  'docs/decisions.md': (text) => withCommandReferences(text, 'docs/decisions.md'),
+  'docs/recreations.md': (text) => withCommandReferences(text, 'docs/recreations.md'),
 };
 
-/** The README and docs/otlp.md with their tables regenerated, or the problem that prevents it, per file. */
+/** The README and the docs with generated parts, regenerated, or the problem that prevents it, per file. */
 export function generatedDocs(root: string): (GeneratedFile | Error)[] {
   return Object.entries(DOCS).map(([file, fill]) => {
     const path = join(root, file);
@@ -133,6 +175,6 @@ export function main(argv: readonly string[], root = packageRoot(), io: { stdout
   return problems.length === 0 ? 0 : 1;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = main(process.argv.slice(2));
 }

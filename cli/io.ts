@@ -1,5 +1,6 @@
-/** Output helpers for commands: a buffered writer that respects backpressure, and the command I/O contract. */
+/** What every command shares: its I/O, exit codes and their meanings, the rejection echo, a writer that respects backpressure. */
 import type { Writable } from 'node:stream';
+import type { Rejection } from '../collector/records.js';
 
 export interface CommandIO {
   readonly stdout: Writable;
@@ -9,15 +10,46 @@ export interface CommandIO {
 
 export const EXIT = {
   ok: 0,
-  /** The input could not be read or the command failed while running. */
   failure: 1,
-  /** Bad arguments. */
   usage: 2,
-  /** A model or config file is invalid; nothing was analyzed. */
   invalidConfig: 3,
-  /** --strict: the analysis completed but some input lines were rejected. */
   rejectedInput: 4,
+  nothingAnalysed: 5,
 } as const;
+export type ExitName = keyof typeof EXIT;
+
+/** What each exit code means, for every command's --help and the README (generated from here). */
+export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
+  ok: 'done',
+  failure: 'an input could not be read or an output written (run: a source could not start)',
+  usage: 'bad arguments: each problem is named on stderr',
+  invalidConfig: 'a model, config, task config or thresholds file is invalid; nothing was analysed',
+  rejectedInput: 'with --strict: the command completed but input lines were rejected',
+  nothingAnalysed: 'nothing to analyse: the input was empty, or every line of it was rejected (one line on stderr says which)',
+};
+
+/** Rejections echoed to stderr one by one; past this, only counted (the reports list them by reason). */
+export const MAX_REJECTIONS_PRINTED = 100;
+
+/** Echoes each rejection to stderr as `where: reason: message`, up to MAX_REJECTIONS_PRINTED, and counts them all. */
+export class RejectionEcho {
+  private seen = 0;
+
+  constructor(private readonly stderr: Writable) {}
+
+  get count(): number {
+    return this.seen;
+  }
+
+  readonly reject = (r: Rejection): void => {
+    if (this.seen++ < MAX_REJECTIONS_PRINTED) this.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
+  };
+
+  /** Says how many were not echoed, if any: `... 12 more rejected lines (counted in the report)`. */
+  finish(what = 'rejected lines (counted in the report)'): void {
+    if (this.seen > MAX_REJECTIONS_PRINTED) this.stderr.write(`... ${this.seen - MAX_REJECTIONS_PRINTED} more ${what}\n`);
+  }
+}
 
 /** Collects small writes into large ones and waits for `drain`, so a million-line output streams in flat memory. */
 export class BufferedWriter {
@@ -43,6 +75,16 @@ export class BufferedWriter {
     const chunk = this.parts.join('');
     this.parts = [];
     this.size = 0;
-    if (!this.out.write(chunk)) await new Promise<void>((resolve) => this.out.once('drain', resolve));
+    if (this.out.write(chunk) || this.out.destroyed) return;
+    // A stream that fails closes without draining: waiting for `drain` alone would never end.
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.out.off('drain', done);
+        this.out.off('close', done);
+        resolve();
+      };
+      this.out.once('drain', done);
+      this.out.once('close', done);
+    });
   }
 }

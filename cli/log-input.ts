@@ -12,8 +12,6 @@ import type { RecordSink } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
 import type { CommandIO } from './io.js';
 
-export const LOOP_VALUES: readonly ObservedLoop[] = ['auto', 'sequential', 'phased'];
-
 /** Files at least this large get progress lines. */
 export const PROGRESS_MIN_BYTES = 16 * 1024 * 1024;
 

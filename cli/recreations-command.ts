@@ -1,83 +1,32 @@
 /**
- * `reconcile-shadow recreations --task-config <file> --journal <file|-> [--format table|json|jsonl]
- *   [--stuck-threshold 10m] [--sentinel-interval 10s] [--strict]`
- * Replays an observation journal through the adapter's lifecycle rules in shadow mode and prints every recreation
- * found, finished or not (unfinished ones aged at the journal's last time). Bad lines are reported on stderr with
- * file:line and counted; they never stop the replay.
- *
- * Exit codes: 0 done; 1 the journal could not be read; 2 bad arguments; 3 the task config is invalid or unreadable
- * (a broken CEL expression names file:line:column, the resource and field, and the caret); 4 with --strict, some
- * journal lines were rejected.
+ * `reconcile-shadow recreations` (flags and help: RECREATIONS in cli/commands.ts). Replays an observation journal
+ * through the adapter's lifecycle rules in shadow mode and prints every recreation found, finished or not (unfinished
+ * ones aged at the journal's last time). Bad lines are reported on stderr with file:line and counted; they never stop
+ * the replay. A broken CEL expression names file:line:column, the resource and field, and the caret (exit 3).
  */
 import { createReadStream } from 'node:fs';
-import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
+import type { Readable } from 'node:stream';
 import { CelRuntime } from '../analyzer/recreations/cel.js';
-import { DEFAULT_SENTINEL_INTERVAL_SECONDS, trackerOptions } from '../analyzer/recreations/config.js';
+import { trackerOptions } from '../analyzer/recreations/config.js';
 import { contractRow, detailedRow, renderTable, sortEntries, summarize, unfinishedEntries, UnreconciledSummary, type RecreationEntry } from '../analyzer/recreations/report.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../analyzer/recreations/shadow.js';
 import { loadTaskConfigFile } from '../analyzer/recreations/load.js';
 import { TaskConfigError } from '../analyzer/recreations/task-config.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
-import { LineSplitter } from '../collector/lines.js';
-import { parseDuration } from '../lib/duration.js';
-import { BufferedWriter, EXIT } from './io.js';
+import { splitStream } from '../collector/lines.js';
+import { readArgs } from './args.js';
+import { RECREATIONS } from './commands.js';
+import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
 
-const FORMATS = ['table', 'json', 'jsonl'] as const;
-type Format = (typeof FORMATS)[number];
-const MAX_REJECTIONS_PRINTED = 100;
-
-export const RECREATIONS_USAGE =
-  'usage: reconcile-shadow recreations --task-config <file> --journal <file|-> [--format table|json|jsonl] [--stuck-threshold 10m] [--sentinel-interval 10s] [--strict]';
-
-export interface RecreationsIO {
-  readonly stdout: Writable;
-  readonly stderr: Writable;
-  readonly stdin?: NodeJS.ReadableStream;
-}
-
-export async function recreationsCommand(argv: string[], io: RecreationsIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        'task-config': { type: 'string' },
-        journal: { type: 'string' },
-        format: { type: 'string', default: 'table' },
-        'stuck-threshold': { type: 'string', default: '10m' },
-        'sentinel-interval': { type: 'string', default: `${DEFAULT_SENTINEL_INTERVAL_SECONDS}s` },
-        strict: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${RECREATIONS_USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    io.stdout.write(`${RECREATIONS_USAGE}\n`);
-    return EXIT.ok;
-  }
-  const format = values.format as Format;
-  const stuckMs = parseDuration(values['stuck-threshold'] ?? '');
-  const sentinelMs = parseDuration(values['sentinel-interval'] ?? '');
-  const taskConfigFile = values['task-config'];
-  const journal = values.journal;
-  if (!taskConfigFile || !journal || !FORMATS.includes(format) || !stuckMs || !sentinelMs) {
-    io.stderr.write(`${RECREATIONS_USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (journal === '-' && !io.stdin) {
-    io.stderr.write('--journal -: no standard input available\n');
-    return EXIT.usage;
-  }
+export async function recreationsCommand(argv: string[], io: CommandIO): Promise<number> {
+  const args = readArgs(RECREATIONS, argv, io);
+  if (typeof args === 'number') return args;
+  const { journal, format, strict } = args.values;
 
   let compiled: CompiledTaskConfig;
   try {
-    compiled = CompiledTaskConfig.compile(loadTaskConfigFile(taskConfigFile), new CelRuntime());
+    compiled = CompiledTaskConfig.compile(loadTaskConfigFile(args.values['task-config']), new CelRuntime());
   } catch (e) {
     if (!(e instanceof TaskConfigError)) throw e;
     io.stderr.write(`invalid task config:\n${e.message}\n`);
@@ -85,31 +34,28 @@ export async function recreationsCommand(argv: string[], io: RecreationsIO): Pro
   }
   for (const n of compiled.notices) io.stderr.write(`notice: ${n}\n`);
 
-  const options = trackerOptions({ sentinelIntervalSeconds: sentinelMs / 1000, stuckThresholdsMs: { default: stuckMs } });
+  const options = trackerOptions({ sentinelIntervalSeconds: args.values['sentinel-interval'] / 1000, stuckThresholdsMs: { default: args.values['stuck-threshold'] } });
   const entries: RecreationEntry[] = [];
   const unreconciled = new UnreconciledSummary();
-  let printed = 0;
+  const rejections = new RejectionEcho(io.stderr);
   const shadow = new RecreationShadow(compiled, options, {
     finished: (r) => entries.push({ finished: true, recreation: r }),
     unreconciled: (p) => unreconciled.add(p),
-    rejected: (r) => {
-      if (printed++ < MAX_REJECTIONS_PRINTED) io.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
-    },
+    rejected: rejections.reject,
   });
 
-  const splitter = new LineSplitter({
-    line: (text, lineNo) => {
-      if (text.trim() === '') return;
-      const parsed = parseObservationLine(text, lineNo, journal);
-      if (parsed.ok) shadow.observe(parsed.observation);
-      else shadow.reject(parsed.rejection);
-    },
-    tooLong: (lineNo, bytes) => shadow.reject({ source: 'journal', reason: 'line_too_long', where: `${journal}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` }),
-  });
+  let observed = 0;
   try {
-    const stream = journal === '-' ? io.stdin! : createReadStream(journal);
-    for await (const chunk of stream) splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    splitter.end();
+    await splitStream(journal === '-' ? (io.stdin as Readable) : createReadStream(journal), {
+      line: (text, lineNo) => {
+        if (text.trim() === '') return;
+        const parsed = parseObservationLine(text, lineNo, journal);
+        if (!parsed.ok) return shadow.reject(parsed.rejection);
+        observed++;
+        shadow.observe(parsed.observation);
+      },
+      tooLong: (lineNo, bytes) => shadow.reject({ source: 'journal', reason: 'line_too_long', where: `${journal}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` }),
+    });
   } catch (e) {
     io.stderr.write(`${journal}: cannot read: ${(e as Error).message}\n`);
     return EXIT.failure;
@@ -127,7 +73,11 @@ export async function recreationsCommand(argv: string[], io: RecreationsIO): Pro
   } else if (format === 'json') out.write(JSON.stringify({ recreations: entries.map(detailedRow), summary }, null, 2) + '\n');
   else out.write(renderTable(entries, summary));
   await out.flush();
-  const rejected = [...shadow.stats.rejected.values()].reduce((a, b) => a + b, 0);
-  if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines\n`);
-  return values.strict && rejected > 0 ? EXIT.rejectedInput : EXIT.ok;
+  rejections.finish('rejected lines');
+  if (observed === 0) {
+    const name = journal === '-' ? 'stdin' : journal;
+    io.stderr.write(rejections.count === 0 ? `nothing analysed: ${name} holds no observation\n` : `nothing analysed: all ${rejections.count} lines of ${name} were rejected\n`);
+    return EXIT.nothingAnalysed;
+  }
+  return strict && rejections.count > 0 ? EXIT.rejectedInput : EXIT.ok;
 }

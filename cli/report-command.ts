@@ -1,16 +1,13 @@
 /**
- * `reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased])
- *  [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]`
- * Replays a journal (or an operator log, through the log source) like `analyze`, then decides: switch readiness per
- * controller, the loop comparison, ordering evidence, the classification check, starvation, the rollout plan and the
- * noise floor (docs/decisions.md). `html` is one self-contained file with the charts as inline SVG; `markdown` is the
+ * `reconcile-shadow report` (flags and help: REPORT in cli/commands.ts). Replays a journal (or an operator log, through
+ * the log source) like `analyze`, then decides: switch readiness per controller, the loop comparison, ordering
+ * evidence, the classification check, starvation, the rollout plan and the noise floor (docs/decisions.md). `html` is one self-contained file with the charts as inline SVG; `markdown` is the
  * same content to paste into a pull-request review; `json` is the same decisions as data (docs/decisions.schema.json).
  * `--threshold` overrides one threshold (after the file's), and may be repeated. Without --out the report goes to
  * stdout; with it, stdout gets one `controller: verdict` line per controller.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/report.js';
@@ -21,18 +18,12 @@ import { renderMarkdown } from '../analyzer/report/html/markdown.js';
 import { readJournal } from '../collector/journal-reader.js';
 import { ModelError, resolveModel } from '../model/load.js';
 import { YamlSource } from '../model/yaml-source.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
-import { LOOP_VALUES, readLogInto } from './log-input.js';
+import { readLogInto } from './log-input.js';
 import { check } from '../sidecar/config-schema.js';
-import { BufferedWriter, EXIT, type CommandIO } from './io.js';
-
-const FORMATS = ['html', 'markdown', 'json'] as const;
-type Format = (typeof FORMATS)[number];
-/** Rejections echoed to stderr one by one; past this, only counted (the report lists them by reason). */
-const MAX_REJECTIONS_PRINTED = 100;
-
-export const REPORT_USAGE =
-  'usage: reconcile-shadow report --model <name|file> (--journal <file|-> | --logs <file|-> [--loop auto|sequential|phased]) [--out file] [--format html|markdown|json] [--thresholds file] [--threshold name=value ...]';
+import { readArgs } from './args.js';
+import { REPORT } from './commands.js';
+import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
+import { nothingAnalysed } from './nothing-analysed.js';
 
 class ThresholdsError extends Error {}
 
@@ -75,37 +66,14 @@ export async function loadThresholds(path: string | undefined, flags: readonly s
 }
 
 export async function reportCommand(argv: string[], io: CommandIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        model: { type: 'string' },
-        journal: { type: 'string' },
-        logs: { type: 'string' },
-        loop: { type: 'string', default: 'auto' },
-        out: { type: 'string' },
-        format: { type: 'string', default: 'html' },
-        thresholds: { type: 'string' },
-        threshold: { type: 'string', multiple: true },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${REPORT_USAGE}\n`);
-    return EXIT.usage;
-  }
-  const format = values.format as Format;
-  const loop = values.loop as ObservedLoop;
-  if (!values.model || (values.journal === undefined) === (values.logs === undefined) || !LOOP_VALUES.includes(loop) || !FORMATS.includes(format)) {
-    io.stderr.write(`${REPORT_USAGE}\n`);
-    return EXIT.usage;
-  }
+  const args = readArgs(REPORT, argv, io);
+  if (typeof args === 'number') return args;
+  const { format, loop, out } = args.values;
   let model;
   let thresholds;
   try {
-    model = resolveModel(values.model);
-    thresholds = await loadThresholds(values.thresholds, values.threshold ?? []);
+    model = resolveModel(args.values.model);
+    thresholds = await loadThresholds(args.values.thresholds, args.values.threshold);
   } catch (e) {
     if (e instanceof ModelError) io.stderr.write(`invalid model:\n${e.message}\n`);
     else if (e instanceof ThresholdsError) io.stderr.write(`invalid thresholds:\n${e.message}\n`);
@@ -116,21 +84,25 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   const analyzer = new ShadowAnalyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
-  let rejected = 0;
-  analyzer.listen({
-    reject: (r) => {
-      if (rejected++ < MAX_REJECTIONS_PRINTED) io.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
-    },
-  });
-  const [kind, file] = values.logs !== undefined ? ['log', values.logs] : ['journal', values.journal!];
+  const rejections = new RejectionEcho(io.stderr);
+  analyzer.listen({ reject: rejections.reject });
+  const [kind, file] = args.values.logs !== undefined ? ['log', args.values.logs] : ['journal', args.values.journal!];
   try {
-    if (values.logs !== undefined) await readLogInto(analyzer, { file, model, loop }, io);
-    else await readJournal(file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 }), analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations });
+    if (kind === 'log') await readLogInto(analyzer, { file, model, loop }, io);
+    else {
+      const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+      await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations, knownControllers: new Set([model.controller]) });
+    }
   } catch (e) {
     io.stderr.write(`cannot read ${kind} ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
-  if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the report)\n`);
+  rejections.finish();
+  const nothing = nothingAnalysed(analyzer.report(), file);
+  if (nothing !== undefined) {
+    io.stderr.write(`${nothing}\n`);
+    return EXIT.nothingAnalysed;
+  }
 
   const report = decisionReport(analyzer, evidence, thresholds);
   // The HTML renderer (and vega with it) is loaded only for HTML.
@@ -140,16 +112,16 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
       : format === 'html'
         ? await (await import('../analyzer/report/html/html.js')).renderHtml(reportDocument(report))
         : renderMarkdown(reportDocument(report));
-  if (!values.out) {
-    const out = new BufferedWriter(io.stdout);
-    out.write(output);
-    await out.flush();
+  if (out === undefined) {
+    const writer = new BufferedWriter(io.stdout);
+    writer.write(output);
+    await writer.flush();
     return EXIT.ok;
   }
   try {
-    await writeFile(values.out, output);
+    await writeFile(out, output);
   } catch (e) {
-    io.stderr.write(`cannot write ${values.out}: ${(e as Error).message}\n`);
+    io.stderr.write(`cannot write ${out}: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
   io.stdout.write(report.controllers.map((c) => `${c.controller}: ${c.verdict.status}\n`).join(''));

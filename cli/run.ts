@@ -1,16 +1,15 @@
 /**
- * `reconcile-shadow run [--config shadow.yaml]`: the sidecar. With no config it starts the embedded default
- * (a simulated HyperShift fleet, the OTLP receiver, metrics on 127.0.0.1:9464 and a live summary).
+ * `reconcile-shadow run` (flags and help: RUN in cli/commands.ts): the sidecar. With no config it starts the embedded
+ * default (a simulated HyperShift fleet, the OTLP receiver, metrics on 127.0.0.1:9464 and a live summary).
  * SIGTERM/SIGINT: stop accepting input, finish what is in flight, flush traces, exit 0 within the shutdown timeout.
  */
-import { parseArgs } from 'node:util';
 import { ConfigError, EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
 import { TaskConfigError } from '../analyzer/recreations/task-config.js';
 import type { ShadowReport } from '../analyzer/report/summary.js';
+import { readArgs } from './args.js';
+import { RUN } from './commands.js';
 import { EXIT, type CommandIO } from './io.js';
-
-export const RUN_USAGE = 'usage: reconcile-shadow run [--config shadow.yaml]';
 
 export interface RunHooks {
   /** Resolves when the sidecar should stop; defaults to the first SIGTERM or SIGINT. */
@@ -42,13 +41,9 @@ function baseUrl(a: { readonly host: string; readonly port: number }): string {
 }
 
 export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks = {}): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${RUN_USAGE}\n`);
-    return EXIT.usage;
-  }
+  const args = readArgs(RUN, argv, io);
+  if (typeof args === 'number') return args;
+  const { values } = args;
   let config: ShadowConfig;
   try {
     config = values.config ? loadConfig(values.config) : parseConfig(EMBEDDED_DEFAULT, '(embedded default)');

@@ -12,6 +12,8 @@ export interface ReadJournalOptions {
   readonly file: string;
   /** When given, an operation outside this set rejects its line. */
   readonly knownOperations?: ReadonlySet<string>;
+  /** When given, a controller outside this set rejects its line (`unknown_controller`, with file:line). */
+  readonly knownControllers?: ReadonlySet<string>;
   /** Called after each chunk; awaiting it lets a writer drain or the event loop breathe. */
   readonly afterChunk?: () => Promise<void> | void;
   /** Checked before each chunk: true stops reading early (a source being stopped). */
@@ -20,7 +22,11 @@ export interface ReadJournalOptions {
 
 export async function readJournal(input: AsyncIterable<unknown>, sink: RecordSink, options: ReadJournalOptions): Promise<void> {
   const { file } = options;
-  const ctx = { file, ...(options.knownOperations ? { knownOperations: options.knownOperations } : {}) };
+  const ctx = {
+    file,
+    ...(options.knownOperations ? { knownOperations: options.knownOperations } : {}),
+    ...(options.knownControllers ? { knownControllers: options.knownControllers } : {}),
+  };
   const splitter = new LineSplitter({
     line(text, lineNo) {
       if (text.trim() === '') return;

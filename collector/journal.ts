@@ -19,6 +19,8 @@ export interface JournalContext {
   readonly file: string;
   /** When given, an operation outside this set rejects the line. */
   readonly knownOperations?: ReadonlySet<string>;
+  /** When given, a controller outside this set rejects the line (else the analyzer refuses it, without file:line). */
+  readonly knownControllers?: ReadonlySet<string>;
   readonly source?: SourceKind;
 }
 
@@ -63,6 +65,9 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   const timeMs = Date.parse(time);
   if (Number.isNaN(timeMs)) problem('invalid_record', `time: ${JSON.stringify(time)} is not an RFC 3339 time`);
   if (typeof controller !== 'string' || controller === '') problem('invalid_record', 'controller: required string');
+  if (ctx.knownControllers && !ctx.knownControllers.has(controller)) {
+    problem('unknown_controller', `controller: no model describes "${controller}" (the models describe ${[...ctx.knownControllers].join(', ')})`);
+  }
   if (typeof object !== 'string' || object === '') problem('invalid_record', 'object: required "namespace/name" string');
   if (object.length > MAX_OBJECT_LENGTH) problem('invalid_record', `object: ${object.length} characters; a Kubernetes namespace/name has at most ${MAX_OBJECT_LENGTH}`);
   if (generation !== undefined && (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 0)) {

@@ -1,6 +1,6 @@
 /**
  * The sidecar container, as a strategic-merge patch on the operator's Deployment, written by cli/generate.ts to
- * deploy/overlays/<overlay>/sidecar/patch.yaml. One definition for every overlay, so the container's security
+ * deploy/overlays/<overlay>/sidecar/patch.yaml (with the target deploy/overlays/<overlay>/patch/deployment.yaml). One definition for every overlay, so the container's security
  * settings, probes and limits cannot drift apart between operators.
  */
 import { CONFIG_DIR, CONFIG_FILE, METRICS_PORT } from './sidecar-config.js';
@@ -8,8 +8,15 @@ import { CONFIG_DIR, CONFIG_FILE, METRICS_PORT } from './sidecar-config.js';
 export const SIDECAR_CONTAINER = 'reconcile-shadow';
 /** The label the patch adds to the operator's pods and the Service selects. */
 export const SIDECAR_POD_LABEL = { 'reconcile-shadow/sidecar': 'enabled' } as const;
-/** The lead publishes the image; kustomize `images:` or a `kubectl set image` overrides this. */
-export const IMAGE = 'ghcr.io/reconcile-shadow/reconcile-shadow:0.1.0';
+/**
+ * The image as the patch names it: a name, not a reference. The one `images:` entry of each overlay's
+ * sidecar/kustomization.yaml turns it into the image to run (the published one by default; `kustomize edit set image`
+ * there sets yours), and both ways of applying the patch (the component, and `kubectl patch` with the output of
+ * `kubectl kustomize deploy/overlays/<overlay>/patch`) go through that entry.
+ */
+export const IMAGE_NAME = 'reconcile-shadow';
+/** Where the project publishes the image; its tag is the package version. */
+export const PUBLISHED_IMAGE = 'ghcr.io/reconcile-shadow/reconcile-shadow';
 
 /** Requests fit the measured idle footprint; the memory limit sits above the 256 MiB RSS target of the load test. */
 export const RESOURCES = {
@@ -53,7 +60,7 @@ export function sidecarPatch(target: PatchTarget): object {
           containers: [
             {
               name: SIDECAR_CONTAINER,
-              image: IMAGE,
+              image: IMAGE_NAME,
               imagePullPolicy: 'IfNotPresent',
               args: ['run', '--config', CONFIG_FILE],
               env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace'), { name: 'NODE_OPTIONS', value: NODE_OPTIONS }],
@@ -86,6 +93,14 @@ export function sidecarPatch(target: PatchTarget): object {
       },
     },
   };
+}
+
+/**
+ * The operator's Deployment as nothing but its name: the resource deploy/overlays/<overlay>/patch/ puts the sidecar
+ * component on, so that `kubectl kustomize` there prints the patch with the image its `images:` entry sets.
+ */
+export function patchTarget(target: PatchTarget): object {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: target.deployment, namespace: target.namespace } };
 }
 
 /** The strategic-merge patch that takes out exactly what sidecarPatch() put in: container, volumes and pod label. */

@@ -20,7 +20,7 @@ import { pairStrata, pooledTable, type ControllerCounters } from './counters.js'
 import { benjaminiHochberg, mantelHaenszelRiskDifference, stratifiedExactGreater, type TwoByTwo } from './fisher.js';
 import { noiseRates } from './noise.js';
 import type { DecisionThresholds } from './thresholds.js';
-import { count, equalsP, percent, points } from './wording.js';
+import { count, equalsP, percent, points, times } from './wording.js';
 
 export type EvidenceStatus = 'dependent' | 'safe' | 'inconclusive';
 
@@ -145,8 +145,8 @@ function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, follows
   if (!c.enough) {
     let why: string;
     if (!followsFailure) why = `not testable: the ${c.loop} loop never runs ${then} after ${first} failed, so its failure cannot affect it in the same attempt`;
-    else if (a + b < t.minFailedObservations) why = `${then} was seen after ${first} started failing ${a + b} times (${t.minFailedObservations} needed)` + (firstFailureRuns === 0 ? `; ${first} never failed` : '');
-    else why = `${then} was seen after healthy attempts with ${first} succeeding ${c0 + d} times (${t.minBaselineObservations} needed)`;
+    else if (a + b < t.minFailedObservations) why = `${then} was seen after ${first} started failing ${times(a + b)} (${t.minFailedObservations} needed)` + (firstFailureRuns === 0 ? `; ${first} never failed` : '');
+    else why = `${then} was seen after healthy attempts with ${first} succeeding ${times(c0 + d)} (${t.minBaselineObservations} needed)`;
     return { ...base, status: 'inconclusive', why };
   }
   const diff = riskDifference ?? 0;

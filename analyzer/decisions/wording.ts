@@ -14,12 +14,14 @@ export function percent(rate: number | null): string {
   return `${Math.abs(p) < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
 }
 
-/** A signed percentage-point difference: `+25 pp`, `-3.5 pp`. */
+/** A signed percentage-point difference: `+25 pp`, `-3.5 pp`; a difference that rounds to zero is `0 pp`, never `-0.0 pp`. */
 export function points(diff: number | null): string {
   if (diff === null) return '-';
   const p = diff * 100;
-  const text = Math.abs(p) < 10 && p !== 0 ? p.toFixed(1) : p.toFixed(0);
-  return `${p > 0 ? '+' : ''}${text} pp`;
+  const digits = Math.abs(p) < 10 ? 1 : 0;
+  const rounded = Number(p.toFixed(digits));
+  if (rounded === 0) return '0 pp';
+  return `${rounded > 0 ? '+' : ''}${rounded.toFixed(Math.abs(rounded) < 10 ? 1 : 0)} pp`;
 }
 
 export function pValue(p: number | null): string {
@@ -36,6 +38,11 @@ export function equalsP(name: string, p: number): string {
 
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** `once`, `twice`, `3 times`. */
+export function times(n: number): string {
+  return n === 1 ? 'once' : n === 2 ? 'twice' : `${count(n)} times`;
 }
 
 /** A threshold's time span as people write it: `3d`, `24h`, else minutes and seconds (`1m00s`). */

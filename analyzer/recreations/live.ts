@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Timers } from '../../collector/kube/informer.js';
+import { kubeConfigFromEnvironment } from '../../collector/kube/credentials.js';
 import { HyperFleetPoller, type PollerHealth } from '../../collector/hyperfleet/poller.js';
 import { KubeObjectSource } from '../../collector/objects/kube-source.js';
 import type { ObservationSink } from '../../collector/objects/observation.js';
@@ -178,9 +179,11 @@ export class RecreationService {
 }
 
 function kubeConfigFrom(k: RecreationsSection['kubernetes']): KubeConfig {
-  const kc = new KubeConfig();
-  if (k?.kubeconfig) kc.loadFromFile(k.kubeconfig);
-  else kc.loadFromDefault();
+  let kc: KubeConfig;
+  if (k?.kubeconfig) {
+    kc = new KubeConfig();
+    kc.loadFromFile(k.kubeconfig);
+  } else kc = kubeConfigFromEnvironment();
   if (k?.context) kc.setCurrentContext(k.context);
   return kc;
 }

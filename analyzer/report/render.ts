@@ -81,7 +81,9 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   out.push(heading('Reordered pairs (both loops ran both ops, in a different order)', format, 3));
   const pairs = s.reorderedPairs.slice(0, MAX_REORDERED_ROWS);
   out.push(renderTable({ head: ['sequential first', 'then', 'attempts'], numeric: [2], rows: pairs.map((p) => [p.first, p.second, String(p.count)]) }, format));
-  if (s.reorderedPairs.length > pairs.length) out.push(`  ... and ${s.reorderedPairs.length - pairs.length} more pairs (see --format json)\n`);
+  const more = s.reorderedPairs.length - pairs.length;
+  // In Markdown a line right after a table is one more row of it: the note needs a blank line before it.
+  if (more > 0) out.push(format === 'markdown' ? `\n_… and ${more} more pairs (see \`--format json\`)_\n` : `  ... and ${more} more pairs (see --format json)\n`);
   return out.join('');
 }
 
@@ -91,6 +93,7 @@ export function renderReport(report: ShadowReport, format: TextFormat): string {
   if (input.rejected > 0) {
     out.push('\n' + heading(`Rejected input: ${input.rejected}`, format, 3));
     out.push(renderTable({ head: ['reason', 'count'], numeric: [1], rows: Object.entries(input.rejectedByReason).map(([r, n]) => [r, String(n)]) }, format));
+    if (format === 'markdown') out.push('\n');
     out.push(renderTable({ head: ['where', 'reason', 'message'], numeric: [], rows: input.rejectionSample.map((r) => [r.where, r.reason, r.message]) }, format));
   }
   return out.join('\n');

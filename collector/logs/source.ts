@@ -5,7 +5,8 @@
  * operator. See docs/log-source.md for the patterns, the configuration, sampling and redaction.
  */
 import type { Readable } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { ReconcileModel } from '../../model/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
 import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
@@ -133,7 +134,7 @@ export class OperatorLogSource implements Source {
     this.maxLineBytes = options.maxLineBytes ?? d.maxLineBytes;
     const loop = options.loop ?? d.loop;
     if (loop === 'auto' && options.operatorDeployment) {
-      this.loopWatch = new OperatorLoopWatch({ kubeConfig: options.pod?.kubeConfig ?? defaultKubeConfig(), deployment: options.operatorDeployment });
+      this.loopWatch = new OperatorLoopWatch({ kubeConfig: options.pod?.kubeConfig ?? kubeConfigFromEnvironment(), deployment: options.operatorDeployment });
     }
     const watch = this.loopWatch;
     this.assembler = new AttemptAssembler(
@@ -184,7 +185,7 @@ export class OperatorLogSource implements Source {
       this.inputStats.rotations = this.file.rotations;
       await this.file.start();
     } else if ('pod' in o.input) {
-      const kubeConfig = o.pod?.kubeConfig ?? defaultKubeConfig();
+      const kubeConfig = o.pod?.kubeConfig ?? kubeConfigFromEnvironment();
       this.pod = new PodLogFollower(
         {
           kubeConfig,
@@ -294,8 +295,3 @@ export class OperatorLogSource implements Source {
   }
 }
 
-function defaultKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kc;
-}

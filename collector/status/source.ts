@@ -14,7 +14,8 @@
  * When none of these says, the transition is dropped (`loop_unknown`), never read under an assumed loop.
  * A message no error format maps is noted (`unmapped_error`), kept in a bounded sample, and never guessed.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
 import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../attempt-builder.js';
@@ -131,7 +132,7 @@ export class HostedClusterStatusSource implements Source {
     this.builder = new AttemptBuilder(options.model, { nonOperationErrors: HYPERSHIFT_OPERATOR.nonOperationErrors });
     sink.inputReport?.('status', () => this.inputReport());
     this.timers = options.timers ?? SYSTEM_TIMERS;
-    const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
+    const kubeConfig = options.kubeConfig ?? kubeConfigFromEnvironment();
     const onError = (e: Error): void => {
       this.stats.watchErrors++;
       options.onError?.(e);
@@ -312,8 +313,3 @@ function keyOf(obj: RawKubeObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
-function defaultKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kc;
-}

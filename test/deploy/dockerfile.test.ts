@@ -63,6 +63,14 @@ describe('deploy: Dockerfile', () => {
     strictEqual(args(final, 'COPY').filter((c) => c.startsWith('package.json')).length, 1, 'package.json marks the package root and "type": "module"');
   });
 
+  it('carries every run-time file the npm package lists (package.json `files`), so the image and the package run alike', () => {
+    const { files } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
+    const copied = args(final, 'COPY').map((c) => c.split(/\s+/)[0]!.replace(/\/$/, ''));
+    const runtime = files.filter((f) => !f.startsWith('dist/') && !f.startsWith('!')).map((f) => f.replace(/\/$/, ''));
+    deepStrictEqual(runtime.filter((f) => !copied.includes(f)), []);
+    ok(args(final, 'COPY').includes('--from=build /src/dist ./dist'));
+  });
+
   it('keeps what the build needs out of .dockerignore', () => {
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
     const build = all.find((s) => s.name === 'build')!;

@@ -1,13 +1,15 @@
 /**
  * cli/generate.ts: every generated file in the tree equals what the code generates now (the drift `make verify`
- * reports), the README's metrics table is the catalog's, and the OTLP limits table in the README and docs/otlp.md is
- * the receiver's defaults.
+ * reports), the README's metrics table is the catalog's, its command list and exit codes are the commands'
+ * declarations, and the OTLP limits table in the README and docs/otlp.md is the receiver's defaults.
  */
 import { deepStrictEqual, strictEqual, throws } from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { driftedFiles, generatedDocs, generatedFiles, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
+import { usageLine } from '../../cli/args.js';
+import { COMMAND_SPECS } from '../../cli/commands.js';
+import { COMMANDS_BEGIN, COMMANDS_END, commandsSection, driftedFiles, generatedDocs, generatedFiles, withCommandReferences, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
 import { DEFAULT_LIMITS, limitRows, limitsTable } from '../../collector/otlp/limits.js';
 import { METRICS } from '../../analyzer/metrics/catalog.js';
 import { packageRoot } from '../../lib/package-root.js';
@@ -22,9 +24,11 @@ describe('cli/generate: generated files', () => {
       'alerts/reconcile-shadow.rules.yaml',
       'dashboards/reconcile-shadow-overview.json',
       'dashboards/reconcile-shadow-recreations.json',
+      'deploy/overlays/hyperfleet-adapter/patch/deployment.yaml',
       'deploy/overlays/hyperfleet-adapter/shadow.yaml',
       'deploy/overlays/hyperfleet-adapter/sidecar/patch.yaml',
       'deploy/overlays/hyperfleet-adapter/sidecar/remove-patch.yaml',
+      'deploy/overlays/hypershift/patch/deployment.yaml',
       'deploy/overlays/hypershift/shadow.yaml',
       'deploy/overlays/hypershift/sidecar/patch.yaml',
       'deploy/overlays/hypershift/sidecar/remove-patch.yaml',
@@ -35,8 +39,20 @@ describe('cli/generate: generated files', () => {
   it('shows the catalog in the README and the OTLP limits in the README and docs/otlp.md, between their markers', () => {
     const docs = generatedDocs(root);
     for (const d of docs) if (d instanceof Error) throw d;
-    deepStrictEqual(docs.map((d) => (d as { path: string }).path), ['README.md', 'docs/otlp.md']);
+    deepStrictEqual(docs.map((d) => (d as { path: string }).path), ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/recreations.md']);
     deepStrictEqual(driftedFiles(root, docs as { path: string; content: string }[]), []);
+  });
+
+  it('lists every command with its usage, and each exit code with the commands that use it, from the declarations', () => {
+    const section = commandsSection().split('\n');
+    for (const spec of COMMAND_SPECS) {
+      strictEqual(section.filter((l) => l === usageLine(spec)).length, 1, spec.name);
+      strictEqual(section.filter((l) => l.startsWith(`| \`${spec.name}\` | `)).length, 1, spec.name);
+    }
+    deepStrictEqual(section.filter((l) => /^\| `[0-9]` \|/.test(l)).map((l) => l.split(' | ')[2]), ['every command |', 'every command |', 'every command |', 'every command |', 'analyze, journal, recreations |', 'analyze, report, journal, recreations |']);
+    const text = withCommandReferences('a\n<!-- command:run:begin -->\nold\n<!-- command:run:end -->\nb\n', 'x.md');
+    strictEqual(text, `a\n<!-- command:run:begin -->\n\`\`\`text\n${usageLine(COMMAND_SPECS[0]!)}\n\`\`\`\n\nExit codes: \`0\` done; \`1\` an input could not be read or an output written (run: a source could not start); \`2\` bad arguments: each problem is named on stderr; \`3\` a model, config, task config or thresholds file is invalid; nothing was analysed.\n<!-- command:run:end -->\nb\n`);
+    throws(() => withCommandReferences('<!-- command:merge:begin -->\n<!-- command:merge:end -->', 'x.md'), /^Error: x\.md: <!-- command:merge:begin --> names no command/);
   });
 
   it('renders each OTLP limit with the default the receiver uses, and another default as another table', () => {
@@ -76,9 +92,11 @@ describe('cli/generate: generated files', () => {
     try {
       for (const dir of ['alerts', 'dashboards', 'deploy']) cpSync(join(root, dir), join(copy, dir), { recursive: true });
       writeFileSync(join(copy, 'package.json'), '{}');
-      writeFileSync(join(copy, 'README.md'), `# x\n${README_BEGIN}\n${README_END}\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
+      writeFileSync(join(copy, 'README.md'), `# x\n${README_BEGIN}\n${README_END}\n${LIMITS_BEGIN}\n${LIMITS_END}\n${COMMANDS_BEGIN}\n${COMMANDS_END}\n`);
       mkdirSync(join(copy, 'docs'));
       writeFileSync(join(copy, 'docs', 'otlp.md'), `# otlp\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
+      writeFileSync(join(copy, 'docs', 'decisions.md'), '# decisions\n<!-- command:report:begin -->\n<!-- command:report:end -->\n');
+      writeFileSync(join(copy, 'docs', 'recreations.md'), '# recreations, no command shown\n');
       writeFileSync(join(copy, 'alerts', 'reconcile-shadow.rules.yaml'), 'groups: []\n');
       const run = (...argv: string[]): { status: number; stderr: string } => {
         let stderr = '';
@@ -87,7 +105,7 @@ describe('cli/generate: generated files', () => {
       };
       const check = run('--check');
       strictEqual(check.status, 1, check.stderr);
-      strictEqual(check.stderr, 'generate: 3 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  README.md\n  docs/otlp.md\nRun: node --import tsx cli/generate.ts\n');
+      strictEqual(check.stderr, 'generate: 4 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n');
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });
       strictEqual(run('--bogus').status, 2);

@@ -4,10 +4,10 @@
  */
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { parse, parseAllDocuments, stringify } from 'yaml';
+import { parse, parseAllDocuments, parseDocument, stringify } from 'yaml';
 import { alertOptions } from '../../alerts/options.js';
 import { prometheusRule } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
@@ -15,11 +15,12 @@ import { overviewDashboard } from '../../dashboards/overview.js';
 import { recreationsDashboard } from '../../dashboards/recreations.js';
 import { OVERLAYS, type Overlay } from '../../deploy/overlays.js';
 import { CONFIG_FILE, METRICS_PORT } from '../../deploy/sidecar-config.js';
-import { SIDECAR_CONTAINER, SIDECAR_POD_LABEL } from '../../deploy/sidecar-patch.js';
+import { IMAGE_NAME, PUBLISHED_IMAGE, SIDECAR_CONTAINER, SIDECAR_POD_LABEL } from '../../deploy/sidecar-patch.js';
 import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
 const deployDir = join(root, 'deploy');
+const VERSION = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
 interface K8sObject {
   apiVersion: string;
@@ -84,11 +85,11 @@ function rbacViolations(objects: readonly K8sObject[]): string[] {
 }
 
 /** A temporary kustomization: the fixture Deployment, the overlay and its sidecar component, as a user would combine them. */
-function renderWithOperator(overlay: Overlay, fixture: string): { objects: K8sObject[]; fixture: Deployment } {
+function renderWithOperator(overlay: Overlay, fixture: string, deploy = deployDir): { objects: K8sObject[]; fixture: Deployment } {
   const dir = mkdtempSync(join(tmpdir(), 'rs-kustomize-'));
   try {
     copyFileSync(join(root, 'test', 'deploy', 'fixtures', fixture), join(dir, 'operator.yaml'));
-    const overlayDir = join(deployDir, 'overlays', overlay.dir);
+    const overlayDir = join(deploy, 'overlays', overlay.dir);
     writeFileSync(
       join(dir, 'kustomization.yaml'),
       `resources:\n  - operator.yaml\n  - ${relative(dir, overlayDir)}\ncomponents:\n  - ${relative(dir, join(overlayDir, 'sidecar'))}\n`,
@@ -100,6 +101,35 @@ function renderWithOperator(overlay: Overlay, fixture: string): { objects: K8sOb
 }
 
 const FIXTURES: Record<string, string> = { hypershift: 'hypershift-operator.yaml', 'hyperfleet-adapter': 'hyperfleet-adapter.yaml' };
+
+/** The fixture Deployment as `kubectl patch` leaves it with the patch `kubectl kustomize deploy/overlays/<overlay>/patch` prints (docs/deploy.md step 3). */
+function patchedByKubectl(deploy: string, overlay: Overlay): Deployment {
+  const patch = run('kubectl', ['kustomize', join(deploy, 'overlays', overlay.dir, 'patch')]);
+  return parse(run('kubectl', ['patch', '--local', '-f', join(root, 'test', 'deploy', 'fixtures', FIXTURES[overlay.dir]!), '--type', 'strategic', '--patch', patch, '-o', 'yaml'])) as Deployment;
+}
+
+interface ImageEntry {
+  name: string;
+  newName?: string;
+  newTag?: string;
+}
+
+const imagesOf = (dir: string): ImageEntry[] => (parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as { images?: ImageEntry[] }).images ?? [];
+
+/**
+ * What `kustomize edit set image NAME=REF` does in `dir` (the README's deploy step; kubectl has no `kustomize edit`):
+ * the `images:` entry for NAME gets REF's name and tag, the rest of the file is left as it was.
+ */
+function kustomizeEditSetImage(dir: string, name: string, ref: string): void {
+  const file = join(dir, 'kustomization.yaml');
+  const doc = parseDocument(readFileSync(file, 'utf8'));
+  const colon = ref.lastIndexOf(':');
+  const [newName, newTag] = colon > ref.lastIndexOf('/') ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, undefined];
+  const images = (doc.toJS() as { images?: ImageEntry[] }).images ?? [];
+  const rest = images.filter((i) => i.name !== name);
+  doc.set('images', [...rest, { name, newName, ...(newTag === undefined ? {} : { newTag }) }]);
+  writeFileSync(file, doc.toString());
+}
 
 describe('deploy: kustomize overlays (kubectl kustomize)', () => {
   for (const overlay of OVERLAYS) {
@@ -219,11 +249,13 @@ describe('deploy: kustomize overlays (kubectl kustomize)', () => {
           deepStrictEqual(deployment.spec, { ...fixture.spec, template: deployment.spec.template });
         });
 
-        it('gives the same Deployment through `kubectl patch --local` with the same patch file', () => {
-          const patched = parse(
-            run('kubectl', ['patch', '--local', '-f', join(root, 'test', 'deploy', 'fixtures', FIXTURES[overlay.dir]!), '--type', 'strategic', '--patch-file', join(deployDir, 'overlays', overlay.dir, 'sidecar', 'patch.yaml'), '-o', 'yaml']),
-          ) as Deployment;
-          deepStrictEqual(patched.spec.template, deployment.spec.template);
+        it('gives the same Deployment through `kubectl patch` with what `kubectl kustomize` prints for ../patch', () => {
+          deepStrictEqual(patchedByKubectl(deployDir, overlay).spec.template, deployment.spec.template);
+        });
+
+        it('runs the published image of this version, named once in the component’s `images:`', () => {
+          strictEqual(sidecar.image, `${PUBLISHED_IMAGE}:${VERSION}`);
+          deepStrictEqual(imagesOf(join(deployDir, 'overlays', overlay.dir, 'sidecar')), [{ name: IMAGE_NAME, newName: PUBLISHED_IMAGE, newTag: VERSION }]);
         });
 
         it('is taken out again, leaving the Deployment as it was, by the removal patch', () => {
@@ -244,6 +276,37 @@ describe('deploy: kustomize overlays (kubectl kustomize)', () => {
       });
     });
   }
+
+  describe('with an image of your own, set once as the README says (kustomize edit set image in the sidecar component)', () => {
+    const IMAGE = 'registry.example.com/platform/reconcile-shadow:1.4.2';
+    let copy: string;
+    before(() => {
+      copy = mkdtempSync(join(tmpdir(), 'rs-deploy-'));
+      cpSync(deployDir, join(copy, 'deploy'), { recursive: true });
+      for (const overlay of OVERLAYS) kustomizeEditSetImage(join(copy, 'deploy', 'overlays', overlay.dir, 'sidecar'), IMAGE_NAME, IMAGE);
+    });
+    after(() => rmSync(copy, { recursive: true, force: true }));
+
+    for (const overlay of OVERLAYS) {
+      it(`${overlay.dir}: every container the component or kubectl patch adds runs that image; the operator's keep theirs`, () => {
+        const { objects, fixture } = renderWithOperator(overlay, FIXTURES[overlay.dir]!, join(copy, 'deploy'));
+        const viaComponent = find<Deployment>(objects, 'Deployment', overlay.target.deployment);
+        const viaPatch = patchedByKubectl(join(copy, 'deploy'), overlay);
+        const operators = Object.fromEntries(fixture.spec.template.spec.containers.map((c) => [c.name, c.image]));
+        for (const deployment of [viaComponent, viaPatch]) {
+          const images = deployment.spec.template.spec.containers.map((c) => [c.name, c.image]);
+          deepStrictEqual(Object.fromEntries(images), { ...operators, [SIDECAR_CONTAINER]: IMAGE });
+        }
+      });
+    }
+
+    it('leaves the overlays’ own objects alone (they run no container)', () => {
+      for (const overlay of OVERLAYS) {
+        const rendered = kustomize(join(copy, 'deploy', 'overlays', overlay.dir));
+        deepStrictEqual(rendered.filter((o) => o.kind === 'Deployment'), []);
+      }
+    });
+  });
 
   describe('monitoring (alerts and dashboards, once per Prometheus)', () => {
     let objects: K8sObject[];

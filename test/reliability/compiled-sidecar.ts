@@ -1,6 +1,6 @@
 /**
  * The sidecar as JavaScript, the way it runs in the image (`node dist/cli/main.js`), for tests that measure its
- * memory: under `node --import tsx` the TypeScript loader's own thread and caches add some 100 MiB of RSS that the
+ * memory and for the docs' command lines (test/docs/sandbox.ts), which then start as fast as a reader's: under `node --import tsx` the TypeScript loader's own thread and caches add some 100 MiB of RSS that the
  * deployed sidecar does not have. The sources are transpiled one by one (no type check: `make typecheck` does that)
  * into test-output/, where the package root (model/builtin, the .proto) is found as from dist/.
  */
@@ -9,8 +9,8 @@ import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { REPO } from '../support/paths.js';
 
-/** The folders tsconfig.build.json compiles. */
-const SOURCE_DIRS = ['collector', 'analyzer', 'model', 'simulator', 'sidecar', 'cli', 'dashboards', 'alerts', 'deploy'];
+/** The folders tsconfig.build.json compiles, and deploy/ (cli/generate.ts imports it, so tsc compiles it too). */
+const SOURCE_DIRS = [...(JSON.parse(readFileSync(join(REPO, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include, 'deploy'];
 const OUT = join(REPO, 'test-output', 'reliability-js');
 
 let compiled: string | undefined;
