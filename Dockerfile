@@ -17,6 +17,7 @@ COPY model ./model
 COPY cli ./cli
 COPY simulator ./simulator
 COPY sidecar ./sidecar
+COPY outputs ./outputs
 COPY dashboards ./dashboards
 COPY alerts ./alerts
 COPY deploy ./deploy

@@ -1,5 +1,5 @@
 /** Small PromQL builders for the alert rules, so every selector carries the configured matchers the same way. */
-import type { MetricName } from '../analyzer/metrics/catalog.js';
+import type { MetricName } from '../outputs/metrics/catalog.js';
 
 /** `metric{<selector>,<matchers...>}`; the metric name is typed against the catalog (or Prometheus's own `up`). */
 export function series(metric: MetricName | 'up', selector: string, ...matchers: string[]): string {

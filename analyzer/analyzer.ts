@@ -1,9 +1,11 @@
 /**
  * The analyzer every source feeds: it routes each attempt to its controller's shadow, refuses what no model
- * describes, and tells the outputs (summary, metrics, traces, jsonl) about each result. It is the RecordSink the
- * sources write to, so a source never knows what happens downstream.
+ * describes, and tells the outputs (summary, metrics, traces, jsonl) about each result, each a guarded listener
+ * (lib/listeners.ts), as the recreation shadow tells its own. It is the RecordSink the sources write to, so a source
+ * never knows what happens downstream.
  */
 import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
+import { Listeners } from '../lib/listeners.js';
 import type { ReconcileModel } from '../model/types.js';
 import { objectOfKey, type AttemptAnalysis } from './engine.js';
 import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
@@ -30,7 +32,7 @@ const whereFrom = (record: AttemptRecord): string => record.origin.where ?? reco
 
 export class ShadowAnalyzer implements RecordSink {
   private readonly controllers = new Map<string, Controller>();
-  private readonly listeners: AnalysisListener[] = [];
+  private readonly listeners: Listeners<AnalysisListener>;
   readonly ledger = new InputLedger();
 
   /**
@@ -39,11 +41,12 @@ export class ShadowAnalyzer implements RecordSink {
    */
   constructor(
     models: readonly ReconcileModel[],
-    private readonly onListenerError: (error: unknown) => void = (e) => {
+    onListenerError: (error: unknown) => void = (e) => {
       throw e;
     },
     private readonly maxTrackedObjects = DEFAULT_MAX_TRACKED_OBJECTS,
   ) {
+    this.listeners = new Listeners(onListenerError);
     for (const model of models) {
       if (this.controllers.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
       const shadow = new ControllerShadow(model);
@@ -53,7 +56,7 @@ export class ShadowAnalyzer implements RecordSink {
   }
 
   listen(listener: AnalysisListener): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 
   get shadows(): ControllerShadow[] {
@@ -73,7 +76,7 @@ export class ShadowAnalyzer implements RecordSink {
     }
     const analysis = c.shadow.analyze(record);
     c.summary.add(analysis);
-    for (const l of this.listeners) if (l.attempt) this.guard(() => l.attempt!(c.shadow, analysis));
+    this.listeners.emit('attempt', c.shadow, analysis);
     this.evictBeyondCap(c);
   }
 
@@ -83,12 +86,12 @@ export class ShadowAnalyzer implements RecordSink {
     const oldestKey = c.shadow.leastRecentKey()!;
     c.shadow.forget(oldestKey);
     const oldestObject = objectOfKey(c.shadow.model.controller, oldestKey);
-    for (const l of this.listeners) this.guard(() => l.evicted?.(c.shadow, oldestObject));
+    this.listeners.emit('evicted', c.shadow, oldestObject);
   }
 
   reject(rejection: Rejection): void {
     this.ledger.reject(rejection);
-    for (const l of this.listeners) this.guard(() => l.reject?.(rejection));
+    this.listeners.emit('reject', rejection);
   }
 
   inputReport(source: SourceKind, report: () => SourceInputReport): void {
@@ -97,15 +100,7 @@ export class ShadowAnalyzer implements RecordSink {
 
   received(source: SourceKind, count: number): void {
     this.ledger.receive(source, count);
-    for (const l of this.listeners) if (l.received) this.guard(() => l.received!(source, count));
-  }
-
-  private guard(fn: () => void): void {
-    try {
-      fn();
-    } catch (e) {
-      this.onListenerError(e);
-    }
+    this.listeners.emit('received', source, count);
   }
 
   report(): ShadowReport {

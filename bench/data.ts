@@ -1,7 +1,7 @@
 /** Benchmark inputs, all from the simulator with fixed seeds so runs are comparable. */
 import { formatAttemptLine } from '../collector/journal.js';
 import type { AttemptRecord } from '../collector/records.js';
-import { resolveModel } from '../model/load.js';
+import { resolveModel } from '../sidecar/files.js';
 import type { ReconcileModel } from '../model/types.js';
 import { World } from '../simulator/world.js';
 

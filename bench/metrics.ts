@@ -4,8 +4,8 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
-import { createMetrics } from '../analyzer/metrics/registry.js';
-import { MetricsPublisher } from '../analyzer/publish/metrics.js';
+import { createMetrics } from '../outputs/metrics/registry.js';
+import { MetricsPublisher } from '../outputs/metrics/publisher.js';
 import type { OperationRecord } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
 import { atMost, sideBySide, type BenchResult } from './harness.js';

@@ -10,8 +10,8 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
-import { createMetrics } from '../analyzer/metrics/registry.js';
-import { MetricsPublisher } from '../analyzer/publish/metrics.js';
+import { createMetrics } from '../outputs/metrics/registry.js';
+import { MetricsPublisher } from '../outputs/metrics/publisher.js';
 import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
 import { decodeTraceRequest } from '../collector/otlp/decode.js';
 import { emitAttempt } from '../collector/otlp/emit.js';

@@ -8,7 +8,8 @@ import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { attemptRow } from '../analyzer/engine.js';
 import { renderReport } from '../analyzer/report/render.js';
 import { readJournal } from '../collector/journal-reader.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
 import { readArgs } from './args.js';
 import { ANALYZE } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -23,7 +24,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   try {
     model = resolveModel(args.values.model);
   } catch (e) {
-    if (e instanceof ModelError) {
+    if (e instanceof ValidationError) {
       io.stderr.write(`invalid model:\n${e.message}\n`);
       return EXIT.invalidConfig;
     }

@@ -2,7 +2,8 @@
  * Writes every checked-in file that is generated from code: the dashboards' JSON, the alert rules (plain and as a
  * PrometheusRule), each deploy overlay's sidecar config, sidecar patches and patch target, the README's metrics table
  * and command list (with the exit codes), each command's usage where the docs show it, and the OTLP receiver's limits
- * table in the README and docs/otlp.md (from the receiver's own defaults).
+ * table in the README and docs/otlp.md (from the receiver's own defaults), and docs/config.md, the config reference
+ * (from the config schema).
  *
  *   node --import tsx cli/generate.ts           regenerate
  *   node --import tsx cli/generate.ts --check   write nothing; list every file that differs and exit 1 (make verify)
@@ -13,13 +14,14 @@ import { Document } from 'yaml';
 import { alertRuleGroups } from '../alerts/rules.js';
 import { alertOptions, type AlertOptions } from '../alerts/options.js';
 import { prometheusRule, rulesFile } from '../alerts/render.js';
-import { METRICS, type MetricSpec } from '../analyzer/metrics/catalog.js';
+import { METRICS, type MetricSpec } from '../outputs/metrics/catalog.js';
 import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
-import { limitsTable } from '../collector/otlp/limits.js';
+import { limitsTable } from '../collector/otlp/limits-table.js';
 import { OVERLAYS } from '../deploy/overlays.js';
 import { patchTarget, sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
 import { packageRoot } from '../lib/package-root.js';
+import { configReference } from '../sidecar/config-reference.js';
 import { usageLine, type CommandSpec } from './args.js';
 import { COMMAND_SPECS } from './commands.js';
 import { isEntryPoint } from './entry-point.js';
@@ -54,6 +56,7 @@ export function generatedFiles(alerts: AlertOptions = alertOptions()): Generated
     { path: 'dashboards/reconcile-shadow-recreations.json', content: json(recreationsDashboard(alerts)) },
     { path: 'alerts/reconcile-shadow.rules.yaml', content: rulesFile(groups, alerts) },
     { path: 'alerts/prometheusrule.yaml', content: prometheusRule(groups, alerts) },
+    { path: 'docs/config.md', content: configReference() },
     ...OVERLAYS.flatMap((o) => [
       { path: `deploy/overlays/${o.dir}/shadow.yaml`, content: yamlFile(o.config(), 'deploy/sidecar-config.ts') },
       { path: `deploy/overlays/${o.dir}/sidecar/patch.yaml`, content: yamlFile(sidecarPatch(o.target), 'deploy/sidecar-patch.ts and deploy/overlays.ts') },

@@ -6,7 +6,8 @@
  */
 import { formatDerivedAttemptLine } from '../collector/journal.js';
 import type { RecordSink } from '../collector/records.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
 import { readArgs } from './args.js';
 import { JOURNAL } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -20,7 +21,7 @@ export async function journalCommand(argv: string[], io: CommandIO): Promise<num
   try {
     model = resolveModel(args.values.model);
   } catch (e) {
-    if (!(e instanceof ModelError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid model:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }

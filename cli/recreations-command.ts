@@ -11,8 +11,8 @@ import { trackerOptions } from '../analyzer/recreations/config.js';
 import { contractRow, detailedRow, renderTable, sortEntries, summarize, unfinishedEntries, UnreconciledSummary, type RecreationEntry } from '../analyzer/recreations/report.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../analyzer/recreations/shadow.js';
-import { loadTaskConfigFile } from '../analyzer/recreations/load.js';
-import { TaskConfigError } from '../analyzer/recreations/task-config.js';
+import { loadTaskConfigFile } from '../sidecar/files.js';
+import { ValidationError } from '../lib/validation-error.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
 import { splitStream } from '../collector/lines.js';
 import { readArgs } from './args.js';
@@ -28,7 +28,7 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
   try {
     compiled = CompiledTaskConfig.compile(loadTaskConfigFile(args.values['task-config']), new CelRuntime());
   } catch (e) {
-    if (!(e instanceof TaskConfigError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid task config:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }

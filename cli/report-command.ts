@@ -16,10 +16,11 @@ import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../a
 import { reportDocument } from '../analyzer/report/html/document.js';
 import { renderMarkdown } from '../analyzer/report/html/markdown.js';
 import { readJournal } from '../collector/journal-reader.js';
-import { ModelError, resolveModel } from '../model/load.js';
-import { YamlSource } from '../model/yaml-source.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
+import { YamlSource } from '../lib/yaml-source.js';
 import { readLogInto } from './log-input.js';
-import { check } from '../sidecar/config-schema.js';
+import { currentKey, validate } from '../lib/schema.js';
 import { readArgs } from './args.js';
 import { REPORT } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -27,20 +28,24 @@ import { nothingAnalysed } from './nothing-analysed.js';
 
 class ThresholdsError extends Error {}
 
-/** The DECISIONS_SECTION fields of YAML or JSON text named `where`: the ones given, every problem as `where:line field: message`. */
-function thresholdValues(text: string, where: string): Partial<DecisionThresholds> {
+/**
+ * The DECISIONS_SECTION fields of YAML or JSON text named `where`: the ones given, every problem as
+ * `where:line field: message`; an old spelling is read as its new key and warned about.
+ */
+function thresholdValues(text: string, where: string, warn: (line: string) => void): Partial<DecisionThresholds> {
   const src = new YamlSource(text, where);
-  const raw = src.problems.length === 0 ? (check(src, [], src.value ?? {}, DECISIONS_SECTION) as Record<string, unknown>) : undefined;
+  const raw = src.problems.length === 0 ? validate(src, DECISIONS_SECTION, src.value ?? {}) : undefined;
   if (src.problems.length > 0 || !raw) throw new ThresholdsError(src.problems.join('\n'));
-  const given = Object.keys(src.value ?? {});
-  return Object.fromEntries(given.map((k) => [k, raw[k]]));
+  for (const w of src.warnings) warn(w);
+  const given = new Set(Object.keys(src.value ?? {}).map((k) => currentKey(DECISIONS_SECTION, k)));
+  return Object.fromEntries(Object.entries(raw).filter(([k]) => given.has(k)));
 }
 
 /**
  * The thresholds: defaults, then a file's (YAML or JSON), then each `--threshold name=value` in order. Flags are
  * read as lines of one YAML text, so a problem names the flag by its position: `--threshold:2 minObjects: ...`.
  */
-export async function loadThresholds(path: string | undefined, flags: readonly string[] = []): Promise<DecisionThresholds> {
+export async function loadThresholds(path: string | undefined, flags: readonly string[] = [], warn: (line: string) => void = () => undefined): Promise<DecisionThresholds> {
   let fromFile: Partial<DecisionThresholds> = {};
   if (path !== undefined) {
     let text: string;
@@ -49,14 +54,14 @@ export async function loadThresholds(path: string | undefined, flags: readonly s
     } catch (e) {
       throw new ThresholdsError(`${path}: cannot read thresholds: ${(e as Error).message}`);
     }
-    fromFile = thresholdValues(text, path);
+    fromFile = thresholdValues(text, path, warn);
   }
   const lines = flags.map((flag, i) => {
     const eq = flag.indexOf('=');
     if (eq < 1) throw new ThresholdsError(`--threshold:${i + 1} ${flag}: expected name=value`);
     return `${flag.slice(0, eq)}: ${flag.slice(eq + 1)}`;
   });
-  const fromFlags = lines.length === 0 ? {} : thresholdValues(lines.join('\n'), '--threshold');
+  const fromFlags = lines.length === 0 ? {} : thresholdValues(lines.join('\n'), '--threshold', warn);
   try {
     return thresholdsFrom({ ...fromFile, ...fromFlags });
   } catch (e) {
@@ -73,9 +78,9 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   let thresholds;
   try {
     model = resolveModel(args.values.model);
-    thresholds = await loadThresholds(args.values.thresholds, args.values.threshold);
+    thresholds = await loadThresholds(args.values.thresholds, args.values.threshold, (w) => io.stderr.write(`${w}\n`));
   } catch (e) {
-    if (e instanceof ModelError) io.stderr.write(`invalid model:\n${e.message}\n`);
+    if (e instanceof ValidationError) io.stderr.write(`invalid model:\n${e.message}\n`);
     else if (e instanceof ThresholdsError) io.stderr.write(`invalid thresholds:\n${e.message}\n`);
     else throw e;
     return EXIT.invalidConfig;

@@ -3,9 +3,9 @@
  * default (a simulated HyperShift fleet, the OTLP receiver, metrics on 127.0.0.1:9464 and a live summary).
  * SIGTERM/SIGINT: stop accepting input, finish what is in flight, flush traces, exit 0 within the shutdown timeout.
  */
-import { ConfigError, EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
+import { EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
-import { TaskConfigError } from '../analyzer/recreations/task-config.js';
+import { ValidationError } from '../lib/validation-error.js';
 import type { ShadowReport } from '../analyzer/report/summary.js';
 import { readArgs } from './args.js';
 import { RUN } from './commands.js';
@@ -48,7 +48,7 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
   try {
     config = values.config ? loadConfig(values.config) : parseConfig(EMBEDDED_DEFAULT, '(embedded default)');
   } catch (e) {
-    if (!(e instanceof ConfigError)) {
+    if (!(e instanceof ValidationError)) {
       io.stderr.write(`cannot read config: ${(e as Error).message}\n`);
       return EXIT.invalidConfig;
     }
@@ -61,8 +61,8 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
   try {
     sidecar = await startSidecar(config, { log, env: hooks.env ?? process.env });
   } catch (e) {
-    if (e instanceof TaskConfigError) {
-      io.stderr.write(`invalid adapter task config:\n${e.message}\n`);
+    if (e instanceof ValidationError) {
+      io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
       return EXIT.invalidConfig;
     }
     if (!(e instanceof SourceStartError) && !(e as NodeJS.ErrnoException).code) throw e;
@@ -77,10 +77,10 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
 
   const signal = await (hooks.stopSignal ?? firstSignal());
   log(`reconcile-shadow: ${signal}, stopping`);
-  const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
+  const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeout).unref());
   const outcome = await Promise.race([sidecar.stop().then(() => 'stopped' as const), deadline]);
   if (outcome === 'timeout') {
-    log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeoutMs} ms; exiting anyway`);
+    log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeout} ms; exiting anyway`);
     return EXIT.failure;
   }
   log(`reconcile-shadow: stopped: ${JSON.stringify(finalAccount(sidecar.analyzer.report()))}`);

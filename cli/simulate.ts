@@ -6,7 +6,8 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { formatAttemptLine } from '../collector/journal.js';
-import { ModelError, resolveModel } from '../model/load.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { resolveModel } from '../sidecar/files.js';
 import { World } from '../simulator/world.js';
 import { readArgs } from './args.js';
 import { SIMULATE } from './commands.js';
@@ -20,7 +21,7 @@ export async function simulateCommand(argv: string[], io: CommandIO): Promise<nu
   try {
     model = resolveModel(args.values.model);
   } catch (e) {
-    if (!(e instanceof ModelError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid model:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }

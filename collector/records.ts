@@ -83,6 +83,9 @@ export const REJECT_REASONS = [
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
+/** What the analyzer refuses an attempt for, whatever source handed it on (counted under that source). */
+export const REFUSED_BY_ANALYZER = ['unknown_controller', 'unknown_operation'] as const satisfies readonly RejectReason[];
+
 export interface Rejection {
   readonly source: SourceKind;
   readonly reason: RejectReason;

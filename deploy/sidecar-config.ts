@@ -77,7 +77,7 @@ export function hyperfleetAdapterSidecarConfig(): SidecarConfig {
       // The adapter's own task config, from its `adapter-config` volume mounted read-only into the sidecar.
       taskConfig: '/etc/adapter/task-config.yaml',
       // Cluster generations and Reconciled conditions; without it the newest hyperfleet.io/generation annotation is used.
-      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', intervalSeconds: 15 },
+      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: '15s' },
       stuckThresholds: { default: '10m' },
     },
     traces: {},

@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 
-/** The package's root folder, found from this file whether it runs from source (tsx) or from dist/. */
+/**
+ * The package's root folder, from where this file is: `<root>/lib` when it runs from source (tsx), `<root>/dist/lib`
+ * when built. Pure path arithmetic, so lib/ reads no file.
+ */
 export function packageRoot(): string {
-  let dir = import.meta.dirname;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('reconcile-shadow: package.json not found above ' + import.meta.dirname);
-    dir = parent;
-  }
-  return dir;
+  const lib = import.meta.dirname;
+  const above = dirname(lib);
+  return basename(above) === 'dist' ? dirname(above) : above;
 }

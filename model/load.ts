@@ -1,69 +1,38 @@
 /**
- * Loads and validates a ReconcileModel from YAML (or JSON, which is YAML). Every problem is reported with
- * `file:line field: message`; a model with any problem is refused whole, so nothing starts half-configured.
+ * Reads and validates a ReconcileModel from YAML (or JSON, which is YAML) text. Every problem is reported with
+ * `file:line field: message`, as for every file people write (lib/yaml-source.ts, lib/schema.ts); a model with any
+ * problem is refused whole (ValidationError), so nothing starts half-configured. The walk is written out rather than
+ * one schema because its rules tie parts together (where each operation is placed, what its consequences may be);
+ * each value is still checked by a schema field. Pure: sidecar/files.ts reads model files.
  */
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../lib/package-root.js';
-import { fieldName, YamlSource, type FieldPath } from './yaml-source.js';
+import { checkKeys, checkValue, type EnumField } from '../lib/schema.js';
+import { ValidationError } from '../lib/validation-error.js';
+import { fieldName, YamlSource, type FieldPath } from '../lib/yaml-source.js';
 import { checkLoopBehaviour } from './loop-behaviour.js';
 import { ERROR_EFFECTS, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type ModelOperation, type PhasedStep, type ReconcileModel } from './types.js';
 import { isRecord } from '../lib/is-record.js';
 
-export class ModelError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(problems.join('\n'));
-    this.name = 'ModelError';
-  }
-}
-
-const BUILTIN_DIR = join(packageRoot(), 'model', 'builtin');
+/** The models that ship in model/builtin/, by name. */
 export const BUILTIN_MODELS = ['hypershift-hostedcluster'] as const;
-
-/** A model by built-in name or by file path. */
-export function resolveModel(nameOrFile: string): ReconcileModel {
-  if ((BUILTIN_MODELS as readonly string[]).includes(nameOrFile)) {
-    return loadModelFile(join(BUILTIN_DIR, `${nameOrFile}.yaml`));
-  }
-  if (!existsSync(nameOrFile)) {
-    throw new ModelError([`${nameOrFile}: no such model file, and not a built-in model (${BUILTIN_MODELS.join(', ')})`]);
-  }
-  return loadModelFile(nameOrFile);
-}
-
-export function loadModelFile(path: string): ReconcileModel {
-  return parseModel(readFileSync(path, 'utf8'), path);
-}
 
 type Path = FieldPath;
 type Checker = YamlSource;
 
-
-function checkKeys(c: Checker, path: Path, value: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) c.fail([...path, key], `unknown field (allowed: ${allowed.join(', ')})`);
-  }
-}
+const NAME = { kind: 'string', required: true } as const;
 
 function requireString(c: Checker, path: Path, value: unknown): string | undefined {
-  if (typeof value === 'string' && value.trim() !== '') return value;
-  c.fail(path, value === undefined ? 'required' : `must be a non-empty string, got ${JSON.stringify(value)}`);
-  return undefined;
+  return checkValue(c, path, value, NAME);
 }
 
+/** One of `allowed` (required unless there is a fallback); the enum field checks it, `T` names the values' type. */
 function oneOf<T extends string>(c: Checker, path: Path, value: unknown, allowed: readonly T[], fallback?: T): T | undefined {
-  if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  c.fail(path, `must be one of ${allowed.join(' | ')}, got ${JSON.stringify(value)}`);
-  return undefined;
+  const field: EnumField = fallback === undefined ? { kind: 'enum', values: allowed, required: true } : { kind: 'enum', values: allowed, default: fallback };
+  return checkValue(c, path, value, field) as T | undefined;
 }
 
 /** An optional boolean field, false when absent. */
 function flag(c: Checker, at: Path, value: unknown): boolean {
-  if (value === undefined) return false;
-  if (typeof value === 'boolean') return value;
-  c.fail(at, `must be true or false, got ${JSON.stringify(value)}`);
-  return false;
+  return checkValue(c, at, value, { kind: 'boolean', default: false }) ?? false;
 }
 
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]*$/;
@@ -71,8 +40,8 @@ const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   const c = new YamlSource(text, file);
   const raw = c.value;
-  if (c.problems.length > 0) throw new ModelError(c.problems);
-  if (!isRecord(raw)) throw new ModelError([`${file}:1 (document): a model is a YAML mapping`]);
+  if (c.problems.length > 0) throw new ValidationError('model', c.problems);
+  if (!isRecord(raw)) throw new ValidationError('model', [`${file}:1 (document): a model is a YAML mapping`]);
 
   checkKeys(c, [], raw, ['apiVersion', 'kind', 'metadata', 'spec']);
   if (raw.apiVersion !== 'reconcile-shadow/v1') c.fail(['apiVersion'], `must be "reconcile-shadow/v1", got ${JSON.stringify(raw.apiVersion)}`);
@@ -87,7 +56,7 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   const spec = raw.spec;
   if (!isRecord(spec)) {
     c.fail(['spec'], 'required mapping with controller, operations and phased');
-    throw new ModelError(c.problems);
+    throw new ValidationError('model', c.problems);
   }
   checkKeys(c, ['spec'], spec, ['controller', 'operations', 'phased']);
   const controller = requireString(c, ['spec', 'controller'], spec.controller);
@@ -95,7 +64,7 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   const phased = parsePhased(c, spec.phased, operations);
   if (c.problems.length === 0) checkLoopBehaviour(c, operations, phased);
 
-  if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ModelError(c.problems);
+  if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ValidationError('model', c.problems);
   return { name, controller, operations, phased };
 }
 

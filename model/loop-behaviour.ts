@@ -4,7 +4,7 @@
  * with the line of the field, like every other model problem.
  */
 import { errorEffect, phasedPlaces, type PhasedPlace } from './effects.js';
-import type { FieldPath, YamlSource } from './yaml-source.js';
+import type { FieldPath, YamlSource } from '../lib/yaml-source.js';
 import type { Consequence, ErrorEffect, ErrorFormat, LoopEffects, LoopKind, ModelOperation, PhasedStep } from './types.js';
 
 interface Placement {

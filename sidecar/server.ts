@@ -13,11 +13,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearerTokenCheck } from '../collector/otlp/bearer.js';
-import type { Address } from './config-schema.js';
+import type { Address } from '../lib/schema.js';
 
 export interface Endpoints {
   metrics(): Promise<{ contentType: string; body: string }>;
-  report(): unknown;
+  /** Absent: no /report at all. */
+  report?(): unknown;
   /** Ready once every source started; `detail` lines follow the verdict in the body. */
   readiness(): { ready: boolean; detail: readonly string[] };
 }
@@ -53,10 +54,10 @@ type ReportAccess = { readonly serve: true; readonly authorized: (authorization:
 export async function startHttpServer(listen: Listeners, endpoints: Endpoints, onError: (endpoint: FailingEndpoint, e: unknown) => void): Promise<HttpServer> {
   const authorized = listen.reportToken === undefined ? () => true : bearerTokenCheck(listen.reportToken);
   const served: ReportAccess = { serve: true, authorized };
-  const report = listen.report ? await listenOn(listen.report, (req, res) => answer(req, res, endpoints, served, false, onError)) : undefined;
+  const report = listen.report && endpoints.report ? await listenOn(listen.report, (req, res) => answer(req, res, endpoints, served, false, onError)) : undefined;
   const metricsAccess: ReportAccess = report
     ? { serve: false, why: `/report is served on ${url(boundAddress(report))} (listen.report)` }
-    : isLoopback(listen.metrics.host) || listen.reportToken !== undefined
+    : endpoints.report && (isLoopback(listen.metrics.host) || listen.reportToken !== undefined)
       ? served
       : { serve: false, why: '/report names objects and client addresses: it is served on a loopback address, or with report.bearerTokenFile' };
   let metrics: Server;
@@ -82,7 +83,7 @@ function answer(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints,
     res.end(body);
   };
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
-  if (path === '/report') {
+  if (path === '/report' && endpoints.report) {
     if (!reportAccess.serve) return send(403, 'text/plain', `forbidden: ${reportAccess.why}\n`);
     if (!reportAccess.authorized(req.headers.authorization)) return send(401, 'text/plain', 'unauthorized: /report needs Authorization: Bearer <token>\n', { 'www-authenticate': 'Bearer' });
     try {

@@ -11,6 +11,7 @@ import type { NoiseFloor } from './noise.js';
 import type { PairDecision } from './ordering.js';
 import type { ControllerDecisions, DecisionReport } from './report.js';
 import type { RolloutPlan } from './rollout.js';
+import type { DecisionThresholds } from './thresholds.js';
 
 const finite = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x);
 
@@ -112,9 +113,14 @@ function controller(d: ControllerDecisions): Record<string, unknown> {
     classification: d.groups.map(group),
     rollout: rollout(d.rollout),
     noiseFloor: { sequential: noise(d.noiseFloor.sequential), phased: noise(d.noiseFloor.phased) },
-    thresholds: d.thresholds,
+    thresholds: thresholdsJson(d.thresholds),
     forgottenObjects: d.forgottenObjects,
   };
+}
+
+/** The thresholds as data: numbers, a duration in milliseconds under a key that says so (minWindow → minWindowMs). */
+function thresholdsJson(t: DecisionThresholds): Record<string, number> {
+  return Object.fromEntries(Object.entries(t).map(([key, value]) => [key === 'minWindow' ? 'minWindowMs' : key, value]));
 }
 
 function input(summary: ShadowReport): Record<string, unknown> {

@@ -86,7 +86,7 @@ function shortfalls(l: LoopCounters, loop: LoopKind, t: DecisionThresholds): { k
   if (l.attempts < t.minAttempts) out.push({ kind: 'too-few-attempts', message: `${plural(l.attempts, 'attempt')} ran the ${loop} loop (${count(t.minAttempts)} needed: ${count(t.minAttempts - l.attempts)} more)` });
   if (l.objects < t.minObjects) out.push({ kind: 'too-few-objects', message: `${plural(l.objects, 'object')} ran the ${loop} loop (${count(t.minObjects)} needed: ${count(t.minObjects - l.objects)} more)` });
   const ms = windowMs(l);
-  if (ms < t.minWindowMs) out.push({ kind: 'window-too-short', message: `the ${loop} loop was observed for ${span(ms)} (${span(t.minWindowMs)} needed: about ${span(t.minWindowMs - ms)} more)` });
+  if (ms < t.minWindow) out.push({ kind: 'window-too-short', message: `the ${loop} loop was observed for ${span(ms)} (${span(t.minWindow)} needed: about ${span(t.minWindow - ms)} more)` });
   return out;
 }
 

@@ -5,7 +5,7 @@
  */
 import { formatDuration } from '../../lib/duration.js';
 import type { RejectReason } from '../../collector/records.js';
-import type { DecisionKind } from './decisions.js';
+import type { LifecycleDecisionKind } from './lifecycle-decision.js';
 import type { RuleErrorExample, ShadowStats } from './shadow.js';
 import type { FinishedRecreation, InFlightRecreation, RecreationPhase } from './tracker.js';
 import type { UnreconciledCause, UnreconciledPeriod } from './unreconciled.js';
@@ -126,7 +126,7 @@ export interface RecreationSummary {
   readonly recreations: { finished: number; unfinished: number; stuck: number; rebuilt: number };
   /** Over finished recreations with every phase measured: what each flow would have cost in total. */
   readonly predicted: { recreations: number; blockingSeconds: number; sentinelSeconds: number; meanExtraSeconds: number };
-  readonly decisions: Record<string, Partial<Record<DecisionKind | 'conflict', number>>>;
+  readonly decisions: Record<string, Partial<Record<LifecycleDecisionKind | 'conflict', number>>>;
   readonly ruleErrors: readonly RuleErrorExample[];
   readonly rejected: Partial<Record<RejectReason, number>>;
   readonly objectsIgnored: number;

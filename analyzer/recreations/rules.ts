@@ -7,13 +7,13 @@
  * the cluster's state) are seen by the rules as their projection onto what the config reads of them (reads.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js';
-import type { ObjectWatch } from '../../collector/objects/kube-source.js';
-import type { HyperFleetResource, ManagedObject } from '../../collector/objects/observation.js';
+import type { HyperFleetResource, ManagedObject, ObjectWatch } from '../../collector/objects/observation.js';
+import { ValidationError } from '../../lib/validation-error.js';
 import { CelCompileError, toCelValue, type CelRuntime, type CompiledExpression, type EvalErrorReason, type EvalResult } from './cel.js';
 import { valueText, type GoTemplate } from './go-template.js';
 import { projectInput, type ReadSet } from './projection.js';
 import { CLUSTER_STATE, RESOURCE_URL, taskConfigReads } from './reads.js';
-import { TaskConfigError, type ExpressionSpec, type ParamSpec, type PreconditionSpec, type ResourceSpec, type StructuredCondition, type TaskConfig } from './task-config.js';
+import type { ExpressionSpec, ParamSpec, PreconditionSpec, ResourceSpec, StructuredCondition, TaskConfig } from './task-config.js';
 
 export interface CompiledResource {
   readonly spec: ResourceSpec;
@@ -118,7 +118,7 @@ export class CompiledTaskConfig {
       if (why) notices.push(`${spec.where} resource "${spec.name}": ${why}; not shadowed`);
       else shadowed.push({ spec, rules });
     }
-    if (problems.length > 0) throw new TaskConfigError(problems);
+    if (problems.length > 0) throw new ValidationError('adapter task config', problems);
     const reads = taskConfigReads(config, shadowed.map((r) => r.spec.name), (spec) => (spec ? asts.get(spec) : undefined));
     const resources = shadowed.map(({ spec, rules }): CompiledResource => ({
       spec,

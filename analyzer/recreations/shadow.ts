@@ -25,14 +25,15 @@ import {
   type Observation,
   type ObservationSink,
 } from '../../collector/objects/observation.js';
+import { Listeners } from '../../lib/listeners.js';
 import type { EvalErrorReason, EvalResult } from './cel.js';
-import { decide, type Decision, type DecisionKind } from './decisions.js';
+import { decideLifecycle, type LifecycleDecision, type LifecycleDecisionKind } from './lifecycle-decision.js';
 import type { ClusterContext, ClusterIdentity, CompiledResource, CompiledTaskConfig } from './rules.js';
 import { RecreationTracker, type FinishedRecreation, type InFlightRecreation, type TrackedObject, type TrackerOptions, type TrackerSnapshot } from './tracker.js';
 import { UnreconciledTracker, type UnreconciledPeriod } from './unreconciled.js';
 
 export interface ShadowListener {
-  decision?(d: Decision, atMs: number): void;
+  decision?(d: LifecycleDecision, atMs: number): void;
   finished?(r: FinishedRecreation): void;
   evicted?(r: InFlightRecreation): void;
   unreconciled?(p: UnreconciledPeriod): void;
@@ -54,7 +55,7 @@ export interface ShadowStats {
   objectsIgnored: number;
   readonly rejected: Map<RejectReason, number>;
   /** Resource kind → decision (and `conflict`) → count. */
-  readonly decisions: Map<string, Map<DecisionKind | 'conflict', number>>;
+  readonly decisions: Map<string, Map<LifecycleDecisionKind | 'conflict', number>>;
   readonly ruleErrors: Map<string, RuleErrorExample>;
   recreationsStarted: number;
   recreationsFinished: number;
@@ -118,22 +119,37 @@ export class RecreationShadow implements ObservationSink {
   private readonly generationAnnotations = new Map<string, Readonly<Record<string, string>>>();
   private lastTimeMs = 0;
 
+  private readonly listeners: Listeners<ShadowListener>;
+
+  /**
+   * @param listener the first of the outputs (more with `listen`).
+   * @param failed an output threw: it is reported here, and neither the shadow nor another output is affected.
+   */
   constructor(
     readonly compiled: CompiledTaskConfig,
     readonly trackerOptions: TrackerOptions,
-    private readonly listener: ShadowListener = {},
+    listener?: ShadowListener,
+    failed: (error: unknown) => void = (e) => {
+      throw e;
+    },
   ) {
+    this.listeners = new Listeners(failed);
+    if (listener) this.listeners.add(listener);
     this.tracker = new RecreationTracker(trackerOptions, {
       finished: (r) => {
         this.stats.recreationsFinished++;
-        listener.finished?.(r);
+        this.listeners.emit('finished', r);
       },
       evicted: (r) => {
         this.stats.recreationsEvicted++;
-        listener.evicted?.(r);
+        this.listeners.emit('evicted', r);
       },
     });
-    this.unreconciled = new UnreconciledTracker((p) => listener.unreconciled?.(p));
+    this.unreconciled = new UnreconciledTracker((p) => this.listeners.emit('unreconciled', p));
+  }
+
+  listen(listener: ShadowListener): void {
+    this.listeners.add(listener);
   }
 
   /** The newest observation time seen: "now" for a replayed journal. */
@@ -159,7 +175,7 @@ export class RecreationShadow implements ObservationSink {
 
   reject(r: Rejection): void {
     this.stats.rejected.set(r.reason, (this.stats.rejected.get(r.reason) ?? 0) + 1);
-    this.listener.rejected?.(r);
+    this.listeners.emit('rejected', r);
   }
 
   private observeObject(o: ObjectObservation): void {
@@ -223,12 +239,12 @@ export class RecreationShadow implements ObservationSink {
     }
     for (const resource of this.compiled.resources) {
       const stored = current.get(resource.name);
-      const d: Decision =
+      const d: LifecycleDecision =
         stored && !stored.input.ok
           ? { resource, decision: 'error', conflict: false, error: { rule: 'resources input', reason: stored.input.reason, message: stored.input.message } }
-          : decide({ resource, ctx, resources, ...(stored ? { object: stored } : {}), desiredGeneration: this.compiled.desiredGeneration(resource, ctx) });
+          : decideLifecycle({ resource, ctx, resources, ...(stored ? { object: stored } : {}), desiredGeneration: this.compiled.desiredGeneration(resource, ctx) });
       this.count(d);
-      this.listener.decision?.(d, atMs);
+      this.listeners.emit('decision', d, atMs);
       if (d.decision === 'recreate' && stored) {
         this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: d.trigger!, atMs }));
       }
@@ -241,7 +257,7 @@ export class RecreationShadow implements ObservationSink {
     const falseSince = entry.reconciledFalseSinceMs;
     if (object.deletionTimestampMs !== undefined) {
       const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
-      const d = decide({
+      const d = decideLifecycle({
         resource,
         ctx,
         resources: stored.input.ok ? { [resource.name]: stored.input.value } : {},
@@ -326,10 +342,10 @@ export class RecreationShadow implements ObservationSink {
     return annotations;
   }
 
-  private count(d: Decision): void {
+  private count(d: LifecycleDecision): void {
     const kind = d.resource.kind;
     let byDecision = this.stats.decisions.get(kind);
-    if (!byDecision) this.stats.decisions.set(kind, (byDecision = new Map<DecisionKind | 'conflict', number>()));
+    if (!byDecision) this.stats.decisions.set(kind, (byDecision = new Map<LifecycleDecisionKind | 'conflict', number>()));
     byDecision.set(d.decision, (byDecision.get(d.decision) ?? 0) + 1);
     if (d.conflict) byDecision.set('conflict', (byDecision.get('conflict') ?? 0) + 1);
     if (!d.error) return;

@@ -8,7 +8,7 @@
  * Pure: every time is passed in.
  */
 import { GENERATION_ANNOTATION, objectKey, type ManagedObject, type ObjectEvent } from '../../collector/objects/observation.js';
-import type { RecreationTrigger } from './decisions.js';
+import type { RecreationTrigger } from './lifecycle-decision.js';
 import { predictUnreconciled, type PredictedUnreconciled } from './predicted.js';
 
 export const IN_FLIGHT_PHASES = ['triggered', 'deletion', 'creation', 'availability'] as const;

@@ -5,7 +5,7 @@
  */
 import type { AttemptRecord, Rejection, SourceInputReport, SourceKind } from '../../collector/records.js';
 import type { GroupCategory, LoopKind } from '../../model/types.js';
-import { OUTCOME_NAME, type CompiledModel } from '../compiled-model.js';
+import type { CompiledModel } from '../compiled-model.js';
 import type { AttemptAnalysis } from '../engine.js';
 import { blockerGroup, NO_BLOCKER, type LoopRun } from '../loops.js';
 import type { StarvationTracker } from '../starvation.js';
@@ -312,4 +312,3 @@ export class InputLedger {
   }
 }
 
-export const outcomeName = (code: number): string => OUTCOME_NAME[code] ?? 'unknown';

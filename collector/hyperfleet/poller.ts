@@ -9,6 +9,7 @@
  * A failure (timeout, connection, 5xx, 4xx, malformed or oversized body) keeps the last good state, marks it stale
  * and retries with exponential backoff; the next success clears it.
  */
+import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
 import { SYSTEM_TIMERS, type Timers } from '../kube/informer.js';
 import { ObservationProblem, toHyperFleetResource, type HyperFleetResource, type ObservationSink } from '../objects/observation.js';
@@ -36,6 +37,8 @@ export interface PollerOptions {
   readonly maxBodyBytes?: number;
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   readonly timers?: Timers;
+  /** The sidecar's health hooks: up after each poll that succeeded, down (and the failure) after each that failed. */
+  readonly hooks?: Pick<SourceHooks, 'state' | 'error'>;
 }
 
 export interface PollerHealth {
@@ -48,10 +51,6 @@ export interface PollerHealth {
   readonly lastSuccessMs?: number;
   /** The last list was cut at maxPages. */
   readonly truncated: boolean;
-}
-
-export interface HyperFleetSink extends ObservationSink {
-  health?(h: PollerHealth): void;
 }
 
 class PollError extends Error {
@@ -81,7 +80,7 @@ export class HyperFleetPoller implements Source {
 
   constructor(
     private readonly options: PollerOptions,
-    private readonly sink: HyperFleetSink,
+    private readonly sink: ObservationSink,
   ) {
     this.timers = options.timers ?? SYSTEM_TIMERS;
   }
@@ -215,7 +214,8 @@ export class HyperFleetPoller implements Source {
 
   private setHealth(h: PollerHealth): void {
     this.state = h;
-    this.sink.health?.(h);
+    this.options.hooks?.state(h.up);
+    if (!h.up && h.lastFailure) this.options.hooks?.error(new Error(`${h.lastFailure.reason}: ${h.lastFailure.message}`));
   }
 
   /** GET with a timeout and a body cap; `allow404` returns a 404 instead of failing the poll. */

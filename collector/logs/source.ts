@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { ReconcileModel } from '../../model/types.js';
+import type { SourceHooks } from '../component.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
 import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
@@ -40,6 +41,8 @@ export interface OperatorLogSourceOptions {
   readonly loopDetectTimeoutMs?: number;
   /** Once started: what the source knows about the operator's loop (to be said once). */
   readonly onStarted?: (loop: LoopKnowledge) => void;
+  /** The sidecar's health hooks: read failures and refused connections (each also counted in inputStats). */
+  readonly hooks?: Pick<SourceHooks, 'error'>;
   /** auto: attempts held while their run's loop is unproven; past this the oldest run's are dropped (`loop_unknown`). Default 10000. */
   readonly maxUndecided?: number;
   /** The operator's messages and field names. Default HyperShift's (HYPERSHIFT_LOG_PATTERNS). */
@@ -169,6 +172,7 @@ export class OperatorLogSource implements Source {
     const onError = (e: Error): void => {
       this.inputStats.errors++;
       this.inputStats.lastError = e.message;
+      o.hooks?.error(e);
     };
     if ('file' in o.input) {
       this.file = new FileFollower(

@@ -7,18 +7,9 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
-import { ObservationProblem, toManagedObject, type ObjectEvent, type ObservationSink } from './observation.js';
-
-/** What to list and watch: a kind, in one namespace or all, with the static part of the discovery's labels. */
-export interface ObjectWatch {
-  readonly apiVersion: string;
-  readonly kind: string;
-  /** Undefined: all namespaces (or a cluster-scoped kind). */
-  readonly namespace?: string;
-  /** Kubernetes label selector syntax. */
-  readonly labelSelector?: string;
-}
+import { ObservationProblem, toManagedObject, type ObjectEvent, type ObjectWatch, type ObservationSink } from './observation.js';
 
 export interface KubeObjectSourceOptions {
   readonly kubeConfig: KubeConfig;
@@ -27,9 +18,8 @@ export interface KubeObjectSourceOptions {
   readonly plurals?: Readonly<Record<string, string>>;
   readonly timers?: Timers;
   readonly backoff?: Partial<BackoffOptions>;
-  /** A watch connected (after its list) or lost its connection. */
-  readonly onState?: (watch: ObjectWatch, up: boolean) => void;
-  readonly onError?: (watch: ObjectWatch, err: Error, retryInMs?: number) => void;
+  /** The sidecar's health hooks: each watch (the `part`) connecting (after its list) or losing its connection, and failures (retried with backoff). */
+  readonly hooks?: Pick<SourceHooks, 'state' | 'error'>;
 }
 
 /** `Job` → `jobs`, `Ingress` → `ingresses`, `NetworkPolicy` → `networkpolicies`, `Endpoints` → `endpoints`. */
@@ -59,7 +49,7 @@ export class KubeObjectSource implements Source {
     private readonly sink: ObservationSink,
   ) {}
 
-  /** Starts every watch; failures are retried with backoff (see onError), so start itself never fails. */
+  /** Starts every watch; failures are retried with backoff (reported to the hooks), so start itself never fails. */
   start(): Promise<void> {
     const timers = this.options.timers ?? SYSTEM_TIMERS;
     for (const w of this.options.watches) {
@@ -77,8 +67,8 @@ export class KubeObjectSource implements Source {
           add: hand('ADDED'),
           update: hand('MODIFIED'),
           delete: hand('DELETED'),
-          state: (up) => this.options.onState?.(w, up),
-          error: (err, retryInMs) => this.options.onError?.(w, err, retryInMs),
+          state: (up) => this.options.hooks?.state(up, w),
+          error: (err) => this.options.hooks?.error(err),
         },
       );
       this.informers.push(informer);

@@ -76,6 +76,16 @@ export interface ClusterObservation {
 
 export type Observation = ObjectObservation | ClusterObservation;
 
+/** What to list and watch: a kind, in one namespace or all, with the static part of the discovery's labels. */
+export interface ObjectWatch {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** Undefined: all namespaces (or a cluster-scoped kind). */
+  readonly namespace?: string;
+  /** Kubernetes label selector syntax. */
+  readonly labelSelector?: string;
+}
+
 /** Where observation sources hand their records. */
 export interface ObservationSink {
   observe(observation: Observation): void;

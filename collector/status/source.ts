@@ -15,6 +15,7 @@
  * A message no error format maps is noted (`unmapped_error`), kept in a bounded sample, and never guessed.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { SourceHooks } from '../component.js';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
@@ -49,12 +50,10 @@ export interface HostedClusterStatusSourceOptions {
   readonly unmappedSampleSize?: number;
   readonly backoff?: Partial<BackoffOptions>;
   readonly timers?: Timers;
-  /** The watch went up or down (for `reconcile_shadow_source_up{source="status"}`). */
-  readonly onState?: (up: boolean) => void;
+  /** The sidecar's health hooks: the watch going up or down, and its failures (already retried with backoff). */
+  readonly hooks?: Pick<SourceHooks, 'state' | 'error'>;
   /** Every transition handed on, with what the record cannot carry (the blocked groups the text names, the times' origin). */
   readonly onTransition?: (t: StatusTransition) => void;
-  /** A watch failure (already retried with backoff); for the log. */
-  readonly onError?: (err: Error) => void;
   /** Once started: what the source knows about the operator's loop (to be said once). */
   readonly onStarted?: (loop: LoopKnowledge) => void;
 }
@@ -135,7 +134,7 @@ export class HostedClusterStatusSource implements Source {
     const kubeConfig = options.kubeConfig ?? kubeConfigFromEnvironment();
     const onError = (e: Error): void => {
       this.stats.watchErrors++;
-      options.onError?.(e);
+      options.hooks?.error(e);
     };
     const path = options.namespace === undefined ? `${HOSTED_CLUSTERS}/hostedclusters` : `${HOSTED_CLUSTERS}/namespaces/${encodeURIComponent(options.namespace)}/hostedclusters`;
     this.informer = new ResilientInformer(
@@ -144,7 +143,7 @@ export class HostedClusterStatusSource implements Source {
         add: (o) => this.observe(o),
         update: (o) => this.observe(o),
         delete: (o) => this.tracked.delete(keyOf(o)),
-        state: (up) => options.onState?.(up),
+        state: (up) => options.hooks?.state(up),
         error: onError,
       },
     );

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { EXAMPLE_TASK_CONFIG } from '../../analyzer/recreations/live.js';
+import { EXAMPLE_TASK_CONFIG } from '../../simulator/component.js';
 import { loadConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { FakeHyperFleetApi } from '../support/fake-hyperfleet-api.js';
@@ -105,7 +105,7 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
         recreations: {
           taskConfig: EXAMPLE_TASK_CONFIG,
           kubernetes: { kubeconfig },
-          hyperfleetApi: { url: api.url, intervalSeconds: 1, timeoutSeconds: 1 },
+          hyperfleetApi: { url: api.url, interval: '1s', timeout: '1s' },
           stuckThresholds: { Job: options.jobStuckThreshold },
         },
         summary: { enabled: false },

@@ -17,7 +17,9 @@ const JOB = 'reconcile-shadow';
 /** A few scrapes and evaluations (1 s each) after the Job's 1 s threshold plus `for: 2s`; generous for a slow CI. */
 const ALERT_WAIT_MS = 20_000;
 
-describe('alerts: end to end with a real Prometheus and a recreation held by a finalizer', () => {
+describe('alerts: end to end with a real Prometheus and a recreation held by a finalizer', function () {
+  // a real Prometheus evaluates the rules while a sidecar runs
+  this.timeout(120_000);
   let world: RecreationWorld | undefined;
   let prometheus: RunningPrometheus | undefined;
 

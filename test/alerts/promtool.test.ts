@@ -39,7 +39,9 @@ const minutes = (d: string): number => {
   return Number(m[1]);
 };
 
-describe('alerts: promtool (Debian prometheus 2.42)', () => {
+describe('alerts: promtool (Debian prometheus 2.42)', function () {
+  // promtool runs as a process per check
+  this.timeout(30_000);
   let tmp: string;
   before(() => {
     tmp = mkdtempSync(join(tmpdir(), 'rs-promtool-'));

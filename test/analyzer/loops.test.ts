@@ -5,7 +5,8 @@ import { compileModel, ERROR, OK, SKIP, STOP, UNKNOWN } from '../../analyzer/com
 import { analyzeAttempt, OutcomeHistory } from '../../analyzer/engine.js';
 import { runPhased, runSequential } from '../../analyzer/loops.js';
 import { join } from 'node:path';
-import { parseModel, resolveModel } from '../../model/load.js';
+import { parseModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { REPO } from '../support/paths.js';
 
 const cm = compileModel(

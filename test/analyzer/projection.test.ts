@@ -9,7 +9,7 @@ import { runPhased, runSequential, type LoopRun } from '../../analyzer/loops.js'
 import { projectionOf, type Projection } from '../../analyzer/projection.js';
 import { ControllerSummaryBuilder } from '../../analyzer/report/summary.js';
 import { ControllerShadow } from '../../analyzer/shadow.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 import { FUZZ_RUNS } from '../fuzz/runs.js';
 import { BUILTIN_MODEL } from '../support/paths.js';

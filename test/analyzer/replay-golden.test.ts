@@ -23,7 +23,7 @@ import { formatAttemptLine } from '../../collector/journal.js';
 import { readJournal } from '../../collector/journal-reader.js';
 import type { AttemptRecord, OperationRecord } from '../../collector/records.js';
 import { GO_VERB } from '../../model/go-format.js';
-import { loadModelFile } from '../../model/load.js';
+import { loadModelFile } from '../../sidecar/files.js';
 import type { LoopKind, Outcome, ReconcileModel } from '../../model/types.js';
 import { World } from '../../simulator/world.js';
 import { REPO } from '../support/paths.js';

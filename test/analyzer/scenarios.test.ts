@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import type { AttemptRecord, OperationRecord } from '../../collector/records.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import type { Outcome } from '../../model/types.js';
 import { ERROR } from '../../analyzer/compiled-model.js';
 import { ControllerShadow } from '../../analyzer/shadow.js';

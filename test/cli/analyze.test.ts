@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Ajv } from 'ajv';
 import { formatAttemptLine } from '../../collector/journal.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 import { CONTRACT_CASES, REPO } from '../support/paths.js';
 import { runCli } from '../support/run-command.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError } from '../../collector/error-mapping.js';
 import { HYPERSHIFT_OPERATOR } from '../../collector/operator-loop.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import type { ReconcileModel } from '../../model/types.js';
 
 const model = resolveModel('hypershift-hostedcluster');

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alertOptions } from '../../alerts/options.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
-import { METRICS, seriesNames } from '../../analyzer/metrics/catalog.js';
+import { METRICS, seriesNames } from '../../outputs/metrics/catalog.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
 import { packageRoot } from '../../lib/package-root.js';
 import { recreationsDashboard } from '../../dashboards/recreations.js';

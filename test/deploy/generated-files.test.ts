@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { usageLine } from '../../cli/args.js';
 import { COMMAND_SPECS } from '../../cli/commands.js';
 import { COMMANDS_BEGIN, COMMANDS_END, commandsSection, driftedFiles, generatedDocs, generatedFiles, withCommandReferences, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
-import { DEFAULT_LIMITS, limitRows, limitsTable } from '../../collector/otlp/limits.js';
-import { METRICS } from '../../analyzer/metrics/catalog.js';
+import { DEFAULT_LIMITS } from '../../collector/otlp/limits.js';
+import { limitRows, limitsTable } from '../../collector/otlp/limits-table.js';
+import { METRICS } from '../../outputs/metrics/catalog.js';
 import { packageRoot } from '../../lib/package-root.js';
 
 const root = packageRoot();
@@ -32,6 +33,7 @@ describe('cli/generate: generated files', () => {
       'deploy/overlays/hypershift/shadow.yaml',
       'deploy/overlays/hypershift/sidecar/patch.yaml',
       'deploy/overlays/hypershift/sidecar/remove-patch.yaml',
+      'docs/config.md',
     ]);
     deepStrictEqual(driftedFiles(root, files), []);
   });
@@ -58,12 +60,12 @@ describe('cli/generate: generated files', () => {
   it('renders each OTLP limit with the default the receiver uses, and another default as another table', () => {
     const rows = limitRows();
     deepStrictEqual(
-      rows.filter((r) => ['maxBodyBytes', 'maxDecompressedBytes', 'maxBufferedBodyBytes', 'maxSpansPerRequest', 'headersTimeoutMs', 'maxPendingBytes', 'recentSpanMemory'].includes(r.option ?? '')).map((r) => [r.option, r.default]),
+      rows.filter((r) => ['maxBodyBytes', 'maxDecompressedBytes', 'maxBufferedBodyBytes', 'maxSpansPerRequest', 'headersTimeout', 'maxPendingBytes', 'recentSpanMemory'].includes(r.option ?? '')).map((r) => [r.option, r.default]),
       [
         ['maxBodyBytes', '4 MiB'],
         ['maxDecompressedBytes', '4 MiB'],
         ['maxBufferedBodyBytes', '8 MiB'],
-        ['headersTimeoutMs', '5 s'],
+        ['headersTimeout', '5 s'],
         ['maxSpansPerRequest', '10,000'],
         ['maxPendingBytes', '8 MiB'],
         ['recentSpanMemory', '100,000'],
@@ -97,6 +99,7 @@ describe('cli/generate: generated files', () => {
       writeFileSync(join(copy, 'docs', 'otlp.md'), `# otlp\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
       writeFileSync(join(copy, 'docs', 'decisions.md'), '# decisions\n<!-- command:report:begin -->\n<!-- command:report:end -->\n');
       writeFileSync(join(copy, 'docs', 'recreations.md'), '# recreations, no command shown\n');
+      writeFileSync(join(copy, 'docs', 'config.md'), '# a config reference older than the schema\n');
       writeFileSync(join(copy, 'alerts', 'reconcile-shadow.rules.yaml'), 'groups: []\n');
       const run = (...argv: string[]): { status: number; stderr: string } => {
         let stderr = '';
@@ -105,7 +108,7 @@ describe('cli/generate: generated files', () => {
       };
       const check = run('--check');
       strictEqual(check.status, 1, check.stderr);
-      strictEqual(check.stderr, 'generate: 4 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n');
+      strictEqual(check.stderr, 'generate: 5 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n');
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });
       strictEqual(run('--bogus').status, 2);

@@ -131,7 +131,9 @@ function kustomizeEditSetImage(dir: string, name: string, ref: string): void {
   writeFileSync(file, doc.toString());
 }
 
-describe('deploy: kustomize overlays (kubectl kustomize)', () => {
+describe('deploy: kustomize overlays (kubectl kustomize)', function () {
+  // kubectl kustomize runs as a process per overlay
+  this.timeout(30_000);
   for (const overlay of OVERLAYS) {
     describe(`overlay ${overlay.dir}`, () => {
       const ns = overlay.target.namespace;

@@ -34,13 +34,17 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual(config.sources, {});
     deepStrictEqual(config.recreations, {
       taskConfig: '/etc/adapter/task-config.yaml',
-      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', intervalSeconds: 15, timeoutSeconds: 5, kinds: ['clusters'] },
-      sentinelIntervalSeconds: 10,
+      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'] },
+      sentinelInterval: 10_000,
       stuckThresholds: { default: 600_000 },
       maxInFlight: 10_000,
       maxStuckSeries: 50,
     });
     deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
     strictEqual(config.summary.enabled, false);
+  });
+
+  it('uses no deprecated spelling', () => {
+    for (const dir of ['hypershift', 'hyperfleet-adapter']) deepStrictEqual(overlayConfig(dir).warnings, [], dir);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseAttemptLine } from '../../collector/journal.js';
 import { parseObservationLine } from '../../collector/objects/journal.js';
 import { isRecord } from '../../lib/is-record.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { REPO } from '../support/paths.js';
 import type { CodeBlock } from './markdown-blocks.js';
 

@@ -37,7 +37,9 @@ function checkLine(text: string): void {
   }
 }
 
-describe('fuzz: journal lines', () => {
+describe('fuzz: journal lines', function () {
+  // each property runs FUZZ_RUNS generated cases
+  this.timeout(60_000);
   it('arbitrary text', () => fc.assert(fc.property(fc.string({ unit: 'binary' }), checkLine), { numRuns: FUZZ_RUNS }));
   it('arbitrary JSON', () => fc.assert(fc.property(fc.json(), checkLine), { numRuns: FUZZ_RUNS }));
   it('journal-shaped values with wrong types', () => fc.assert(fc.property(attemptish, (v) => checkLine(JSON.stringify(v))), { numRuns: FUZZ_RUNS }));

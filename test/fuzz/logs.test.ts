@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { AttemptAssembler } from '../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../collector/logs/zap-line.js';
 import { REJECT_REASONS, type AttemptRecord, type Rejection } from '../../collector/records.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { FUZZ_RUNS } from './runs.js';
 
 const model = resolveModel('hypershift-hostedcluster');
@@ -64,7 +64,9 @@ function feed(lines: readonly string[]): void {
   assert.equal(s.lines, s.received + Object.values(s.ignored).reduce((x, y) => x + y, 0));
 }
 
-describe('fuzz: operator log lines', () => {
+describe('fuzz: operator log lines', function () {
+  // each property runs FUZZ_RUNS generated cases
+  this.timeout(60_000);
   it('arbitrary text and binary', () => fc.assert(fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 8 }), feed), { numRuns: FUZZ_RUNS }));
   it('log-shaped JSON with wrong types', () => fc.assert(fc.property(fc.array(zapish, { maxLength: 8 }), (values) => feed(values.map((v) => JSON.stringify(v)))), { numRuns: FUZZ_RUNS }));
   it('valid end lines cut short or with a byte replaced, mixed with whole ones', () =>

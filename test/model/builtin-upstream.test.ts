@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorEffect, formatsIn, phasedPlaces } from '../../model/effects.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import type { LoopKind } from '../../model/types.js';
 import { BUILTIN_MODEL, REPO } from '../support/paths.js';
 

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { consequencesOf, errorEffect, formatsIn, phasedPlaces, variantOf } from '../../model/effects.js';
 import { goFormatPattern } from '../../model/go-format.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { BUILTIN_MODEL } from '../support/paths.js';
 
 const model = resolveModel(BUILTIN_MODEL);

@@ -2,7 +2,9 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { join } from 'node:path';
-import { ModelError, parseModel, resolveModel } from '../../model/load.js';
+import { ValidationError } from '../../lib/validation-error.js';
+import { parseModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { CONTRACT_CASES, REPO } from '../support/paths.js';
 
 const base = readFileSync(join(REPO, 'examples/database-operator/model.yaml'), 'utf8');
@@ -11,7 +13,7 @@ function problems(text: string): string[] {
   try {
     parseModel(text, 'model.yaml');
   } catch (e) {
-    if (e instanceof ModelError) return [...e.problems];
+    if (e instanceof ValidationError) return [...e.problems];
     throw e;
   }
   return [];

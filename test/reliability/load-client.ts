@@ -15,7 +15,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { emitAttempt } from '../../collector/otlp/emit.js';
 import type { AttemptRecord } from '../../collector/records.js';
-import { resolveModel } from '../../model/load.js';
+import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 
 export interface LoadClientOptions {

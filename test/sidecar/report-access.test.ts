@@ -6,7 +6,8 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, parseConfig } from '../../sidecar/config.js';
+import { ValidationError } from '../../lib/validation-error.js';
+import { parseConfig } from '../../sidecar/config.js';
 import { isLoopback } from '../../sidecar/server.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import type { OtlpReceiver } from '../../collector/otlp/receiver.js';
@@ -40,7 +41,9 @@ function tokenFile(token: string): string {
   return file;
 }
 
-describe('the sidecar: who may read /report', () => {
+describe('the sidecar: who may read /report', function () {
+  // sidecars with real listeners
+  this.timeout(30_000);
   let sidecar: Sidecar | undefined;
   afterEach(async () => {
     await sidecar?.stop();
@@ -93,7 +96,7 @@ describe('the sidecar: who may read /report', () => {
     assert.throws(
       () => parseConfig(config('{metrics: 127.0.0.1:9464,\n  report: 0.0.0.0:9465}'), 'shadow.yaml'),
       (e: unknown) =>
-        e instanceof ConfigError &&
+        e instanceof ValidationError &&
         e.message ===
           'shadow.yaml:5 listen.report: 0.0.0.0:9465 is not a loopback address, and /report names objects and client addresses: set report.bearerTokenFile, or bind 127.0.0.1 and read it through kubectl port-forward',
     );

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCommand } from '../../cli/run.js';
-import type { JournalSource } from '../../collector/journal-source.js';
+import type { JournalSource } from '../../collector/journal/source.js';
 import type { ShadowReport } from '../../analyzer/report/summary.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
@@ -32,7 +32,9 @@ async function get(sidecar: Sidecar, path: string): Promise<{ status: number; bo
   return { status: res.status, body: await res.text() };
 }
 
-describe('reconcile-shadow run (the sidecar)', () => {
+describe('reconcile-shadow run (the sidecar)', function () {
+  // sidecars with real listeners, and run as a process
+  this.timeout(30_000);
   let sidecar: Sidecar | undefined;
   afterEach(async () => {
     await sidecar?.stop();
@@ -117,7 +119,9 @@ describe('reconcile-shadow run (the sidecar)', () => {
   });
 });
 
-describe('reconcile-shadow run with the OTLP source', () => {
+describe('reconcile-shadow run with the OTLP source', function () {
+  // sidecars with real listeners, and run as a process
+  this.timeout(30_000);
   it('analyzes attempts a real OTLP exporter sends, and balances received = analyzed + dropped', async () => {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
     const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
@@ -156,7 +160,9 @@ describe('reconcile-shadow run with the OTLP source', () => {
   });
 });
 
-describe('reconcile-shadow run trace export', () => {
+describe('reconcile-shadow run trace export', function () {
+  // sidecars with real listeners, and run as a process
+  this.timeout(30_000);
   it('a trace endpoint that refuses the spans: counted once under internal_errors_total{kind="trace_export"}, logged once, analysis unchanged', async () => {
     const { createServer } = await import('node:http');
     // A collector that answers 400 Bad Request: a failure the exporter does not retry.

@@ -36,7 +36,9 @@ summary: {enabled: false}
 `;
 }
 
-describe('reconcile-shadow run with the no-change sources', () => {
+describe('reconcile-shadow run with the no-change sources', function () {
+  // sidecars against a log file and an in-test API server
+  this.timeout(30_000);
   let sidecar: Sidecar | undefined;
   let server: FakeKubeApiServer | undefined;
   afterEach(async () => {
@@ -48,7 +50,7 @@ describe('reconcile-shadow run with the no-change sources', () => {
 
   it('logs: reads a controller-runtime log file and analyzes each attempt it ends', async () => {
     const log = join(REPO, 'test/fixtures/logs/legacy.log');
-    sidecar = await startSidecar(parseConfig(config(`  logs: {input: {file: ${JSON.stringify(log)}}, loop: sequential, quietFlushMs: 100ms, pollIntervalMs: 50ms}`), 'shadow.yaml'), { env: {} });
+    sidecar = await startSidecar(parseConfig(config(`  logs: {input: {file: ${JSON.stringify(log)}}, loop: sequential, quietFlush: 100ms, pollInterval: 50ms}`), 'shadow.yaml'), { env: {} });
     // legacy.log ends four hostedcluster attempts (two successes, an SSH key and a kubeconfig status error); a nodepool line is ignored.
     const samples = await until(sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 4, 'four attempts from the log');
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential' }), 4);

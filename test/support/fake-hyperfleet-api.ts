@@ -14,8 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type Collection = 'clusters' | 'nodepools';
-
 export interface ApiCondition {
   type: string;
   status: 'True' | 'False';

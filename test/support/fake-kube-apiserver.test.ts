@@ -66,7 +66,9 @@ async function getJson(server: FakeKubeApiServer, pathAndQuery: string, token = 
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe('FakeKubeApiServer (test support): the list/watch protocol', () => {
+describe('FakeKubeApiServer (test support): the list/watch protocol', function () {
+  // client-node against the in-test API server
+  this.timeout(20_000);
   let server: FakeKubeApiServer;
   const fixedNow = new Date('2026-11-01T00:00:00.250Z');
 

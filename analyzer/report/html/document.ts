@@ -351,7 +351,7 @@ function blockedBySection(s: ControllerSummary): Section {
 }
 
 function thresholdsSection(t: DecisionThresholds): Section {
-  const value = (k: keyof DecisionThresholds): string => (k === 'minWindowMs' ? span(t[k]) : String(t[k]));
+  const value = (k: keyof DecisionThresholds): string => (k === 'minWindow' ? span(t[k]) : String(t[k]));
   const rows = (Object.keys(THRESHOLD_DOCS) as (keyof DecisionThresholds)[]).map((k) => [k, value(k), THRESHOLD_DOCS[k]]);
   return { id: 'thresholds', title: 'Thresholds used', intro: [], table: { head: ['threshold', 'value', 'meaning'], numeric: [], wide: [2], rows } };
 }

@@ -11,7 +11,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import type { ControllerDecisions } from '../../../analyzer/decisions/report.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { HYPERSHIFT_GROUND_TRUTH, scenarioAttempts } from '../../../simulator/scenarios.js';
 import { World } from '../../../simulator/world.js';
 import { REPO } from '../../support/paths.js';
@@ -19,7 +19,9 @@ import { decide, groundTruthAttempts, HYPERSHIFT } from './ground-truth.js';
 
 const label = (p: { first: string; then: string }): string => `${p.first} → ${p.then}`;
 
-describe('decisions on the seeded ground-truth world (phased loop only)', () => {
+describe('decisions on the seeded ground-truth world (phased loop only)', function () {
+  // simulated fleets of tens of thousands of attempts, analyzed and decided
+  this.timeout(60_000);
   let c: ControllerDecisions;
   before(() => {
     c = decide(HYPERSHIFT, groundTruthAttempts()).controllers[0]!;
@@ -88,7 +90,9 @@ describe('decisions on the seeded ground-truth world (phased loop only)', () => 
   });
 });
 
-describe('decisions on sequential-only data (the review’s step 0)', () => {
+describe('decisions on sequential-only data (the review’s step 0)', function () {
+  // simulated fleets of tens of thousands of attempts, analyzed and decided
+  this.timeout(60_000);
   it('is inconclusive, first because no attempt ran the phased loop', () => {
     const c = decide(HYPERSHIFT, scenarioAttempts(HYPERSHIFT, HYPERSHIFT_GROUND_TRUTH, { objects: 10, durationMs: 6 * 3_600_000, seed: 1, observe: 'sequential' })).controllers[0]!;
     assert.equal(c.verdict.status, 'inconclusive');
@@ -98,7 +102,9 @@ describe('decisions on sequential-only data (the review’s step 0)', () => {
   });
 });
 
-describe('decisions on a healthy candidate (the database operator example, half the fleet on each loop)', () => {
+describe('decisions on a healthy candidate (the database operator example, half the fleet on each loop)', function () {
+  // simulated fleets of tens of thousands of attempts, analyzed and decided
+  this.timeout(60_000);
   it('says ready when every op fails the same under both loops and the non-critical failures are judged', () => {
     const model = resolveModel(join(REPO, 'examples/database-operator/model.yaml'));
     const faults = [

@@ -7,7 +7,7 @@ import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionReport, type DecisionReport } from '../../../analyzer/decisions/report.js';
 import { DEFAULT_THRESHOLDS, type DecisionThresholds } from '../../../analyzer/decisions/thresholds.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import type { ReconcileModel } from '../../../model/types.js';
 import { HYPERSHIFT_GROUND_TRUTH, scenarioAttempts, type ScenarioWorldOptions } from '../../../simulator/scenarios.js';
 import { BUILTIN_MODEL } from '../../support/paths.js';

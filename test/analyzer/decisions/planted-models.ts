@@ -12,7 +12,8 @@
  *
  * The phased loop moves Report from last to just after Core, and Deploy before Secret and Config.
  */
-import { parseModel, resolveModel } from '../../../model/load.js';
+import { parseModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import type { ReconcileModel } from '../../../model/types.js';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import type { Outage, Plant, PlantedWorldOptions } from './planted-world.js';

@@ -1,13 +1,13 @@
 /** The thresholds section validates like every config section and its defaults are the documented ones. */
 import { strict as assert } from 'node:assert';
 import { DECISIONS_SECTION, DEFAULT_THRESHOLDS, THRESHOLD_DOCS, thresholdsFrom } from '../../../analyzer/decisions/thresholds.js';
-import { YamlSource } from '../../../model/yaml-source.js';
-import { check } from '../../../sidecar/config-schema.js';
+import { validate as validateSection } from '../../../lib/schema.js';
+import { YamlSource } from '../../../lib/yaml-source.js';
 
-function validate(text: string): { value: unknown; problems: string[] } {
+function validate(text: string): { value: unknown; problems: string[]; warnings: string[] } {
   const src = new YamlSource(text, 'thresholds.yaml');
-  const value = check(src, [], src.value ?? {}, DECISIONS_SECTION);
-  return { value, problems: src.problems };
+  const value = validateSection(src, DECISIONS_SECTION, src.value ?? {});
+  return { value, problems: src.problems, warnings: src.warnings };
 }
 
 describe('decision thresholds', () => {
@@ -15,18 +15,22 @@ describe('decision thresholds', () => {
     const { value, problems } = validate('');
     assert.deepEqual(problems, []);
     assert.deepEqual(value, DEFAULT_THRESHOLDS);
-    assert.equal(DEFAULT_THRESHOLDS.minWindowMs, 24 * 3_600_000);
+    assert.equal(DEFAULT_THRESHOLDS.minWindow, 24 * 3_600_000);
     assert.equal(DEFAULT_THRESHOLDS.falseDiscoveryRate, 0.001);
     assert.deepEqual(Object.keys(THRESHOLD_DOCS).sort(), Object.keys(DEFAULT_THRESHOLDS).sort());
   });
 
   it('takes durations and numbers, and names file, line and field of every problem', () => {
-    assert.deepEqual(validate('minWindowMs: 7d\nfalseDiscoveryRate: 0.1\n').value, { ...DEFAULT_THRESHOLDS, minWindowMs: 7 * 86_400_000, falseDiscoveryRate: 0.1 });
-    assert.deepEqual(validate('minAttempts: 10\nminObjects: -1\nmaxNewlyBlockedRate: 0\nminWindowMs: soon\n').problems, [
-      'thresholds.yaml:3 maxNewlyBlockedRate: unknown field (allowed: falseDiscoveryRate, minFailedObservations, minBaselineObservations, safeRiskDifference, materialFailures, minAttempts, minObjects, minWindowMs, maxStarvationShare)',
+    assert.deepEqual(validate('minWindow: 7d\nfalseDiscoveryRate: 0.1\n').value, { ...DEFAULT_THRESHOLDS, minWindow: 7 * 86_400_000, falseDiscoveryRate: 0.1 });
+    assert.deepEqual(validate('minAttempts: 10\nminObjects: -1\nmaxNewlyBlockedRate: 0\nminWindow: soon\n').problems, [
+      'thresholds.yaml:3 maxNewlyBlockedRate: unknown field (allowed: falseDiscoveryRate, minFailedObservations, minBaselineObservations, safeRiskDifference, materialFailures, minAttempts, minObjects, minWindow, maxStarvationShare)',
       'thresholds.yaml:2 minObjects: must be at least 0, got -1',
-      'thresholds.yaml:4 minWindowMs: must be a duration like 10s, 5m or 1h, got "soon"',
+      'thresholds.yaml:4 minWindow: must be a duration with its unit, like 500ms, 10s, 5m or 1h, got "soon"',
     ]);
+    // The old spelling: milliseconds as a number, or a duration, with a warning naming the new key.
+    const old = validate('minWindowMs: 3600000\n');
+    assert.deepEqual([old.value, old.warnings], [{ ...DEFAULT_THRESHOLDS, minWindow: 3_600_000 }, ['thresholds.yaml:1 minWindowMs: deprecated: write minWindow: 1h']]);
+    assert.deepEqual(validate('minWindow: 1h\nminWindowMs: 2h\n').problems, ['thresholds.yaml:2 minWindowMs: is the old spelling of minWindow: give only minWindow']);
   });
 
   it('refuses rates outside their range', () => {

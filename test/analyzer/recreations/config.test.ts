@@ -1,15 +1,16 @@
 import { strict as assert } from 'node:assert';
-import { RECREATIONS_SECTION, recreationsConfig, trackerOptions, type RecreationsSection } from '../../../analyzer/recreations/config.js';
-import { YamlSource } from '../../../model/yaml-source.js';
-import { check, type Field } from '../../../sidecar/config-schema.js';
+import { trackerOptions, trackerOptionsOf } from '../../../analyzer/recreations/config.js';
+import { validate as validateSection } from '../../../lib/schema.js';
+import { YamlSource } from '../../../lib/yaml-source.js';
+import { CONFIG_SCHEMA } from '../../../sidecar/config.js';
 
-/** The section as the sidecar's config schema validates it. */
-const SECTION: Field = RECREATIONS_SECTION;
+/** The section as the sidecar's config validates it: the shadow's settings and its inputs' sections. */
+const SECTION = CONFIG_SCHEMA.fields.recreations;
 
-function validate(yaml: string): { value?: RecreationsSection; problems: readonly string[] } {
+function validate(yaml: string): { value?: NonNullable<ReturnType<typeof validateSection<typeof SECTION>>>; problems: readonly string[]; warnings: readonly string[] } {
   const src = new YamlSource(yaml, 'shadow.yaml');
-  const value = check(src, ['recreations'], (src.value as { recreations?: unknown }).recreations, SECTION) as RecreationsSection | undefined;
-  return { ...(value ? { value } : {}), problems: src.problems };
+  const value = validateSection(src, SECTION, (src.value as { recreations?: unknown }).recreations, ['recreations']);
+  return { ...(value ? { value } : {}), problems: src.problems, warnings: src.warnings };
 }
 
 describe('the recreations config section', () => {
@@ -25,38 +26,54 @@ describe('the recreations config section', () => {
     assert.deepEqual(value, {
       taskConfig: 'adapter-task-config.yaml',
       env: { NAMESPACE: 'hf' },
-      hyperfleetApi: { url: 'http://api:8000', intervalSeconds: 15, timeoutSeconds: 5, kinds: ['clusters'] },
-      sentinelIntervalSeconds: 10,
+      hyperfleetApi: { url: 'http://api:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'] },
+      sentinelInterval: 10_000,
       stuckThresholds: { default: 900_000, Job: 1_800_000 },
       readiness: { Job: 'Complete', Namespace: 'exists', ConfigMap: 'api' },
       maxInFlight: 10_000,
       maxStuckSeries: 50,
     });
-    const t = recreationsConfig(value).tracker;
+    const t = trackerOptionsOf(value);
     assert.deepEqual([t.stuckThresholdMs('Job'), t.stuckThresholdMs('Namespace'), t.sentinelIntervalSeconds, t.maxInFlight], [1_800_000, 900_000, 10, 10_000]);
     assert.deepEqual(['Job', 'Namespace', 'ConfigMap', 'Secret'].map((k) => t.readiness(k)), [{ kind: 'condition', type: 'Complete' }, { kind: 'exists' }, { kind: 'api' }, { kind: 'exists' }]);
     const defaults = trackerOptions();
     assert.deepEqual([defaults.stuckThresholdMs('Job'), defaults.readiness('Deployment'), defaults.readiness('Job')], [600_000, { kind: 'condition', type: 'Available' }, { kind: 'condition', type: 'Complete' }]);
   });
 
+  it('reads the old spellings in seconds, each with a warning naming the new key', () => {
+    const { value, problems, warnings } = validate(`recreations:
+  taskConfig: t.yaml
+  hyperfleetApi: {url: "http://api:8000", intervalSeconds: 30, timeoutSeconds: 2.5}
+  sentinelIntervalSeconds: 5
+`);
+    assert.deepEqual(problems, []);
+    assert.deepEqual([value?.hyperfleetApi?.interval, value?.hyperfleetApi?.timeout, value?.sentinelInterval], [30_000, 2_500, 5_000]);
+    // In the order the walk meets them: a mapping's own keys, then its mappings'.
+    assert.deepEqual(warnings, [
+      'shadow.yaml:4 recreations.sentinelIntervalSeconds: deprecated: write sentinelInterval: 5s',
+      'shadow.yaml:3 recreations.hyperfleetApi.intervalSeconds: deprecated: write interval: 30s',
+      'shadow.yaml:3 recreations.hyperfleetApi.timeoutSeconds: deprecated: write timeout: 2500ms',
+    ]);
+  });
+
   it('reports every problem with file:line and field', () => {
     assert.deepEqual(
       validate(`recreations:
   env: {A: 1}
-  hyperfleetApi: {intervalSeconds: 0, kinds: [machines]}
+  hyperfleetApi: {interval: 0s, kinds: [machines]}
   stuckThresholds: {Job: soon}
   maxStuckSeries: -1
   extra: true
 `).problems,
       [
-        'shadow.yaml:6 recreations.extra: unknown field (allowed: taskConfig, env, kubernetes, hyperfleetApi, sentinelIntervalSeconds, stuckThresholds, readiness, maxInFlight, maxStuckSeries)',
+        'shadow.yaml:6 recreations.extra: unknown field (allowed: taskConfig, env, sentinelInterval, stuckThresholds, readiness, maxInFlight, maxStuckSeries, hyperfleetApi, kubernetes)',
         'shadow.yaml:2 recreations.taskConfig: required',
         'shadow.yaml:2 recreations.env.A: must be a non-empty string, got 1',
-        'shadow.yaml:3 recreations.hyperfleetApi.url: required',
-        'shadow.yaml:3 recreations.hyperfleetApi.intervalSeconds: must be at least 1, got 0',
-        'shadow.yaml:3 recreations.hyperfleetApi.kinds[0]: must be one of clusters | nodepools, got "machines"',
-        'shadow.yaml:4 recreations.stuckThresholds.Job: must be a duration like 10s, 5m or 1h, got "soon"',
+        'shadow.yaml:4 recreations.stuckThresholds.Job: must be a duration with its unit, like 500ms, 10s, 5m or 1h, got "soon"',
         'shadow.yaml:5 recreations.maxStuckSeries: must be at least 0, got -1',
+        'shadow.yaml:3 recreations.hyperfleetApi.url: required',
+        'shadow.yaml:3 recreations.hyperfleetApi.interval: must be at least 1s, got "0s"',
+        'shadow.yaml:3 recreations.hyperfleetApi.kinds[0]: must be one of clusters | nodepools, got "machines"',
       ],
     );
   });

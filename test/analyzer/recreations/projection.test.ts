@@ -7,9 +7,9 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { CelCompileError, CelRuntime, DEFAULT_CEL_LIMITS, InputTooLarge, toCelValue, type EvalResult } from '../../../analyzer/recreations/cel.js';
-import { decide } from '../../../analyzer/recreations/decisions.js';
+import { decideLifecycle } from '../../../analyzer/recreations/lifecycle-decision.js';
 import type { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
-import { TaskConfigError } from '../../../analyzer/recreations/task-config.js';
+import { ValidationError } from '../../../lib/validation-error.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
 import { FUZZ_RUNS } from '../../fuzz/runs.js';
 import { apiClusterRaw, compile, jobRaw, JOB_TASK_CONFIG, listedJobRaw, T0 } from './world.js';
@@ -56,7 +56,9 @@ resources:
 const JOB = jobRaw({ cluster: 'c1', uid: 'u1', generation: 1, created: T0, complete: T0 + 60_000, finalizers: ['example.com/hold'] });
 const objectInput = (cfg: CompiledTaskConfig, raw: unknown): EvalResult => cfg.objectInput(cfg.resources[0]!, raw);
 
-describe('what the shadow keeps of its inputs', () => {
+describe('what the shadow keeps of its inputs', function () {
+  // a property over generated task configs, each compiled
+  this.timeout(60_000);
   it("the design's rules: the Job's generation annotation, and the cluster's deleted_time and spec.paused", () => {
     const cfg = compile(DESIGN);
     assert.deepEqual(objectInput(cfg, JOB), { ok: true, value: { metadata: { annotations: { 'hyperfleet.io/generation': '1' } } } });
@@ -139,7 +141,7 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
   try {
     cfg = compile(yaml, new CelRuntime(LIMITS));
   } catch (e) {
-    if (e instanceof TaskConfigError || e instanceof CelCompileError) return;
+    if (e instanceof ValidationError || e instanceof CelCompileError) return;
     throw e;
   }
   outcomes.compared++;
@@ -167,7 +169,7 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
     if (rule === resource.recreateWhen && r.ok) outcomes.ruleValues++;
   }
   const decision = (ctx: typeof full, job: EvalResult) => {
-    const d = decide({ resource, ctx, resources: job.ok ? { job: job.value } : {}, object, desiredGeneration: cfg.desiredGeneration(resource, ctx) });
+    const d = decideLifecycle({ resource, ctx, resources: job.ok ? { job: job.value } : {}, object, desiredGeneration: cfg.desiredGeneration(resource, ctx) });
     return [d.decision, d.conflict, d.trigger, d.error];
   };
   assert.deepEqual(decision(projected, projectedJob), decision(full, wholeJob));

@@ -1,8 +1,10 @@
 import { strict as assert } from 'node:assert';
 import type { FinishedRecreation, InFlightRecreation } from '../../../analyzer/recreations/tracker.js';
 import type { UnreconciledPeriod } from '../../../analyzer/recreations/unreconciled.js';
+import { trackerOptions } from '../../../analyzer/recreations/config.js';
+import { RecreationShadow } from '../../../analyzer/recreations/shadow.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
-import { at, cluster, job, JOB_TASK_CONFIG, jobRaw, shadowOf, T0 } from './world.js';
+import { at, cluster, compile, job, JOB_TASK_CONFIG, jobRaw, shadowOf, T0 } from './world.js';
 
 const RULE_CONFIG = JOB_TASK_CONFIG.replace('recreate_on_change: true', 'recreate_on_change: false').replace(
   '    lifecycle:\n',
@@ -256,5 +258,26 @@ describe('recreation shadow', () => {
     shadow.observe({ type: 'object', time: '2026-11-02T00:00:00Z', timeMs: T0, event: 'ADDED', object: toManagedObject(big), source: 'journal' });
     assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { error: 1 });
     assert.deepEqual([...shadow.stats.ruleErrors.values()].map((e) => [e.rule, e.reason, e.count]), [['resources input', 'input_too_large', 1]]);
+  });
+
+  it('an output that throws is reported and isolated: the recreation path and the other outputs go on', () => {
+    const failures: unknown[] = [];
+    const broken = { finished: () => { throw new Error('exporter down'); }, decision: () => { throw new Error('exporter down'); } };
+    const shadow = new RecreationShadow(compile(JOB_TASK_CONFIG), trackerOptions({}), broken, (e) => failures.push(e));
+    const rec = recorder();
+    shadow.listen(rec.listener);
+    const old = { cluster: 'c1', uid: 'old', generation: 1, created: at(0) };
+    shadow.observe(cluster(at(0), { id: 'c1', generation: 1 }));
+    shadow.observe(job('ADDED', at(1), { ...old, complete: at(30) }));
+    shadow.observe(cluster(at(100), { id: 'c1', generation: 2 }));
+    shadow.observe(job('DELETED', at(104), { ...old, complete: at(30), deletion: at(103) }));
+    const fresh = { cluster: 'c1', uid: 'new', generation: 2, created: at(105) };
+    shadow.observe(job('ADDED', at(105), fresh));
+    shadow.observe(job('MODIFIED', at(190), { ...fresh, complete: at(190) }));
+    assert.equal(shadow.stats.recreationsFinished, 1);
+    assert.deepEqual(rec.finished.map((r) => [r.oldUid, r.newUid, r.totalSeconds]), [['old', 'new', 90]]);
+    const decisions = [...shadow.stats.decisions.get('Job')!.values()].reduce((a, b) => a + b, 0);
+    assert.equal(failures.length, decisions + 1);
+    assert.ok(failures.every((e) => e instanceof Error && e.message === 'exporter down'));
   });
 });

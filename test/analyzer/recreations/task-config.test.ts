@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { parseTaskConfig, TaskConfigError } from '../../../analyzer/recreations/task-config.js';
+import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
+import { ValidationError } from '../../../lib/validation-error.js';
 
 const FILE = 'task.yaml';
 
@@ -7,7 +8,7 @@ function problems(text: string): string[] {
   try {
     parseTaskConfig(text, FILE);
   } catch (e) {
-    if (e instanceof TaskConfigError) return [...e.problems];
+    if (e instanceof ValidationError) return [...e.problems];
     throw e;
   }
   assert.fail('expected the task config to be refused');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { renderReport } from '../../../analyzer/report/render.js';
 import { parseAttemptLine, formatAttemptLine } from '../../../collector/journal.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { World } from '../../../simulator/world.js';
 
 /** Each line that directly follows a table's last row without a blank line between, as `line N: text`. */

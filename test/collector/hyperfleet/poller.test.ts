@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { HyperFleetPoller, type PollerHealth, type PollerOptions } from '../../../collector/hyperfleet/poller.js';
+import { HyperFleetPoller, type PollerOptions } from '../../../collector/hyperfleet/poller.js';
 import type { Timers } from '../../../collector/kube/informer.js';
 import type { ClusterObservation, Observation } from '../../../collector/objects/observation.js';
 import type { Rejection } from '../../../collector/records.js';
@@ -26,15 +26,15 @@ class ManualTimers implements Timers {
 class Sink {
   readonly observations: Observation[] = [];
   readonly rejections: Rejection[] = [];
-  readonly healths: PollerHealth[] = [];
+  /** What the poller told the health hooks after each poll. */
+  readonly ups: boolean[] = [];
+  readonly failures: string[] = [];
+  readonly hooks = { state: (up: boolean) => this.ups.push(up), error: (e: unknown) => this.failures.push((e as Error).message) };
   observe(o: Observation): void {
     this.observations.push(o);
   }
   reject(r: Rejection): void {
     this.rejections.push(r);
-  }
-  health(h: PollerHealth): void {
-    this.healths.push(h);
   }
   take(): ClusterObservation[] {
     return this.observations.splice(0).map((o) => {
@@ -44,7 +44,9 @@ class Sink {
   }
 }
 
-describe('HyperFleet API poller', () => {
+describe('HyperFleet API poller', function () {
+  // polls against an in-test HyperFleet API, with timeouts on purpose
+  this.timeout(20_000);
   let api: FakeHyperFleetApi;
   let clock = Date.parse('2026-11-02T00:00:00Z');
   beforeEach(async () => {
@@ -56,7 +58,7 @@ describe('HyperFleet API poller', () => {
   });
 
   const poller = (sink: Sink, timers = new ManualTimers(), extra: Partial<PollerOptions> = {}) =>
-    new HyperFleetPoller({ baseUrl: api.url, collections: ['clusters'], intervalMs: 15_000, timeoutMs: 2000, timers, ...extra }, sink);
+    new HyperFleetPoller({ baseUrl: api.url, collections: ['clusters'], intervalMs: 15_000, timeoutMs: 2000, timers, hooks: sink.hooks, ...extra }, sink);
 
   it('pages through the list as the API does and hands on only what changed', async () => {
     for (let i = 0; i < 250; i++) api.createCluster(`c${String(i).padStart(3, '0')}`);
@@ -128,7 +130,8 @@ describe('HyperFleet API poller', () => {
     assert.deepEqual(sink.take(), []);
     await p.pollOnce();
     assert.deepEqual([p.health.up, p.health.stale, p.health.consecutiveFailures], [true, false, 0]);
-    assert.deepEqual(sink.healths.map((h) => h.up), [true, false, false, false, false, false, true]);
+    assert.deepEqual(sink.ups, [true, false, false, false, false, false, true]);
+    assert.deepEqual(sink.failures.map((m) => m.split(':')[0]), ['http_5xx', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout']);
   });
 
   it('a connection refused is a failure too, and an item that is not a resource is rejected alone', async () => {

@@ -78,7 +78,9 @@ class Recorder {
   }
 }
 
-describe('ResilientInformer: the real client-node informer against the fake API server', () => {
+describe('ResilientInformer: the real client-node informer against the fake API server', function () {
+  // informers against an in-test API server that fails on purpose
+  this.timeout(20_000);
   let server: FakeKubeApiServer;
   let informer: ResilientInformer | undefined;
   let rec: Recorder;
@@ -321,7 +323,9 @@ class ManualTimers implements Timers {
   }
 }
 
-describe('ResilientInformer backoff', () => {
+describe('ResilientInformer backoff', function () {
+  // informers against an in-test API server that fails on purpose
+  this.timeout(20_000);
   it('doubles from initialMs up to maxMs, and starts again after being up for resetAfterMs', async () => {
     const server = new FakeKubeApiServer();
     await server.start();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AttemptAssembler, type AssemblerOptions } from '../../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/zap-line.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { CPO_ERROR, PRE_MERGE_VERSION, PULL_SECRET_BYTES_ERROR, SSH_KEY_ERROR, SSH_KEY_GET_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
 import { completedWithErrorsLine, controllerStartLine, managerLine, reconcilerErrorLine, successLine, wrappedError, type ReconcileContext } from '../../fixtures/logs/zap-writer.js';

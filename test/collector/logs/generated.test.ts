@@ -3,7 +3,7 @@
  * (test/fixtures/logs/operator-log-generator.ts, which shares no code with the source), for the simulator's journals at
  * other seeds and status-update conflict rates, with an operator restart and a burst the zap sampler thins.
  */
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import type { ObservedLoop } from '../../../collector/logs/assembler.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { OperatorLogSource } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type RecordedRequest } from '../../support/fake-kube-apiserver.js';
 import { SSH_KEY_GET_ERROR } from '../../fixtures/logs/generate.js';
 import { reconcilerErrorLine, requeueWarningLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import type { ReconcileModel } from '../../../model/types.js';
 import { REPO } from '../../support/paths.js';
 import { againstTruth, loopAccuracy, readLog, reconcileIdsIn, type Figures, type SourceRun, type TruthAttempt } from './against-truth.js';

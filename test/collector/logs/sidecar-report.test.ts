@@ -30,7 +30,7 @@ kind: ShadowConfig
 models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources:
-  logs: {input: {file: ${JSON.stringify(log)}}, quietFlushMs: 100ms, pollIntervalMs: 50ms}
+  logs: {input: {file: ${JSON.stringify(log)}}, quietFlush: 100ms, pollInterval: 50ms}
 summary: {enabled: false}
 `;
     sidecar = await startSidecar(parseConfig(config, 'shadow.yaml'), { env: {}, log: (l) => lines.push(l) });

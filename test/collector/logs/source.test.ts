@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { FIXTURES, fixtureText, SSH_KEY_ERROR } from '../../fixtures/logs/generate.js';
 import { managerLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';

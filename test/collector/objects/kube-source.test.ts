@@ -42,7 +42,9 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
-describe('managed objects from Kubernetes informers', () => {
+describe('managed objects from Kubernetes informers', function () {
+  // watches against an in-test API server
+  this.timeout(20_000);
   let server: FakeKubeApiServer;
   let clock = Date.parse('2026-11-02T00:00:00Z');
   beforeEach(async () => {
@@ -98,7 +100,7 @@ describe('managed objects from Kubernetes informers', () => {
     const sink = new Sink();
     const states: boolean[] = [];
     const source = new KubeObjectSource(
-      { kubeConfig: kubeConfigFor(server), watches: [{ apiVersion: 'batch/v1', kind: 'Job', namespace: 'hf-c1' }], backoff: { initialMs: 5, maxMs: 20 }, onState: (_w, up) => states.push(up) },
+      { kubeConfig: kubeConfigFor(server), watches: [{ apiVersion: 'batch/v1', kind: 'Job', namespace: 'hf-c1' }], backoff: { initialMs: 5, maxMs: 20 }, hooks: { state: (up) => states.push(up), error: () => undefined } },
       sink,
     );
     await source.start();

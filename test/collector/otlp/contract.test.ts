@@ -13,7 +13,7 @@ import { parseAttemptLine } from '../../../collector/journal.js';
 import { emitAttempt } from '../../../collector/otlp/emit.js';
 import { OtlpReceiver } from '../../../collector/otlp/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import { loadModelFile } from '../../../model/load.js';
+import { loadModelFile } from '../../../sidecar/files.js';
 import { CONTRACT_CASES as CONTRACT } from '../../support/paths.js';
 import { CollectingSink, otlpExporter, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
 

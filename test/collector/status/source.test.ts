@@ -3,7 +3,7 @@ import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
 import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
 import { HostedClusterStatusSource, type HostedClusterStatusSourceOptions, type StatusTransition } from '../../../collector/status/source.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import { FakeKubeApiServer, kubeConfigFor, resourcePath, RESOURCES, type FakeObject } from '../../support/fake-kube-apiserver.js';
 
 const HC = RESOURCES.hostedClusters;
@@ -53,7 +53,7 @@ class Harness {
           this.transitions.push(t);
           this.wake();
         },
-        onState: (up) => this.states.push(up),
+        hooks: { state: (up) => this.states.push(up), error: () => undefined },
         ...options,
       },
       { attempt: (r) => this.records.push(r), reject: (r) => this.rejections.push(r) },
@@ -79,7 +79,9 @@ class Harness {
 
 const failing = (r: AttemptRecord): string[] => r.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
 
-describe('HostedClusterStatusSource', () => {
+describe('HostedClusterStatusSource', function () {
+  // a watch against an in-test API server
+  this.timeout(20_000);
   let server: FakeKubeApiServer;
   let h: Harness | undefined;
 

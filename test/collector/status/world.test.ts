@@ -6,7 +6,7 @@ import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
 import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
 import { HostedClusterStatusSource, type StatusTransition } from '../../../collector/status/source.js';
-import { resolveModel } from '../../../model/load.js';
+import { resolveModel } from '../../../sidecar/files.js';
 import type { LoopKind } from '../../../model/types.js';
 import { World } from '../../../simulator/world.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES } from '../../support/fake-kube-apiserver.js';

@@ -44,7 +44,9 @@ function markCount(svg: string): number {
   return (svg.match(/<g class="mark-[a-z]+ role-mark[^"]*"[^>]*>(?:<(?:path|text|line|rect|circle)\b)/g) ?? []).length;
 }
 
-describe('html report', () => {
+describe('html report', function () {
+  // a real Chromium renders the report
+  this.timeout(60_000);
   let report: ReturnType<typeof decide>;
   let html: string;
   before(async () => {
@@ -139,7 +141,9 @@ describe('html report', () => {
   });
 });
 
-describe('charts', () => {
+describe('charts', function () {
+  // a real Chromium renders the report
+  this.timeout(60_000);
   it('draw a message, still as marks, when there is nothing to chart', async () => {
     const empty = decide(HYPERSHIFT, []).controllers[0]!;
     const summary = decide(HYPERSHIFT, []).summary.controllers[0]!;

@@ -1,0 +1,133 @@
+/**
+ * `sources.otlp`: the OTLP/HTTP trace receiver (docs/otlp.md) as a registry component. Its defaults are the
+ * receiver's own (limits.ts, the assembler's), so the config and the code cannot disagree; the receiver, protobufjs
+ * and the .proto are loaded only when the section is configured.
+ */
+import { readFileSync } from 'node:fs';
+import { durationText } from '../../lib/schema.js';
+import type { SourceComponent } from '../component.js';
+import { REFUSED_BY_ANALYZER } from '../records.js';
+import { DEFAULT_ASSEMBLER_OPTIONS } from './assembler.js';
+import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from './limits.js';
+
+const L = DEFAULT_LIMITS;
+const A = DEFAULT_ASSEMBLER_OPTIONS;
+const T = DEFAULT_TIMEOUTS;
+
+const schema = {
+  kind: 'object',
+  doc: 'receive reconcile spans over OTLP/HTTP (docs/otlp.md); every limit answers as the README table says',
+  fields: {
+    listen: { kind: 'address', default: '127.0.0.1:4318', doc: 'where POST /v1/traces is served' },
+    maxBodyBytes: { kind: 'integer', default: L.maxBodyBytes, min: 1, unit: 'bytes', doc: 'request body on the wire, plain or gzip' },
+    maxDecompressedBytes: { kind: 'integer', default: L.maxDecompressedBytes, min: 1, unit: 'bytes', doc: 'gzip body once inflated' },
+    maxBufferedBodyBytes: { kind: 'integer', default: L.maxBufferedBodyBytes, min: 1, unit: 'bytes', doc: 'bytes held by bodies being read, all requests together' },
+    maxConnectionsPerPeer: { kind: 'integer', default: L.maxConnectionsPerPeer, min: 1, unit: 'connections', doc: 'open connections from one client address' },
+    maxConnections: { kind: 'integer', default: L.maxConnections, min: 1, unit: 'connections', doc: 'open connections in all' },
+    maxSpansPerRequest: { kind: 'integer', default: L.maxSpansPerRequest, min: 1, unit: 'spans' },
+    maxAttributesPerSpan: { kind: 'integer', default: L.maxAttributesPerSpan, min: 1, unit: 'attributes' },
+    maxStringLength: { kind: 'integer', default: L.maxStringLength, min: 1, unit: 'characters', doc: 'span name, status message, reconcile.* values' },
+    maxQueuedSpans: { kind: 'integer', default: L.maxQueuedSpans, min: 1, unit: 'spans', doc: 'decoded spans waiting for assembly; past it requests get 429' },
+    maxQueuedBytes: { kind: 'integer', default: L.maxQueuedBytes, min: 1, unit: 'bytes', doc: 'the same, in estimated heap bytes' },
+    maxPendingAttempts: { kind: 'integer', default: A.maxPendingAttempts, min: 1, unit: 'attempts', doc: 'attempts waiting for their spans' },
+    maxPendingSpans: { kind: 'integer', default: A.maxPendingSpans, min: 1, unit: 'spans', doc: 'spans waiting in attempts' },
+    maxPendingBytes: { kind: 'integer', default: A.maxPendingBytes, min: 1, unit: 'bytes', doc: 'the same, in estimated heap bytes' },
+    recentSpanMemory: { kind: 'integer', default: A.recentSpanMemory, min: 1, unit: 'span ids', doc: 'span ids remembered to spot resent spans (duplicate_span)' },
+    headersTimeout: { kind: 'duration', default: durationText(T.headersTimeoutMs), doc: "a request's headers, from the connection's opening" },
+    bodyIdleTimeout: { kind: 'duration', default: durationText(T.bodyIdleTimeoutMs), doc: "the gap between two pieces of a request's body" },
+    bodyTimeout: { kind: 'duration', default: durationText(T.bodyTimeoutMs), doc: "a request's whole body, from the end of its headers" },
+    shutdownGrace: { kind: 'duration', default: durationText(T.shutdownGraceMs), doc: 'requests still being read at shutdown get this long; less than shutdownTimeout' },
+    retryAfter: { kind: 'duration', default: durationText(DEFAULT_RETRY_AFTER_SECONDS * 1000), min: '1s', doc: 'the Retry-After of 429 and 503 answers (whole seconds, rounded up)' },
+    settle: { kind: 'duration', default: durationText(A.settleMs), doc: 'an attempt without reconcile.operation_count is analyzed this long after its last span' },
+    maxWait: { kind: 'duration', default: durationText(A.maxWaitMs), doc: "wait for an attempt's remaining spans; then it is analyzed as incomplete" },
+    bearerTokenFile: { kind: 'string', doc: 'require `Authorization: Bearer <token>`, with the token in this file' },
+    tls: {
+      kind: 'object',
+      doc: 'serve HTTPS',
+      fields: {
+        certFile: { kind: 'string', required: true, doc: 'server certificate (PEM)' },
+        keyFile: { kind: 'string', required: true, doc: 'server key (PEM)' },
+        clientCaFile: { kind: 'string', doc: 'require client certificates signed by this CA (mTLS)' },
+      },
+    },
+    headersTimeoutMs: { kind: 'renamed', to: 'headersTimeout', unit: 'ms' },
+    bodyIdleTimeoutMs: { kind: 'renamed', to: 'bodyIdleTimeout', unit: 'ms' },
+    bodyTimeoutMs: { kind: 'renamed', to: 'bodyTimeout', unit: 'ms' },
+    shutdownGraceMs: { kind: 'renamed', to: 'shutdownGrace', unit: 'ms' },
+    retryAfterSeconds: { kind: 'renamed', to: 'retryAfter', unit: 's' },
+    settleMs: { kind: 'renamed', to: 'settle', unit: 'ms' },
+    maxWaitMs: { kind: 'renamed', to: 'maxWait', unit: 'ms' },
+    maxConcurrentRequests: {
+      kind: 'removed',
+      why: 'requests are no longer counted: bodies being read are bounded by bytes, maxBufferedBodyBytes (429 past it), so slow clients hold nothing',
+    },
+  },
+} as const;
+
+export const otlp: SourceComponent<typeof schema> = {
+  kind: 'otlp',
+  title: 'OTLP/HTTP spans from an instrumented operator',
+  schema,
+  reasons: [
+    'body_too_large',
+    'decompressed_too_large',
+    'undecodable_body',
+    'unsupported_media_type',
+    'unauthorized',
+    'bad_request',
+    'request_timeout',
+    'idle_connection',
+    'connection_limit',
+    'too_many_spans',
+    'too_many_attributes',
+    'invalid_record',
+    'orphan_span',
+    'duplicate_span',
+    'queue_full',
+    'pending_limit',
+    'too_many_operations',
+    'shutdown',
+    'internal_error',
+    ...REFUSED_BY_ANALYZER,
+  ],
+  async create(o, sinks, _hooks, context) {
+    const { OtlpReceiver } = await import('./receiver.js');
+    const pem = (path: string): Buffer => readFileSync(path);
+    const token = o.bearerTokenFile === undefined ? undefined : readFileSync(o.bearerTokenFile, 'utf8').trim();
+    return new OtlpReceiver(
+      {
+        host: o.listen.host,
+        port: o.listen.port,
+        ...(token === undefined ? {} : { bearerToken: token }),
+        ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
+        limits: {
+          maxBodyBytes: o.maxBodyBytes,
+          maxDecompressedBytes: o.maxDecompressedBytes,
+          maxSpansPerRequest: o.maxSpansPerRequest,
+          maxAttributesPerSpan: o.maxAttributesPerSpan,
+          maxStringLength: o.maxStringLength,
+          maxQueuedSpans: o.maxQueuedSpans,
+          maxQueuedBytes: o.maxQueuedBytes,
+          maxBufferedBodyBytes: o.maxBufferedBodyBytes,
+          maxConnectionsPerPeer: o.maxConnectionsPerPeer,
+          maxConnections: o.maxConnections,
+        },
+        assembly: {
+          settleMs: o.settle,
+          maxWaitMs: o.maxWait,
+          maxPendingAttempts: o.maxPendingAttempts,
+          maxPendingSpans: o.maxPendingSpans,
+          maxPendingBytes: o.maxPendingBytes,
+          recentSpanMemory: o.recentSpanMemory,
+          knownOperations: new Set(context.models.flatMap((m) => m.operations.map((op) => op.name))),
+        },
+        retryAfterSeconds: Math.ceil(o.retryAfter / 1000),
+        headersTimeoutMs: o.headersTimeout,
+        bodyIdleTimeoutMs: o.bodyIdleTimeout,
+        bodyTimeoutMs: o.bodyTimeout,
+        shutdownGraceMs: o.shutdownGrace,
+      },
+      sinks.attempts,
+    );
+  },
+};

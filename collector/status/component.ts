@@ -1,0 +1,82 @@
+/**
+ * `sources.status`: HostedCluster `ReconciliationSucceeded` transitions through a Kubernetes watch
+ * (docs/status-source.md) as a registry component. The source and @kubernetes/client-node are loaded only when the
+ * section is configured.
+ */
+import { checkModelName, modelNamed, type SourceComponent } from '../component.js';
+import { REFUSED_BY_ANALYZER } from '../records.js';
+
+const schema = {
+  kind: 'object',
+  doc: 'read HostedCluster status transitions through a Kubernetes watch (docs/status-source.md)',
+  fields: {
+    model: { kind: 'string', doc: 'the model of the HostedCluster controller (metadata.name); default: the only model' },
+    kubeconfig: { kind: 'string', doc: 'a kubeconfig file; default: in-cluster service account, or KUBECONFIG' },
+    namespace: { kind: 'string', doc: 'watch one namespace; default all' },
+    labelSelector: { kind: 'string', doc: 'only HostedClusters matching this selector' },
+    loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto', doc: 'which loop the operator runs; auto: from its Deployment, else from messages only one loop writes' },
+    readOperatorDeployment: { kind: 'boolean', default: true, doc: 'loop: auto: read HYPERSHIFT_RECONCILE_LEGACY and the build version from the operator Deployment' },
+    operatorDeployment: { kind: 'object', present: true, fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } } },
+    loopDetectTimeout: { kind: 'duration', default: '10s', doc: 'loop: auto: the longest wait for the operator Deployment at start' },
+    emitInitial: { kind: 'boolean', default: true, doc: 'report the condition found when an object is first seen (e.g. at sidecar start)' },
+    maxTrackedObjects: { kind: 'integer', default: 10_000, min: 1, unit: 'objects', doc: 'more HostedClusters are refused (pending_limit)' },
+    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped messages kept for the report' },
+    backoff: {
+      kind: 'object',
+      present: true,
+      doc: 'watch reconnect backoff',
+      fields: {
+        initial: { kind: 'duration', default: '1s' },
+        max: { kind: 'duration', default: '30s' },
+        resetAfter: { kind: 'duration', default: '60s', doc: 'a failure after being up this long starts again from initial' },
+        initialMs: { kind: 'renamed', to: 'initial', unit: 'ms' },
+        maxMs: { kind: 'renamed', to: 'max', unit: 'ms' },
+        resetAfterMs: { kind: 'renamed', to: 'resetAfter', unit: 'ms' },
+      },
+    },
+    loopDetectTimeoutMs: { kind: 'renamed', to: 'loopDetectTimeout', unit: 'ms' },
+    autoFallback: {
+      kind: 'removed',
+      why: 'loop: auto no longer falls back to a loop: it reads the operator Deployment, else a message only one loop can write, and drops what neither proves (loop_unknown), never assuming',
+    },
+  },
+} as const;
+
+export const status: SourceComponent<typeof schema> = {
+  kind: 'status',
+  title: 'HostedCluster status transitions through a Kubernetes watch',
+  schema,
+  reasons: ['invalid_object', 'pending_limit', 'loop_unknown', ...REFUSED_BY_ANALYZER],
+  check(config, fail, models) {
+    checkModelName(config.model, models, fail);
+  },
+  async create(st, sinks, hooks, context) {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const { HostedClusterStatusSource } = await import('./source.js');
+    let kubeConfig = context.kubeConfig;
+    if (!kubeConfig && st.kubeconfig) {
+      kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(st.kubeconfig);
+    }
+    return new HostedClusterStatusSource(
+      {
+        model: modelNamed(st.model, context.models),
+        ...(kubeConfig ? { kubeConfig } : {}),
+        ...(st.namespace ? { namespace: st.namespace } : {}),
+        ...(st.labelSelector ? { labelSelector: st.labelSelector } : {}),
+        loop: st.loop,
+        operatorDeployment: st.readOperatorDeployment ? st.operatorDeployment : false,
+        loopDetectTimeoutMs: st.loopDetectTimeout,
+        // said once when the configuration leaves the loop to be found out
+        onStarted: (loop) => (loop.configured === 'auto' ? hooks.info(`loop: ${loop.statement}`) : undefined),
+        emitInitial: st.emitInitial,
+        maxTrackedObjects: st.maxTrackedObjects,
+        unmappedSampleSize: st.unmappedSampleSize,
+        backoff: { initialMs: st.backoff.initial, maxMs: st.backoff.max, resetAfterMs: st.backoff.resetAfter },
+        ...(context.timers ? { timers: context.timers } : {}),
+        hooks,
+      },
+      sinks.attempts,
+    );
+  },
+};

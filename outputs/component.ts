@@ -1,0 +1,86 @@
+/**
+ * An output as a component, the other half of the registry (sources are collector/component.ts): what the sidecar
+ * does with what its two pipelines produce. Each output is one folder under outputs/ with a `component.ts`: its
+ * config section's schema (if it has one; the type is derived from it), whether the config turns it on, and
+ * `create(config, context)`. What it returns subscribes it: listeners the sidecar adds to the pipelines (each
+ * guarded, so a failing output is counted and never breaks a pipeline or another output), the HTTP endpoint it
+ * serves, what it sets before each scrape, and how it stops. sidecar/registry.ts lists them.
+ */
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { AnalysisListener, ShadowAnalyzer } from '../analyzer/analyzer.js';
+import type { RecreationShadow, ShadowListener } from '../analyzer/recreations/shadow.js';
+import type { Clock } from '../collector/component.js';
+import type { RejectReason, SourceKind } from '../collector/records.js';
+import type { ConfigOf, Field } from '../lib/schema.js';
+import type { MetricSet } from './metrics/registry.js';
+
+/** Bounded kinds of failure inside the sidecar (reconcile_shadow_internal_errors_total{kind}). */
+export const INTERNAL_ERROR_KINDS = ['publish', 'trace_export', 'source', 'metrics', 'report'] as const;
+export type InternalErrorKind = (typeof INTERNAL_ERROR_KINDS)[number];
+
+/** The recreation pipeline, as outputs see it: the shadow, what it tracks, and the clock it runs on. */
+export interface RecreationPipelineView {
+  readonly shadow: RecreationShadow;
+  /** The resource kinds of the task config: their series exist from the first scrape. */
+  readonly kinds: readonly string[];
+  /** HyperFleet resource types whose Reconciled=False periods are measured (`cluster`, `nodepool`). */
+  readonly resourceTypes: readonly string[];
+  readonly stuckThresholdMs: (kind: string) => number;
+  readonly maxStuckSeries: number;
+}
+
+/** A configured source, as outputs see it. */
+export interface SourceView {
+  readonly kind: SourceKind;
+  readonly reasons: readonly RejectReason[];
+}
+
+export interface OutputContext {
+  /** The attempt pipeline: its report, and the controllers it analyzes. */
+  readonly analyzer: ShadowAnalyzer;
+  readonly recreations: RecreationPipelineView | undefined;
+  /** The registry of every metric the sidecar exports. */
+  readonly metrics: MetricSet;
+  /** The clock the pipelines run on (a simulated world's in the demo). */
+  readonly clock: Clock;
+  readonly sources: readonly SourceView[];
+  /** Whether a source is connected now, and its last failure. */
+  readonly sourceHealth: { isUp(kind: SourceKind): boolean; lastError(kind: SourceKind): string | undefined };
+  readonly version: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+  /**
+   * A failure inside the sidecar: counted under its kind (`count` failures; 0 for one already counted elsewhere), and
+   * the first of each kind logged.
+   */
+  readonly failed: (kind: InternalErrorKind, error: unknown, count?: number) => void;
+  /** Tests: the trace exporter to use instead of the one the OTEL_* variables choose. */
+  readonly traceExporter?: SpanExporter;
+}
+
+/** `/report` as an output serves it; the sidecar's server decides on which listener (sidecar/server.ts). */
+export interface ReportEndpoint {
+  readonly path: '/report';
+  serve(): unknown;
+  /** When set, /report requires `Authorization: Bearer <token>`. */
+  readonly token?: string;
+}
+
+export interface Output {
+  readonly attempts?: AnalysisListener;
+  readonly recreations?: ShadowListener;
+  readonly endpoint?: ReportEndpoint;
+  /** Before each scrape: gauges that depend on the time of the scrape. */
+  refresh?(): void;
+  stop?(): Promise<void>;
+}
+
+/** `C`, the validated config, is derived from the schema `F`; an output of any schema (the registry's lists) takes `unknown`. */
+export interface OutputComponent<F extends Field | undefined = Field | undefined, C = ConfigOf<F>> {
+  /** One line for the README's list of outputs. */
+  readonly title: string;
+  /** Its config section (the top-level key it is registered under), or undefined when it has none. */
+  readonly schema: F;
+  enabled(config: C, env: NodeJS.ProcessEnv): boolean;
+  create(config: C, context: OutputContext): Promise<Output>;
+}
