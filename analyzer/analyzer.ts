@@ -17,6 +17,8 @@ export interface AnalysisListener {
   evicted?(shadow: ControllerShadow, object: string): void;
   reject?(rejection: Rejection): void;
   received?(source: SourceKind, count: number): void;
+  /** A source describes its own input (books, notes), read when wanted: at a scrape, for /report. */
+  described?(source: SourceKind, report: () => SourceInputReport): void;
 }
 
 interface Controller {
@@ -96,6 +98,7 @@ export class ShadowAnalyzer implements RecordSink {
 
   inputReport(source: SourceKind, report: () => SourceInputReport): void {
     this.ledger.describe(source, report);
+    this.listeners.emit('described', source, report);
   }
 
   received(source: SourceKind, count: number): void {
