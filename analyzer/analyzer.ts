@@ -7,7 +7,7 @@
 import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
 import { Listeners } from '../lib/listeners.js';
 import type { ReconcileModel } from '../model/types.js';
-import { objectKey, type AttemptAnalysis } from './engine.js';
+import { objectOfKey, type AttemptAnalysis } from './engine.js';
 import type { SummaryState } from './report/summary-state.js';
 import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
 import { ControllerShadow } from './shadow.js';
@@ -18,14 +18,13 @@ export interface AnalysisListener {
   evicted?(shadow: ControllerShadow, object: string): void;
   reject?(rejection: Rejection): void;
   received?(source: SourceKind, count: number): void;
+  /** A source describes its own input (books, notes), read when wanted: at a scrape, for /report. */
+  described?(source: SourceKind, report: () => SourceInputReport): void;
 }
 
 interface Controller {
   readonly shadow: ControllerShadow;
   readonly summary: ControllerSummaryBuilder;
-  readonly known: ReadonlySet<string>;
-  /** Objects by recency of their last attempt (a Map keeps insertion order): the first is the least recently seen. */
-  readonly recency: Map<string, string>;
 }
 
 /** Objects whose state one controller's shadow keeps at most; past it the least recently seen is forgotten. */
@@ -55,7 +54,7 @@ export class ShadowAnalyzer implements RecordSink {
       if (this.controllers.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
       const shadow = new ControllerShadow(model);
       const summary = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
-      this.controllers.set(model.controller, { shadow, summary, known: shadow.knownOperations, recency: new Map() });
+      this.controllers.set(model.controller, { shadow, summary });
     }
   }
 
@@ -73,26 +72,23 @@ export class ShadowAnalyzer implements RecordSink {
       this.reject({ source: record.origin.source, reason: 'unknown_controller', where: whereFrom(record), message: `no model describes controller "${record.controller}"` });
       return;
     }
-    const unknown = record.operations.find((op) => !c.known.has(op.name));
-    if (unknown) {
-      this.reject({ source: record.origin.source, reason: 'unknown_operation', where: whereFrom(record), message: `operation "${unknown.name}" is not in model ${c.shadow.model.name}` });
+    const unknown = c.shadow.unknownOperation(record);
+    if (unknown !== undefined) {
+      this.reject({ source: record.origin.source, reason: 'unknown_operation', where: whereFrom(record), message: `operation "${unknown}" is not in model ${c.shadow.model.name}` });
       return;
     }
-    const key = objectKey(record);
-    const analysis = c.shadow.analyze(record, key);
+    const analysis = c.shadow.analyze(record);
     c.summary.add(analysis);
     this.listeners.emit('attempt', c.shadow, analysis);
-    this.touch(c, key, record.object);
+    this.evictBeyondCap(c);
   }
 
   /** Keeps per-object state bounded: a sender of ever-new object names cannot grow memory without end. */
-  private touch(c: Controller, key: string, object: string): void {
-    c.recency.delete(key);
-    c.recency.set(key, object);
-    if (c.recency.size <= this.maxTrackedObjects) return;
-    const [oldestKey, oldestObject] = c.recency.entries().next().value as [string, string];
-    c.recency.delete(oldestKey);
+  private evictBeyondCap(c: Controller): void {
+    if (c.shadow.trackedObjects <= this.maxTrackedObjects) return;
+    const oldestKey = c.shadow.leastRecentKey()!;
     c.shadow.forget(oldestKey);
+    const oldestObject = objectOfKey(c.shadow.model.controller, oldestKey);
     this.listeners.emit('evicted', c.shadow, oldestObject);
   }
 
@@ -103,6 +99,7 @@ export class ShadowAnalyzer implements RecordSink {
 
   inputReport(source: SourceKind, report: () => SourceInputReport): void {
     this.ledger.describe(source, report);
+    this.listeners.emit('described', source, report);
   }
 
   received(source: SourceKind, count: number): void {

@@ -53,9 +53,18 @@ export type CompiledStep = CompiledOp | CompiledGroup;
 
 export interface CompiledModel {
   readonly model: ReconcileModel;
-  /** Operation names; an operation's index is its position in `spec.operations`. */
+  /**
+   * Operation names; an operation's index is its position in `spec.operations`. The strings are V8's internalized
+   * copies, as JSON.parse returns short strings, so a freshly parsed name equal to one of them is the same string and
+   * compares by identity (see opIndexAt).
+   */
   readonly ops: readonly string[];
   readonly opIndex: ReadonlyMap<string, number>;
+  /**
+   * Per loop (SEQUENTIAL, PHASED), per position in an attempt's operations: the op index the last attempt of that loop
+   * had there, or -1. Hints only, each checked against the name before use (see opIndexAt), so sharing them is safe.
+   */
+  readonly positionHints: readonly [Int16Array, Int16Array];
   /** Op indices in the order the sequential loop runs them (`only: phased` ops left out). */
   readonly sequentialOrder: readonly number[];
   readonly phasedSteps: readonly CompiledStep[];
@@ -88,6 +97,28 @@ export interface CompiledModel {
   readonly noVariants: Readonly<Uint8Array>;
 }
 
+/**
+ * The index of the op named `name`, listed at `position` in an attempt of `loop`, or undefined when the model has no
+ * such op. Attempts of one loop list their ops in the same order, so the op the loop's last attempt had at that position
+ * is tried first: an identity comparison of two internalized strings, where a map lookup would hash the name.
+ */
+export function opIndexAt(cm: CompiledModel, name: string, position: number, loop: typeof SEQUENTIAL | typeof PHASED): number | undefined {
+  const hints = cm.positionHints[loop];
+  const hint = position < hints.length ? hints[position]! : -1;
+  if (hint >= 0 && cm.ops[hint] === name) return hint;
+  const i = cm.opIndex.get(name);
+  if (i !== undefined && position < hints.length) hints[position] = i;
+  return i;
+}
+
+/**
+ * The one internalized string equal to `text`: V8 internalizes property names, so a computed key hands it back. Names
+ * of a model are turned into these once, when it is compiled.
+ */
+function internalized(text: string): string {
+  return Object.keys({ [text]: 0 })[0] ?? text;
+}
+
 /** The variant an error text of `op` is: the first of its variant formats it matches, else 0 (most ops have none). */
 export function variantOfText(cm: CompiledModel, op: number, text: string): number {
   const patterns = cm.variantPatterns[op];
@@ -98,7 +129,7 @@ export function variantOfText(cm: CompiledModel, op: number, text: string): numb
 
 
 export function compileModel(model: ReconcileModel): CompiledModel {
-  const ops = model.operations.map((o) => o.name);
+  const ops = model.operations.map((o) => internalized(o.name));
   const opIndex = new Map(ops.map((name, i) => [name, i]));
   const indexOf = (name: string): number => {
     const i = opIndex.get(name);
@@ -149,7 +180,8 @@ export function compileModel(model: ReconcileModel): CompiledModel {
 
   const byName = ops.map((_, i) => i).sort((x, y) => (ops[x]! < ops[y]! ? -1 : ops[x]! > ops[y]! ? 1 : 0));
   const oneLoopOnly = Uint8Array.from(model.operations, (o) => (o.only === undefined ? 0 : 1));
-  return { model, ops, opIndex, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs, ...compileRules(model, opIndex, phasedPosition) };
+  const positionHints: [Int16Array, Int16Array] = [new Int16Array(n).fill(-1), new Int16Array(n).fill(-1)];
+  return { model, ops, opIndex, positionHints, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs, ...compileRules(model, opIndex, phasedPosition) };
 }
 
 /** Effects, variants and consequences as tables: the rules of model/effects.ts, looked up by index. */

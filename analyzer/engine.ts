@@ -5,11 +5,14 @@
  * consequences apply: an op that fails (observed or predicted) makes the ops it causes fail too, where this attempt
  * did not observe them. Predicted and derived outcomes are marked as such and never reported as confirmed.
  * An error also carries its variant (which of the op's rules apply, read from its text), kept with the outcome.
- * Pure: no I/O, no clock; the only state is the per-object outcome history, kept in compact typed arrays.
+ * Pure: no I/O, no clock; the only state is the per-object outcome history (outcome-history.ts), one byte per op.
  */
 import type { AttemptRecord } from '../collector/records.js';
-import { ERROR, OK, SKIP, STOP, UNKNOWN, variantOfText, type CompiledModel, type OutcomeCode } from './compiled-model.js';
-import { runPhased, runSequential, type LoopRun } from './loops.js';
+import { zeroedBytes } from './arena.js';
+import { ERROR, OK, opIndexAt, PHASED, SEQUENTIAL, SKIP, STOP, UNKNOWN, variantOfText, type CompiledModel, type OutcomeCode } from './compiled-model.js';
+import type { LoopRun } from './loops.js';
+import type { OutcomeHistory } from './outcome-history.js';
+import { projectionOf } from './projection.js';
 
 export interface AttemptAnalysis {
   readonly record: AttemptRecord;
@@ -21,6 +24,10 @@ export interface AttemptAnalysis {
   readonly variants: Readonly<Uint8Array>;
   /** Ops whose outcome is a consequence of another op's failure in this attempt (not observed); by op index. */
   readonly derived: readonly number[];
+  /**
+   * The attempt's projection (projection.ts), from here to `reordered`: both runs and what differs between them,
+   * shared by every attempt that fails alike, so never written to.
+   */
   readonly sequential: LoopRun;
   readonly phased: LoopRun;
   /** Ops the phased loop runs and the sequential loop does not (one-loop ops left out); sorted by name. */
@@ -40,37 +47,15 @@ export interface AttemptAnalysis {
   readonly inconsistent: readonly number[];
 }
 
+export { OutcomeHistory } from './outcome-history.js';
+
 /**
- * Last observed outcome per (object, op), with its error's variant: one byte per op per object, the outcome code in
- * the low two bits and the variant above them (UNKNOWN when never observed).
+ * The key of an object's state: its controller and its name. Joined, not concatenated: `+` and template literals make
+ * a tree of string pieces (a rope) that a map keeps as it is, 120 bytes per key where the flat string is 48.
  */
-export class OutcomeHistory {
-  private readonly byObject = new Map<string, Uint8Array>();
-  constructor(private readonly opCount: number) {}
-
-  get objects(): number {
-    return this.byObject.size;
-  }
-
-  lookup(key: string): Uint8Array | undefined {
-    return this.byObject.get(key);
-  }
-
-  record(key: string, outcomes: Uint8Array, observed: Uint8Array, variants: Readonly<Uint8Array>): void {
-    let last = this.byObject.get(key);
-    if (!last) {
-      last = new Uint8Array(this.opCount).fill(UNKNOWN);
-      this.byObject.set(key, last);
-    }
-    for (let i = 0; i < this.opCount; i++) if (observed[i] === 1) last[i] = outcomes[i]! | (variants[i]! << 2);
-  }
-
-  forget(key: string): void {
-    this.byObject.delete(key);
-  }
-}
-
-export const objectKey = (record: Pick<AttemptRecord, 'controller' | 'object'>): string => `${record.controller}\u0000${record.object}`;
+export const objectKey = (record: Pick<AttemptRecord, 'controller' | 'object'>): string => [record.controller, record.object].join('\u0000');
+/** The object of an objectKey of `controller`. */
+export const objectOfKey = (controller: string, key: string): string => key.slice(controller.length + 1);
 
 /**
  * OUTCOME_CODE[outcome] without the keyed lookup, which costs a string-table probe for every outcome string a
@@ -94,22 +79,28 @@ function outcomeCode(outcome: string): OutcomeCode {
 
 /** `key` is the record's objectKey, passed in by a caller that needs it too. */
 export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history: OutcomeHistory, key = objectKey(record)): AttemptAnalysis {
+  return analyzeInSlot(cm, record, history, history.slotOf(key));
+}
+
+/** analyzeAttempt for the object whose history is in `slot` (OutcomeHistory.slotOf). */
+export function analyzeInSlot(cm: CompiledModel, record: AttemptRecord, history: OutcomeHistory, slot: number): AttemptAnalysis {
   const n = cm.ops.length;
-  const outcomes = new Uint8Array(n);
-  const observed = new Uint8Array(n);
-  const variants = new AttemptVariants(cm);
-  const past = history.lookup(key);
-  if (past)
-    for (let i = 0; i < n; i++) {
-      const last = past[i]!;
-      if (last === UNKNOWN) continue;
-      outcomes[i] = last & 3;
-      if (last > 3) variants.set(i, last >> 2);
-    }
+  const outcomes = zeroedBytes(n);
+  const observed = zeroedBytes(n);
+  const variants = new AttemptVariants(n);
+  const past = history.rows;
+  const row = slot * n;
+  for (let i = 0; i < n; i++) {
+    const last = past[row + i]!;
+    if (last === UNKNOWN) continue;
+    outcomes[i] = last & 3;
+    if (last > 3) variants.set(i, last >> 2);
+  }
   const operations = record.operations;
+  const loop = record.model === 'sequential' ? SEQUENTIAL : PHASED;
   for (let k = 0; k < operations.length; k++) {
     const op = operations[k]!;
-    const i = cm.opIndex.get(op.name);
+    const i = opIndexAt(cm, op.name, k, loop);
     if (i === undefined) continue; // sources reject unknown ops before the engine; nothing to replay here
     const code = outcomeCode(op.outcome);
     outcomes[i] = code;
@@ -118,56 +109,27 @@ export function analyzeAttempt(cm: CompiledModel, record: AttemptRecord, history
   }
   const derived = applyConsequences(cm, outcomes, observed, variants);
 
-  const variantsOf = variants.array;
-  const sequential = runSequential(cm, outcomes, variantsOf);
-  const phased = runPhased(cm, outcomes, variantsOf);
-  const unblocked: number[] = [];
-  const newlyBlocked: number[] = [];
-  let structural: number[] | undefined;
-  for (const op of cm.byName) {
-    if (phased.ran[op] === sequential.ran[op]) continue;
-    if (cm.oneLoopOnly[op] === 1) (structural ??= []).push(op);
-    else if (phased.ran[op] === 1) unblocked.push(op);
-    else newlyBlocked.push(op);
+  const variantsOf = variants.array ?? cm.noVariants;
+  const { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered } = projectionOf(cm, outcomes, variantsOf);
+  const observedRan = loop === SEQUENTIAL ? sequential.ran : phased.ran;
+  let inconsistent: number[] | undefined;
+  for (let i = 0; i < n; i++) {
+    if (observed[i] !== 1) continue;
+    if (observedRan[i] === 0) (inconsistent ??= []).push(i);
+    past[row + i] = outcomes[i]! | (variantsOf[i]! << 2);
   }
-  const reordered: number[] = [];
-  const pairs = cm.invertedPairs;
-  for (let i = 0; i < pairs.length; i++) {
-    const [a, b] = pairs[i]!;
-    if (sequential.ran[a] === 1 && sequential.ran[b] === 1 && phased.ran[a] === 1 && phased.ran[b] === 1) reordered.push(i);
-  }
-  const observedRun = record.model === 'sequential' ? sequential : phased;
-  const inconsistent: number[] = [];
-  for (let i = 0; i < n; i++) if (observed[i] === 1 && observedRun.ran[i] === 0) inconsistent.push(i);
-
-  history.record(key, outcomes, observed, variantsOf);
-  return {
-    record,
-    outcomes,
-    observed,
-    variants: variantsOf,
-    derived,
-    sequential,
-    phased,
-    unblocked,
-    newlyBlocked,
-    structural: structural ?? NONE,
-    diverged: unblocked.length > 0 || newlyBlocked.length > 0,
-    reordered,
-    inconsistent,
-  };
+  return { record, outcomes, observed, variants: variantsOf, derived, sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered, inconsistent: inconsistent ?? NONE };
 }
 
 const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * One attempt's variants. Most attempts carry none: they read the model's shared all-zero array, and an array of their
- * own is made on the first non-zero write (a typed array of a model's size lives off the V8 heap: a malloc and a
- * finalizer each, a cost the engine pays per attempt only where it must).
+ * own is made on the first non-zero write.
  */
 class AttemptVariants {
   private own: Uint8Array | undefined;
-  constructor(private readonly cm: CompiledModel) {}
+  constructor(private readonly opCount: number) {}
 
   get(op: number): number {
     return this.own ? this.own[op]! : 0;
@@ -176,13 +138,14 @@ class AttemptVariants {
   set(op: number, variant: number): void {
     if (!this.own) {
       if (variant === 0) return;
-      this.own = new Uint8Array(this.cm.ops.length);
+      this.own = zeroedBytes(this.opCount);
     }
     this.own[op] = variant;
   }
 
-  get array(): Readonly<Uint8Array> {
-    return this.own ?? this.cm.noVariants;
+  /** The attempt's own variants, or undefined when every one is 0. */
+  get array(): Readonly<Uint8Array> | undefined {
+    return this.own;
   }
 }
 

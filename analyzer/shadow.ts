@@ -4,8 +4,9 @@
  */
 import type { AttemptRecord } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
-import { compileModel, type CompiledModel } from './compiled-model.js';
-import { analyzeAttempt, objectKey, OutcomeHistory, type AttemptAnalysis } from './engine.js';
+import { compileModel, opIndexAt, PHASED, SEQUENTIAL, type CompiledModel } from './compiled-model.js';
+import { analyzeInSlot, objectKey, type AttemptAnalysis } from './engine.js';
+import { OutcomeHistory } from './outcome-history.js';
 import { StarvationTracker } from './starvation.js';
 
 export class ControllerShadow {
@@ -24,11 +25,21 @@ export class ControllerShadow {
     return new Set(this.cm.ops);
   }
 
+  /** The first operation of `record` the model does not have, or undefined when it has them all. */
+  unknownOperation(record: AttemptRecord): string | undefined {
+    const loop = record.model === 'sequential' ? SEQUENTIAL : PHASED;
+    const operations = record.operations;
+    for (let k = 0; k < operations.length; k++) if (opIndexAt(this.cm, operations[k]!.name, k, loop) === undefined) return operations[k]!.name;
+    return undefined;
+  }
+
+  /** Analyzes one attempt; its object becomes the most recently seen. */
   analyze(record: AttemptRecord, key = objectKey(record)): AttemptAnalysis {
-    const analysis = analyzeAttempt(this.cm, record, this.history, key);
+    const slot = this.history.slotOf(key);
+    const analysis = analyzeInSlot(this.cm, record, this.history, slot);
     const observedRun = record.model === 'sequential' ? analysis.sequential : analysis.phased;
     const starving = record.model === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;
-    this.starvation.update(key, record.object, record.timeMs, starving, observedRun.ran);
+    this.starvation.update(slot, record.object, record.timeMs, starving, observedRun.ran);
     return analysis;
   }
 
@@ -36,9 +47,16 @@ export class ControllerShadow {
     return this.history.objects;
   }
 
+  /** The object analyzed least recently (its objectKey), or undefined when none is tracked. */
+  leastRecentKey(): string | undefined {
+    return this.history.leastRecent();
+  }
+
   /** Drops everything kept about one object (its outcome history and starvation timers). */
   forget(key: string): void {
+    const slot = this.history.find(key);
+    if (slot === undefined) return;
+    this.starvation.forget(slot);
     this.history.forget(key);
-    this.starvation.forget(key);
   }
 }

@@ -30,5 +30,5 @@ export async function benchLogs(): Promise<BenchResult> {
       splitter.end();
     },
   );
-  return atLeast('log source', 'lines/s', figure, baseline, 0.5, `${lines.length} zap lines -> ${attempts} attempts`);
+  return atLeast('log source', 'lines/s', figure, baseline, 0.6, `${lines.length} zap lines -> ${attempts} attempts`);
 }

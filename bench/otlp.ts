@@ -1,8 +1,9 @@
 /**
- * OTLP ingest: spans/s from request body to updated metrics (decode → assemble attempts → both loops → metrics),
- * for bodies the real OTel exporters sent (captured once from a local HTTP server), against decoding the same
- * bodies alone: protobufjs for protobuf, JSON.parse for JSON. The assembler is set up as `run` sets it up: it knows
- * the model's operations.
+ * OTLP ingest: spans/s from request body to updated metrics (decode → queue → assemble attempts → both loops →
+ * metrics), for bodies the real OTel exporters sent (captured once from a local HTTP server), against decoding the
+ * same bodies alone: protobufjs for protobuf, JSON.parse for JSON. The path is the receiver's, without HTTP: the
+ * decoded batch goes through the receiver's span queue to the assembler, set up as `run` sets it up (it knows the
+ * model's operations).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,10 +13,11 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics } from '../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../outputs/metrics/publisher.js';
-import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS } from '../collector/otlp/assembler.js';
-import { decodeTraceRequest } from '../collector/otlp/decode.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, SpanAssembler } from '../collector/otlp/assembler.js';
+import { decodeTraceBatch } from '../collector/otlp/decode.js';
 import { emitAttempt } from '../collector/otlp/emit.js';
 import { otlpTypes } from '../collector/otlp/proto.js';
+import { SpanQueue } from '../collector/otlp/queue.js';
 import { DEFAULT_LIMITS } from '../collector/otlp/receiver.js';
 import type { Scheduler } from '../collector/otlp/scheduler.js';
 import { fleetDay, HYPERSHIFT } from './data.js';
@@ -54,11 +56,12 @@ function ingest(bodies: readonly Buffer[], encoding: 'protobuf' | 'json'): () =>
     const analyzer = new ShadowAnalyzer([HYPERSHIFT]);
     analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'bench' }));
     const knownOperations = new Set(HYPERSHIFT.operations.map((op) => op.name));
-    const assembler = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, maxPendingAttempts: 1_000_000, maxPendingSpans: 10_000_000, knownOperations }, analyzer, still);
+    const assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingAttempts: 1_000_000, maxPendingSpans: 10_000_000, knownOperations }, analyzer, still);
+    const queue = new SpanQueue(Infinity, Infinity, 1_000, { span: (batch, i, where) => assembler.addFrom(batch, i, where), reject: (r) => analyzer.reject(r) }, still);
     for (const body of bodies) {
-      const decoded = decodeTraceRequest(body, encoding, DEFAULT_LIMITS);
-      analyzer.received('otlp', decoded.spans.length);
-      for (const span of decoded.spans) assembler.add(span, 'bench');
+      const { batch } = decodeTraceBatch(body, encoding, DEFAULT_LIMITS);
+      analyzer.received('otlp', batch.length);
+      queue.push(batch, 'bench');
     }
     assembler.flush();
     if (analyzer.report().controllers[0]!.attempts.total !== ATTEMPTS) throw new Error('not every attempt was assembled');
@@ -69,7 +72,7 @@ export async function benchOtlp(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   for (const encoding of ['protobuf', 'json'] as const) {
     const bodies = await captureBodies((url) => (encoding === 'protobuf' ? new ProtoExporter({ url, concurrencyLimit: 10_000 }) : new JsonExporter({ url, concurrencyLimit: 10_000 })));
-    const spans = bodies.reduce((n, b) => n + decodeTraceRequest(b, encoding, DEFAULT_LIMITS).spans.length, 0);
+    const spans = bodies.reduce((n, b) => n + decodeTraceBatch(b, encoding, DEFAULT_LIMITS).batch.length, 0);
     const request = otlpTypes().request;
     let decoded = 0;
     const [figure, baseline] = await throughputSideBySide(spans, ingest(bodies, encoding), () => {
@@ -77,7 +80,7 @@ export async function benchOtlp(): Promise<BenchResult[]> {
     });
     if (decoded === 0) throw new Error('nothing decoded');
     const bytes = bodies.reduce((n, b) => n + b.length, 0);
-    results.push(atLeast(`OTLP ${encoding} ingest`, 'spans/s', figure, baseline, 0.5, `${spans} spans in ${bodies.length} bodies (${(bytes / 2 ** 20).toFixed(1)} MiB) from the real exporter`));
+    results.push(atLeast(`OTLP ${encoding} ingest`, 'spans/s', figure, baseline, 0.6, `${spans} spans in ${bodies.length} bodies (${(bytes / 2 ** 20).toFixed(1)} MiB) from the real exporter`));
   }
   return results;
 }

@@ -21,6 +21,7 @@
  */
 import { consequencesOf, errorEffect, formatsIn, phasedPlaces, type PhasedPlace } from '../model/effects.js';
 import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../model/types.js';
+import { BoundedMemo, ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch } from './error-mapping.js';
 import type { OperationRecord, SourceNote } from './records.js';
 
@@ -109,8 +110,10 @@ const MAX_READINGS = 64;
 /**
  * Texts read before, remembered with what they say (reading is a pure function of the texts): most attempts write the
  * same few texts (`successfully reconciled`, a conflict after it), and reading one is the log source's largest cost.
+ * Shapes (attempt-readings.ts) are kept as well: texts of a known shape are read by putting their messages into it.
  */
 const MEMO_SIZE = 2048;
+const SHAPES_SIZE = 1024;
 
 const withOutcome = (name: string, outcome: Outcome, error?: string): OperationRecord => (error === undefined ? { name, outcome } : { name, outcome, error });
 
@@ -136,7 +139,11 @@ export class AttemptBuilder {
   private readonly orders: Readonly<Record<LoopKind, readonly string[]>>;
   /** Per loop, the operations that may fail without a trace (their error can leave the loop going, uncollected). */
   private readonly silent: Readonly<Record<LoopKind, ReadonlySet<string>>>;
-  private readonly memo = new Map<string, { readonly interpretation: Interpretation; readonly both: Readonly<Record<LoopKind, BuiltAttempt>> }>();
+  private readonly memo = new BoundedMemo<AttemptReading>(MEMO_SIZE);
+  private readonly shapes = new BoundedMemo<ShapeReading>(SHAPES_SIZE);
+  /** A number per error format, for shape keys (formats are the model's objects). */
+  private readonly formatIds = new Map<ErrorFormat, number>();
+  private readonly buildUnder = (loop: LoopKind, i: Interpretation): BuiltAttempt => this.build(loop, i);
   /** One frozen `ok` record per operation, shared by every record that states it (records are never changed). */
   private readonly okRecords: ReadonlyMap<string, OperationRecord>;
 
@@ -162,19 +169,60 @@ export class AttemptBuilder {
     this.silent = { sequential: silentIn('sequential'), phased: silentIn('phased') };
   }
 
-  /** The texts taken apart and read under both loops; the same texts read the same, so recent ones are remembered. */
-  read(texts: AttemptTexts): { readonly interpretation: Interpretation; readonly both: Readonly<Record<LoopKind, BuiltAttempt>> } {
-    const key = JSON.stringify([texts.success, texts.summary, texts.error, texts.errorCauses, texts.progress, texts.incomplete === true]);
-    let read = this.memo.get(key);
-    if (read) this.memo.delete(key);
+  /**
+   * The texts taken apart, to be read under either loop (AttemptReading.under). The same texts read the same, and
+   * texts of the same shape alike, so readings are remembered (attempt-readings.ts).
+   */
+  reading(texts: AttemptTexts): AttemptReading {
+    const key = textsKey(texts);
+    let reading = this.memo.get(key);
+    if (reading) return reading;
+    const interpretation = this.interpret(texts);
+    const shapeKey = this.shapeKey(interpretation);
+    const shape = this.shapes.get(shapeKey);
+    if (shape) reading = new SubstitutedReading(interpretation, shape, this.buildUnder);
     else {
-      const interpretation = this.interpret(texts);
-      read = { interpretation, both: this.buildBoth(interpretation) };
-      // least recently read first out
-      if (this.memo.size >= MEMO_SIZE) this.memo.delete(this.memo.keys().next().value as string);
+      const first = new ShapeReading(interpretation, this.buildUnder);
+      this.shapes.set(shapeKey, first);
+      reading = first;
     }
-    this.memo.set(key, read);
-    return read;
+    this.memo.set(key, reading);
+    return reading;
+  }
+
+  /**
+   * Everything a reading depends on but the wording of the messages: the texts' structure, the formats each message
+   * matches under each loop, and which messages are the same text (a reading compares them).
+   */
+  private shapeKey(i: Interpretation): string {
+    const t = i.texts;
+    let key = `${t.success ? 'S' : 's'}${t.incomplete === true ? 'I' : 'i'}${t.summary === undefined ? 'm' : 'M'}${t.error === undefined ? 'e' : 'E'}`;
+    key += `${i.critical ? 'C' : 'c'}${i.nonOperation}|${i.textBlocked ? JSON.stringify(i.textBlocked) : '~'}|${i.summary ? JSON.stringify(i.summary) : '~'}`;
+    const messages = messagesOf(i);
+    const sameAs = (k: number): number => messages.indexOf(messages[k]!);
+    i.elements.forEach((e, k) => {
+      key += `|${this.matchesKey(e.candidates.sequential)}/${this.matchesKey(e.candidates.phased)}=${sameAs(k)}`;
+    });
+    let m = i.elements.length;
+    for (const p of t.progress ?? []) {
+      key += `|${p.op.length}:${p.op}${p.outcome}`;
+      if (p.error === undefined) continue;
+      const seq = this.formatId(this.mappers.sequential.map(p.error).find((x) => x.operation === p.op)?.format);
+      const ph = this.formatId(this.mappers.phased.map(p.error).find((x) => x.operation === p.op)?.format);
+      key += `=${sameAs(m++)}#${seq}#${ph}`;
+    }
+    return key;
+  }
+
+  private matchesKey(matches: readonly FormatMatch[]): string {
+    return matches.map((x) => `${x.operation}#${this.formatId(x.format)}`).join(',');
+  }
+
+  private formatId(format: ErrorFormat | undefined): number {
+    if (format === undefined) return -1;
+    let id = this.formatIds.get(format);
+    if (id === undefined) this.formatIds.set(format, (id = this.formatIds.size));
+    return id;
   }
 
   /** Takes the texts apart: the error's messages (non-operation ones set aside), each mapped under both loops. */

@@ -243,7 +243,8 @@ export class ControllerEvidence {
     let starved = 0;
     for (const op of starving) starved += 1 - this.structural[op]!;
     const longest = this.timeline.add(r.timeMs, starved);
-    const since = starved > 0 ? shadow.starvation.openSince(key) : undefined;
+    const slot = starved > 0 ? shadow.history.find(key) : undefined;
+    const since = slot === undefined ? undefined : shadow.starvation.openSince(slot);
     if (!since) return;
     for (const op of starving) {
       const seconds = (r.timeMs - since[op]!) / 1000;

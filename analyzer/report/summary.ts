@@ -5,7 +5,7 @@
  */
 import type { AttemptRecord, Rejection, SourceInputReport, SourceKind } from '../../collector/records.js';
 import type { GroupCategory, LoopKind } from '../../model/types.js';
-import { ERROR, SKIP, STOP, type CompiledModel } from '../compiled-model.js';
+import type { CompiledModel } from '../compiled-model.js';
 import type { AttemptAnalysis } from '../engine.js';
 import { blockerGroup, NO_BLOCKER, type LoopRun } from '../loops.js';
 import type { StarvationTracker } from '../starvation.js';
@@ -79,30 +79,46 @@ export interface ShadowReport {
   };
 }
 
-interface OpCounters {
-  observed: number;
-  outcomes: [number, number, number, number];
-  unblocked: number;
-  newlyBlocked: number;
-  structural: number;
-  predicted: number;
-  /** Keyed by blocker code (see loops.ts), named only when the summary is built. */
-  blockers: Map<number, number>;
-  inconsistent: number;
-}
+/** Pending projections held at most before they are folded into the counts (bounds memory on any input). */
+const MAX_PENDING_PROJECTIONS = 1024;
 
-/** Accumulates one controller's analyzed attempts. */
+/** What of an attempt depends on its projection alone, and how many attempts had it. */
+type Pending = Pick<AttemptAnalysis, 'sequential' | 'phased' | 'unblocked' | 'newlyBlocked' | 'structural' | 'diverged' | 'reordered'> & { count: number };
+
+/**
+ * Accumulates one controller's analyzed attempts. What depends only on the attempt's projection (divergence,
+ * blockers, reordered pairs) is counted per projection (projection.ts: shared by every attempt that fails alike) and
+ * folded into per-op counts later, so an attempt costs one map update there instead of ~100 increments; what depends
+ * on the attempt itself (observed outcomes, predictions) is counted as it comes, in typed arrays.
+ */
 export class ControllerSummaryBuilder {
-  private readonly ops: OpCounters[];
   private total = 0;
+  private partial = 0;
+  private sequential = 0;
+  private phased = 0;
+  /** A map, not an object: a keyed update with a different key per source misses V8's inline cache per attempt. */
+  private readonly bySource = new Map<SourceKind, number>();
+  /** Per op and outcome code (op * 4 + code): attempts that observed the op with that outcome. */
+  private readonly outcomes: Float64Array;
+  private readonly predicted: Float64Array;
+  private readonly inconsistent: Float64Array;
+  /**
+   * Attempts per projection since the last fold, in the order first seen. An attempt's runs and their comparison are
+   * shared by every attempt that fails alike (projection.ts), so its phased run stands for the whole projection.
+   */
+  private pending = new Map<LoopRun, Pending>();
+  private last: Pending | undefined;
+  // Folded from the projections:
   private diverged = 0;
   private structural = 0;
-  private partial = 0;
-  private readonly byModel: Record<LoopKind, number> = { sequential: 0, phased: 0 };
-  private readonly bySource: Partial<Record<SourceKind, number>> = {};
+  private readonly opStructural: Float64Array;
+  private readonly unblocked: Float64Array;
+  private readonly newlyBlocked: Float64Array;
+  /** Per op, keyed by blocker code (see loops.ts), in the order first seen; named only when the summary is built. */
+  private readonly blockers: Map<number, number>[];
   /** Keyed by blocker group * 65536 + blocked group, named only when the summary is built. */
   private readonly blockedBy = new Map<number, number>();
-  private readonly reordered: number[];
+  private readonly reordered: Float64Array;
   /** The earliest and latest attempt times (kept apart rather than as objects: one is replaced on most attempts). */
   private firstText: string | undefined;
   private firstMs = 0;
@@ -114,42 +130,73 @@ export class ControllerSummaryBuilder {
     private readonly starvation: StarvationTracker,
     private readonly objectCount: () => number,
   ) {
-    this.ops = cm.ops.map(() => ({ observed: 0, outcomes: [0, 0, 0, 0], unblocked: 0, newlyBlocked: 0, structural: 0, predicted: 0, blockers: new Map(), inconsistent: 0 }));
-    this.reordered = new Array<number>(cm.invertedPairs.length).fill(0);
+    const n = cm.ops.length;
+    this.outcomes = new Float64Array(4 * n);
+    this.predicted = new Float64Array(n);
+    this.inconsistent = new Float64Array(n);
+    this.opStructural = new Float64Array(n);
+    this.unblocked = new Float64Array(n);
+    this.newlyBlocked = new Float64Array(n);
+    this.blockers = cm.ops.map(() => new Map<number, number>());
+    this.reordered = new Float64Array(cm.invertedPairs.length);
   }
 
   add(a: AttemptAnalysis): void {
     const r = a.record;
     this.total++;
-    this.byModel[r.model]++;
-    this.bySource[r.origin.source] = (this.bySource[r.origin.source] ?? 0) + 1;
+    if (r.model === 'sequential') this.sequential++;
+    else this.phased++;
+    this.bySource.set(r.origin.source, (this.bySource.get(r.origin.source) ?? 0) + 1);
     if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial++;
-    if (a.diverged) this.diverged++;
-    if (a.structural.length > 0) this.structural++;
-    for (const op of a.structural) this.ops[op]!.structural++;
     this.noteTime(r);
-    for (let op = 0; op < a.observed.length; op++) {
-      if (a.observed[op] !== 1) continue;
-      const c = this.ops[op]!;
-      c.observed++;
-      c.outcomes[a.outcomes[op]! as 0 | 1 | 2 | 3]++;
-    }
-    for (const op of a.unblocked) this.countDivergence(op, a, a.sequential, 'unblocked');
-    for (const op of a.newlyBlocked) this.countDivergence(op, a, a.phased, 'newlyBlocked');
-    for (const [blocker, blocked] of a.phased.blockedBy) {
-      const key = blocker * 65536 + blocked;
-      this.blockedBy.set(key, (this.blockedBy.get(key) ?? 0) + 1);
-    }
-    for (const pair of a.reordered) this.reordered[pair]!++;
-    for (const op of a.inconsistent) this.ops[op]!.inconsistent++;
+    const observed = a.observed;
+    const outcomes = a.outcomes;
+    for (let op = 0; op < observed.length; op++) if (observed[op] === 1) this.outcomes[(op << 2) | outcomes[op]!]!++;
+    for (let k = 0; k < a.unblocked.length; k++) if (observed[a.unblocked[k]!] !== 1) this.predicted[a.unblocked[k]!]!++;
+    for (let k = 0; k < a.newlyBlocked.length; k++) if (observed[a.newlyBlocked[k]!] !== 1) this.predicted[a.newlyBlocked[k]!]!++;
+    for (let k = 0; k < a.inconsistent.length; k++) this.inconsistent[a.inconsistent[k]!]!++;
+    this.pendingOf(a).count++;
   }
 
-  private countDivergence(op: number, a: AttemptAnalysis, notRunIn: LoopRun, kind: 'unblocked' | 'newlyBlocked'): void {
-    const c = this.ops[op]!;
-    c[kind]++;
-    if (a.observed[op] !== 1) c.predicted++;
+  /** The pending count of the attempt's projection; most attempts have the previous attempt's (a healthy fleet). */
+  private pendingOf(a: AttemptAnalysis): Pending {
+    if (this.last?.phased === a.phased) return this.last;
+    let pending = this.pending.get(a.phased);
+    if (!pending) {
+      if (this.pending.size === MAX_PENDING_PROJECTIONS) this.fold();
+      const { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered } = a;
+      pending = { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered, count: 0 };
+      this.pending.set(a.phased, pending);
+    }
+    this.last = pending;
+    return pending;
+  }
+
+  /** Adds the pending projections' attempts to the per-op counts, in the order the projections were first seen. */
+  private fold(): void {
+    for (const c of this.pending.values()) {
+      const count = c.count;
+      if (c.diverged) this.diverged += count;
+      if (c.structural.length > 0) this.structural += count;
+      for (const op of c.structural) this.opStructural[op]! += count;
+      for (const op of c.unblocked) this.countDivergence(op, this.unblocked, c.sequential, count);
+      for (const op of c.newlyBlocked) this.countDivergence(op, this.newlyBlocked, c.phased, count);
+      for (const [blocker, blocked] of c.phased.blockedBy) {
+        const key = blocker * 65536 + blocked;
+        this.blockedBy.set(key, (this.blockedBy.get(key) ?? 0) + count);
+      }
+      for (const pair of c.reordered) this.reordered[pair]! += count;
+    }
+    this.pending = new Map();
+    this.last = undefined;
+  }
+
+  private countDivergence(op: number, counts: Float64Array, notRunIn: LoopRun, count: number): void {
+    counts[op]! += count;
     const blocker = notRunIn.blockerOf(op);
-    if (blocker !== NO_BLOCKER) c.blockers.set(blocker, (c.blockers.get(blocker) ?? 0) + 1);
+    if (blocker === NO_BLOCKER) return;
+    const blockers = this.blockers[op]!;
+    blockers.set(blocker, (blockers.get(blocker) ?? 0) + count);
   }
 
   private noteTime(r: AttemptRecord): void {
@@ -166,22 +213,23 @@ export class ControllerSummaryBuilder {
 
   /** What has been counted, as plain data (summary-state.ts): the summary, and the partial state a sharded run merges. */
   snapshot(): SummaryState {
+    this.fold();
     const cm = this.cm;
     const operations = cm.ops.map((name, op): OperationState => {
-      const c = this.ops[op]!;
+      const [ok, error, stop, skip] = this.outcomes.subarray(op << 2, (op + 1) << 2);
       const blockers = new Map<string, number>();
-      for (const [code, count] of c.blockers) blockers.set(blockerName(cm, code), (blockers.get(blockerName(cm, code)) ?? 0) + count);
+      for (const [code, count] of this.blockers[op]!) blockers.set(blockerName(cm, code), (blockers.get(blockerName(cm, code)) ?? 0) + count);
       const longestMs = this.starvation.longestMs[op]!;
       const longestObject = this.starvation.longestObject[op];
       return {
         name,
-        observed: c.observed,
-        outcomes: { ok: c.outcomes[0], error: c.outcomes[ERROR], stop: c.outcomes[STOP], skip: c.outcomes[SKIP] },
-        unblocked: c.unblocked,
-        newlyBlocked: c.newlyBlocked,
-        structural: c.structural,
-        predicted: c.predicted,
-        inconsistent: c.inconsistent,
+        observed: ok! + error! + stop! + skip!,
+        outcomes: { ok: ok!, error: error!, stop: stop!, skip: skip! },
+        unblocked: this.unblocked[op]!,
+        newlyBlocked: this.newlyBlocked[op]!,
+        structural: this.opStructural[op]!,
+        predicted: this.predicted[op]!,
+        inconsistent: this.inconsistent[op]!,
         blockers: [...blockers].map(([blocker, count]) => ({ blocker, count })).sort(blockerOrder),
         longestStarvation: longestObject === undefined ? null : { ms: longestMs, object: longestObject },
       };
@@ -189,12 +237,19 @@ export class ControllerSummaryBuilder {
     const blockedBy = [...this.blockedBy]
       .map(([key, count]) => ({ blocker: cm.groups[Math.floor(key / 65536)]!.name, blocked: cm.groups[key % 65536]!.name, count }))
       .sort(blockedByOrder);
-    const reorderedPairs = this.reordered
+    const reorderedPairs = [...this.reordered]
       .map((count, i) => ({ first: cm.ops[cm.invertedPairs[i]![0]]!, second: cm.ops[cm.invertedPairs[i]![1]]!, count }))
       .filter((p) => p.count > 0)
       .sort(pairOrder);
     return {
-      attempts: { total: this.total, byObservedModel: { ...this.byModel }, bySource: { ...this.bySource }, diverged: this.diverged, structural: this.structural, partial: this.partial },
+      attempts: {
+        total: this.total,
+        byObservedModel: { sequential: this.sequential, phased: this.phased },
+        bySource: Object.fromEntries(this.bySource),
+        diverged: this.diverged,
+        structural: this.structural,
+        partial: this.partial,
+      },
       window: {
         first: this.firstText === undefined ? null : { ms: this.firstMs, text: this.firstText },
         last: this.lastText === undefined ? null : { ms: this.lastMs, text: this.lastText },

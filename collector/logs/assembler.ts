@@ -25,14 +25,15 @@
 import type { OperatorLoop } from '../operator-loop.js';
 import { buildEra } from '../operator-loop.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { AttemptBuilder, readingNotes, type BuiltAttempt, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
+import { AttemptBuilder, readingNotes, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
+import type { AttemptReading } from '../attempt-readings.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
 import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './zap-line.js';
 
 export type ObservedLoop = LoopKind | 'auto';
 
-export interface AssemblerOptions {
+export interface LogLineAssemblerOptions {
   readonly model: ReconcileModel;
   readonly patterns: LogPatterns;
   readonly loop: ObservedLoop;
@@ -136,11 +137,13 @@ interface Pending {
 
 interface Judged {
   readonly pending: Pending;
-  readonly built: Readonly<Record<LoopKind, BuiltAttempt>>;
+  /** Its texts' reading: each loop's read on first use (attempt-readings.ts). */
+  readonly reading: AttemptReading;
   readonly sampled: boolean;
 }
 
-export class AttemptAssembler {
+/** The operator's log lines, one at a time, into attempts (the OTLP path's counterpart is otlp/assembler.ts's SpanAssembler). */
+export class LogLineAssembler {
   readonly stats: LogSourceStats;
   private readonly classifier: ZapLineClassifier;
   private readonly builder: AttemptBuilder;
@@ -160,7 +163,7 @@ export class AttemptAssembler {
   private streamSecond = -Infinity;
 
   constructor(
-    private readonly options: AssemblerOptions,
+    private readonly options: LogLineAssemblerOptions,
     private readonly sink: RecordSink,
   ) {
     const known = new Set(options.model.operations.map((o) => o.name));
@@ -375,9 +378,8 @@ export class AttemptAssembler {
   private read(p: Pending): void {
     if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
     if (p.reconcileID !== undefined) this.remember(p.reconcileID);
-    let sampled = false;
-    for (let s = p.firstSecond; s <= p.lastSecond && !sampled; s++) sampled = this.sampler.isSampled(s);
-    const { both } = this.builder.read({
+    const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
+    const reading = this.builder.reading({
       success: p.success,
       ...(p.summary === undefined ? {} : { summary: p.summary }),
       ...(p.error === undefined ? {} : { error: p.error }),
@@ -385,7 +387,7 @@ export class AttemptAssembler {
       progress: p.progress,
       incomplete: sampled,
     });
-    const judged: Judged = { pending: p, built: both, sampled };
+    const judged: Judged = { pending: p, reading, sampled };
     const configured = this.options.loop;
     if (configured !== 'auto') {
       this.emit(judged, configured, []);
@@ -448,10 +450,9 @@ export class AttemptAssembler {
   }
 
   private emit(j: Judged, loop: LoopKind, notes: SourceNote[]): void {
-    const { pending: p, built, sampled } = j;
-    const read = built[loop];
-    const other = built[loop === 'sequential' ? 'phased' : 'sequential'];
-    if (!read.consistent && other.consistent) notes.push('loop_contradicted');
+    const { pending: p, reading, sampled } = j;
+    const read = reading.under(loop);
+    if (!read.consistent && reading.under(loop === 'sequential' ? 'phased' : 'sequential').consistent) notes.push('loop_contradicted');
     notes.push(...readingNotes(read));
     if (sampled) notes.push('sampled');
     for (const n of new Set(notes)) this.stats.notes[n]++;
@@ -502,9 +503,9 @@ function leader(run: Run): LoopKind | undefined {
 
 /** The loop only one of whose readings fits the attempt's lines; undefined when both (or neither) fit. */
 function provenLoop(j: Judged): LoopKind | undefined {
-  const { sequential, phased } = j.built;
-  if (sequential.consistent === phased.consistent) return undefined;
-  return sequential.consistent ? 'sequential' : 'phased';
+  const sequential = j.reading.under('sequential').consistent;
+  if (sequential === j.reading.under('phased').consistent) return undefined;
+  return sequential ? 'sequential' : 'phased';
 }
 
 /** Without a reconcileID: a line that opens an attempt, after the open one has ended, starts the next one. */

@@ -81,6 +81,19 @@ export class SamplingDetector {
     return this.flagged.has(second);
   }
 
+  /**
+   * Whether any second of [first, last] is sampled. An attempt's lines may be any distance apart (a clock jump, a
+   * damaged time), so the shorter of the range and the flagged seconds is walked.
+   */
+  anySampledIn(first: number, last: number): boolean {
+    if (last - first < this.flagged.size) {
+      for (let s = first; s <= last; s++) if (this.flagged.has(s)) return true;
+      return false;
+    }
+    for (const s of this.flagged) if (s >= first && s <= last) return true;
+    return false;
+  }
+
   /** Seconds flagged so far. */
   get sampledSeconds(): number {
     return this.flaggedTotal;

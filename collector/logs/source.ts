@@ -12,7 +12,7 @@ import type { SourceHooks } from '../component.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
 import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
-import { AttemptAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
+import { LogLineAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
 import { unwrapCriFrames } from './cri.js';
 import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './file-follower.js';
 import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './pod-log-follower.js';
@@ -114,7 +114,7 @@ export class OperatorLogSource implements Source {
   /** Resolves once the input is over (stdin reached its end, or stop()) and every attempt was handed on. */
   readonly ended: Promise<void>;
   readonly inputStats: InputStats = { errors: 0, lastError: undefined, rotations: { renamed: 0, truncated: 0 }, pod: undefined };
-  private readonly assembler: AttemptAssembler;
+  private readonly assembler: LogLineAssembler;
   private readonly loopWatch: OperatorLoopWatch | undefined;
   private readonly consumer: LineConsumer;
   private readonly clock: () => number;
@@ -140,7 +140,7 @@ export class OperatorLogSource implements Source {
       this.loopWatch = new OperatorLoopWatch({ kubeConfig: options.pod?.kubeConfig ?? kubeConfigFromEnvironment(), deployment: options.operatorDeployment });
     }
     const watch = this.loopWatch;
-    this.assembler = new AttemptAssembler(
+    this.assembler = new LogLineAssembler(
       {
         model: options.model,
         patterns: resolvePatterns(options.patterns),

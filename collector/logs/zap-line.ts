@@ -12,6 +12,7 @@
  */
 import type { RejectReason } from '../records.js';
 import { HYPERSHIFT_OPERATOR } from '../operator-loop.js';
+import { BoundedMemo } from '../attempt-readings.js';
 import { redactText } from './redact.js';
 
 /** A message that reports one operation's outcome in the middle of an attempt. */
@@ -193,6 +194,8 @@ class FieldProblem extends Error {}
 export class ZapLineClassifier {
   private readonly kinds: ReadonlyMap<string, AttemptLineKind>;
   private readonly progress: ReadonlyMap<string, ProgressPattern>;
+  /** Texts redacted before (redaction is a pure function of the text, and most attempts write one of a few texts). */
+  private readonly redacted = new BoundedMemo<string>(REDACTED_MEMO_SIZE);
 
   /** `progress` patterns of operations the model lacks should be left out by the caller. */
   constructor(
@@ -286,6 +289,12 @@ export class ZapLineClassifier {
     return namespace ? `${namespace}/${name}` : name;
   }
 
+  private redact(text: string): string {
+    let out = this.redacted.get(text);
+    if (out === undefined) this.redacted.set(text, (out = redactText(text)));
+    return out;
+  }
+
   /** The texts the line kind carries: the error (with zap's causes), the summary, or a progress line's error. */
   private readText(kind: AttemptLineKind, msg: string, value: Record<string, unknown>): Pick<AttemptLine, 'text' | 'causes' | 'progress'> {
     const f = this.patterns.fields;
@@ -293,17 +302,18 @@ export class ZapLineClassifier {
     if (kind === 'progress') {
       const progress = this.progress.get(msg)!;
       const error = value[f.error];
-      return progress.outcome === 'error' && typeof error === 'string' ? { progress, text: redactText(error) } : { progress };
+      return progress.outcome === 'error' && typeof error === 'string' ? { progress, text: this.redact(error) } : { progress };
     }
     const key = kind === 'error' ? f.error : f.summary;
     const text = value[key];
     if (typeof text !== 'string' || (kind === 'error' && text === '')) throw new FieldProblem(`${key}: required string`);
-    if (kind === 'summary') return { text: redactText(text) };
+    if (kind === 'summary') return { text: this.redact(text) };
     const causes = leafCauses(value[f.errorCauses], 0);
-    return causes && causes.length > 0 ? { text: redactText(text), causes: causes.map(redactText) } : { text: redactText(text) };
+    return causes && causes.length > 0 ? { text: this.redact(text), causes: causes.map((c) => this.redact(c)) } : { text: this.redact(text) };
   }
 }
 
+const REDACTED_MEMO_SIZE = 2048;
 const MAX_CAUSE_DEPTH = 8;
 const MAX_CAUSES = 1000;
 

@@ -11,12 +11,21 @@
  * Every span ends as part of exactly one handed-on attempt or as one rejection, so received = analyzed + dropped.
  * Memory is bounded by `maxPendingAttempts`, `maxPendingSpans` and `maxPendingBytes`: past one, pending attempts
  * make room, settling ones first (handed on as complete), then the oldest (incomplete, or dropped as `pending_limit`).
+ * Spans come as indexes into a request's SpanBatch (span-batch.ts) and are copied into the attempt they belong to
+ * (pending.ts): nothing is allocated per span but the attempt's share of its columns.
  */
 import { MAX_OPERATIONS_PER_ATTEMPT, toAttempt } from '../journal.js';
 import { REJECT_REASONS, type AttemptRecord, type RecordSink, type RejectReason } from '../records.js';
-import type { Scheduler, Timer } from './scheduler.js';
-import { STATUS_ERROR, heldBytes, type AttributeValue, type OtlpSpan } from './span.js';
+import { pairHash, traceState } from './id-hash.js';
+import { AttemptOrder, Children, PendingTable, PendingAttempt } from './pending.js';
+import { RecentSpans } from './recent-spans.js';
+import type { Scheduler } from './scheduler.js';
+import { ID_WORDS, SpanBatch, TIME_WORDS, hexWords, nanos } from './span-batch.js';
+import { STATUS_ERROR, type AttributeValue, type OtlpSpan } from './span.js';
 import { formatRfc3339Nanos, parseRfc3339Nanos } from './time.js';
+
+/** Children's rooms kept for reuse; past this many, the rest are left to the garbage collector. */
+const MAX_FREE_CHILDREN = 256;
 
 /** The span convention's attribute names. */
 export const ATTR = {
@@ -30,7 +39,7 @@ export const ATTR = {
   outcome: 'reconcile.outcome',
 } as const;
 
-export interface AssemblerOptions {
+export interface SpanAssemblerOptions {
   readonly settleMs: number;
   readonly maxWaitMs: number;
   readonly maxPendingAttempts: number;
@@ -43,7 +52,7 @@ export interface AssemblerOptions {
   readonly knownOperations?: ReadonlySet<string>;
 }
 
-export const DEFAULT_ASSEMBLER_OPTIONS: AssemblerOptions = {
+export const DEFAULT_SPAN_ASSEMBLER_OPTIONS: SpanAssemblerOptions = {
   settleMs: 1_000,
   maxWaitMs: 30_000,
   maxPendingAttempts: 10_000,
@@ -52,60 +61,27 @@ export const DEFAULT_ASSEMBLER_OPTIONS: AssemblerOptions = {
   recentSpanMemory: 100_000,
 };
 
-interface Arrival {
-  readonly span: OtlpSpan;
-  /** The request it came in, for rejections. */
-  readonly where: string;
-  /** Arrival order, the tie-break between children that started at the same nanosecond. */
-  readonly seq: number;
-  readonly bytes: number;
-}
-
-/** Everything about one attempt while it waits, in one place. */
-interface PendingAttempt {
-  /** traceId + the root's spanId. */
-  readonly key: string;
-  readonly traceId: string;
-  readonly rootId: string;
-  root?: Arrival;
-  readonly children: Map<string, Arrival>;
-  /** From the root's `reconcile.operation_count`; undefined while settling (no count) or before the root. */
-  expected?: number;
-  /** A root attribute that makes the whole attempt invalid, reported when it is handed on. */
-  rootProblem?: string;
-  settle?: Timer;
-  readonly deadline: Timer;
-  /** Handed on or dropped. */
-  gone: boolean;
-  /** Where it sits in the orders pending attempts give way in (AttemptOrder). */
-  readonly places: Record<OrderName, Place>;
-}
-
-type OrderName = 'opened' | 'settling';
-
-interface Place {
-  prev?: PendingAttempt;
-  next?: PendingAttempt;
-  listed: boolean;
-}
-
-export class AttemptAssembler {
-  private readonly pending = new Map<string, PendingAttempt>();
-  /**
-   * The pending attempts again, by their root's span id (more than one only when traces reuse an id): each span finds
-   * its attempt without building the key, a string that cost a copy and a hash per span.
-   */
-  private readonly byRoot = new Map<string, PendingAttempt[]>();
+export class SpanAssembler {
+  private readonly pending = new PendingTable();
   /** Every pending attempt in the order it was opened, and the settling ones in the order their root arrived. */
   private readonly opened = new AttemptOrder('opened');
   private readonly settling = new AttemptOrder('settling');
   private spansPending = 0;
   private bytesPending = 0;
+  /** Arrival order, the tie-break between children that started at the same nanosecond. */
   private seq = 0;
   private readonly recent: RecentSpans;
+  /** A child's span id words, on their way into a message. */
+  private readonly spanWords = new Uint32Array(2);
+  /** An attempt's span ids, root first, on their way into `recent`. */
+  private attemptSpans = new Uint32Array(2 * 64);
+  /** Children of attempts handed on, ready for new attempts. */
+  private readonly freeChildren: Children[] = [];
+  /** The operations handed to the journal validator, which copies each: reused from attempt to attempt. */
+  private readonly shapedOperations: ShapedOperation[] = [];
 
   constructor(
-    private readonly options: AssemblerOptions,
+    private readonly options: SpanAssemblerOptions,
     private readonly sink: RecordSink,
     private readonly scheduler: Scheduler,
   ) {
@@ -120,15 +96,23 @@ export class AttemptAssembler {
     return this.spansPending;
   }
 
+  /** One span, as an object (tests, and callers with a span in hand). */
   add(span: OtlpSpan, where: string): void {
-    const arrival: Arrival = { span, where, seq: this.seq++, bytes: heldBytes(span) };
-    if (this.recent.has(span.traceId, span.spanId)) return this.reject(arrival, 'duplicate_span', 'already handed on in an analyzed attempt');
-    if (span.attributes.has(ATTR.controller)) return this.addRoot(arrival);
-    if (span.parentSpanId === '') {
-      return this.reject(arrival, 'orphan_span', `neither an attempt root (no ${ATTR.controller} attribute) nor the child of one`);
+    this.addFrom(SpanBatch.of([span]), 0, where);
+  }
+
+  /** Span `i` of a request's batch; `where` names the request. */
+  addFrom(batch: SpanBatch, i: number, where: string): void {
+    const ids = batch.ids;
+    const w = i * ID_WORDS;
+    const trace = traceState(ids, w);
+    if (this.recent.has(trace, ids, w, ids, w + 4)) return this.rejectNew(batch, i, where, 'duplicate_span', 'already handed on in an analyzed attempt');
+    if (batch.attributes[i]!.has(ATTR.controller)) return this.addRoot(batch, i, where, pairHash(trace, ids[w + 4]!, ids[w + 5]!));
+    if (batch.parents[i] === 0) {
+      return this.rejectNew(batch, i, where, 'orphan_span', `neither an attempt root (no ${ATTR.controller} attribute) nor the child of one`);
     }
-    if (this.recent.has(span.traceId, span.parentSpanId)) return this.reject(arrival, 'orphan_span', `arrived after its attempt (root ${span.parentSpanId}) was analyzed`);
-    this.addChild(arrival);
+    if (this.recent.has(trace, ids, w, ids, w + 6)) return this.rejectNew(batch, i, where, 'orphan_span', `arrived after its attempt (root ${hexWords(ids, w + 6, 2)}) was analyzed`);
+    this.addChild(batch, i, where, pairHash(trace, ids[w + 6]!, ids[w + 7]!));
   }
 
   /**
@@ -136,101 +120,91 @@ export class AttemptAssembler {
    * incomplete, children without a root as `shutdown`.
    */
   flush(): void {
-    for (const p of [...this.pending.values()]) {
+    for (const p of this.opened.all()) {
       if (p.root) this.complete(p, p.expected !== undefined);
       else this.dropAll(p, 'shutdown', 'the receiver stopped before the root span arrived');
     }
   }
 
-  private addRoot(arrival: Arrival): void {
-    const { traceId, spanId } = arrival.span;
-    let p = this.find(traceId, spanId);
-    if (p?.root) return this.reject(arrival, 'duplicate_span', 'the same root span arrived twice');
-    const limit = this.makeRoom(arrival, p);
-    if (limit) return this.pendingLimit(arrival, limit);
-    p ??= this.open(traceId, spanId);
-    p.root = arrival;
+  /** `hash`: the pairHash of its trace id and its own id. */
+  private addRoot(batch: SpanBatch, i: number, where: string, hash: number): void {
+    const ids = batch.ids;
+    const w = i * ID_WORDS;
+    let p = this.pending.find(ids, w, w + 4, hash);
+    if (p?.root) return this.rejectNew(batch, i, where, 'duplicate_span', 'the same root span arrived twice');
+    const bytes = batch.heldBytes[i]!;
+    const limit = this.makeRoom(bytes, p);
+    if (limit) return this.pendingLimit(batch, i, where, limit);
+    p ??= this.open(ids, w, w + 4, hash);
+    const t = i * TIME_WORDS;
+    const attributes = batch.attributes[i]!;
+    p.root = { name: batch.names[i]!, startHigh: batch.times[t]!, startLow: batch.times[t + 1]!, attributes, where, bytes };
     this.spansPending++;
-    this.bytesPending += arrival.bytes;
-    const count = intAttribute(arrival.span.attributes, ATTR.operationCount);
+    this.bytesPending += bytes;
+    const count = intAttribute(attributes, ATTR.operationCount);
     if (count === null) p.rootProblem = `${ATTR.operationCount}: must be a non-negative integer`;
     else if (count !== undefined) p.expected = count;
     if (p.expected === undefined) this.settling.push(p);
     this.arrived(p);
   }
 
-  private addChild(arrival: Arrival): void {
-    const { traceId, parentSpanId } = arrival.span;
-    let p = this.find(traceId, parentSpanId);
-    if (p?.children.has(arrival.span.spanId)) return this.reject(arrival, 'duplicate_span', 'the same child span arrived twice');
-    if (p && p.children.size >= MAX_OPERATIONS_PER_ATTEMPT) {
-      return this.reject(arrival, 'too_many_operations', `the attempt already has ${MAX_OPERATIONS_PER_ATTEMPT} operation spans`);
+  /** `hash`: the pairHash of its trace id and its parent's id. */
+  private addChild(batch: SpanBatch, i: number, where: string, hash: number): void {
+    const ids = batch.ids;
+    const w = i * ID_WORDS;
+    let p = this.pending.find(ids, w, w + 6, hash);
+    if (p?.children.has(ids[w + 4]!, ids[w + 5]!)) return this.rejectNew(batch, i, where, 'duplicate_span', 'the same child span arrived twice');
+    if (p && p.children.count >= MAX_OPERATIONS_PER_ATTEMPT) {
+      return this.rejectNew(batch, i, where, 'too_many_operations', `the attempt already has ${MAX_OPERATIONS_PER_ATTEMPT} operation spans`);
     }
-    const limit = this.makeRoom(arrival, p);
-    if (limit) return this.pendingLimit(arrival, limit);
-    p ??= this.open(traceId, parentSpanId);
-    p.children.set(arrival.span.spanId, arrival);
+    const bytes = batch.heldBytes[i]!;
+    const limit = this.makeRoom(bytes, p);
+    if (limit) return this.pendingLimit(batch, i, where, limit);
+    p ??= this.open(ids, w, w + 6, hash);
+    p.children.push(batch, i, where, this.seq++);
     this.spansPending++;
-    this.bytesPending += arrival.bytes;
+    this.bytesPending += bytes;
     this.arrived(p);
   }
 
-  private find(traceId: string, rootId: string): PendingAttempt | undefined {
-    const sharing = this.byRoot.get(rootId);
-    if (sharing) for (const p of sharing) if (p.traceId === traceId) return p;
-    return undefined;
-  }
-
-  private open(traceId: string, rootId: string): PendingAttempt {
-    const key = traceId + rootId;
-    const p: PendingAttempt = {
-      key,
-      traceId,
-      rootId,
-      children: new Map(),
-      deadline: this.scheduler.setTimer(this.options.maxWaitMs, () => this.expire(p)),
-      gone: false,
-      places: { opened: { listed: false }, settling: { listed: false } },
-    };
-    this.pending.set(key, p);
-    const sharing = this.byRoot.get(rootId);
-    if (sharing) sharing.push(p);
-    else this.byRoot.set(rootId, [p]);
+  private open(ids: Uint32Array, traceAt: number, rootAt: number, hash: number): PendingAttempt {
+    const p = new PendingAttempt(ids, traceAt, rootAt, hash, this.freeChildren.pop() ?? new Children());
+    p.deadline = this.scheduler.setTimer(this.options.maxWaitMs, () => this.expire(p));
+    this.pending.add(p);
     this.opened.push(p);
     return p;
   }
 
   /**
-   * Room for the span (in `own`, or in a new attempt when `own` is undefined): while a pending limit would be passed,
-   * other attempts are handed on early, settling ones first (as complete: their root is in, and a root ends after its
-   * children), then the one pending longest. Refusing new spans instead would let attempts that will never complete
-   * (their other spans were dropped by an overloaded exporter) block every new attempt for the whole wait. Returns the
-   * limit still in the way when nothing else is left to hand on.
+   * Room for a span of `bytes` (in `own`, or in a new attempt when `own` is undefined): while a pending limit would be
+   * passed, other attempts are handed on early, settling ones first (as complete: their root is in, and a root ends
+   * after its children), then the one pending longest. Refusing new spans instead would let attempts that will never
+   * complete (their other spans were dropped by an overloaded exporter) block every new attempt for the whole wait.
+   * Returns the limit still in the way when nothing else is left to hand on.
    */
-  private makeRoom(arrival: Arrival, own: PendingAttempt | undefined): string | undefined {
+  private makeRoom(bytes: number, own: PendingAttempt | undefined): string | undefined {
     for (;;) {
-      const limit = this.limitPassed(arrival, own === undefined);
+      const limit = this.limitPassed(bytes, own === undefined);
       if (limit === undefined) return undefined;
-      const other = (p: PendingAttempt): boolean => p !== own;
-      const oldest = this.settling.first(other) ?? this.opened.first(other);
+      const oldest = this.settling.firstOther(own) ?? this.opened.firstOther(own);
       if (!oldest) return limit;
       if (oldest.root) this.complete(oldest, oldest.expected !== undefined);
       else this.dropAll(oldest, 'pending_limit', `its attempt was evicted to make room: ${limit}, the limit`);
     }
   }
 
-  private limitPassed(arrival: Arrival, opening: boolean): string | undefined {
+  private limitPassed(bytes: number, opening: boolean): string | undefined {
     const o = this.options;
     if (opening && this.pending.size >= o.maxPendingAttempts) return `${o.maxPendingAttempts} pending attempts`;
     if (this.spansPending >= o.maxPendingSpans) return `${o.maxPendingSpans} pending spans`;
-    if (this.bytesPending + arrival.bytes > o.maxPendingBytes) return `${this.bytesPending} bytes of pending spans (limit ${o.maxPendingBytes})`;
+    if (this.bytesPending + bytes > o.maxPendingBytes) return `${this.bytesPending} bytes of pending spans (limit ${o.maxPendingBytes})`;
     return undefined;
   }
 
   private arrived(p: PendingAttempt): void {
     if (!p.root) return;
     if (p.expected !== undefined) {
-      if (p.children.size >= p.expected) this.complete(p, false);
+      if (p.children.count >= p.expected) this.complete(p, false);
       return;
     }
     p.settle?.cancel();
@@ -240,118 +214,107 @@ export class AttemptAssembler {
   private expire(p: PendingAttempt): void {
     if (p.gone) return;
     if (p.root) this.complete(p, true);
-    else this.dropAll(p, 'orphan_span', `its root span (${p.rootId}) did not arrive within ${this.options.maxWaitMs} ms`);
+    else this.dropAll(p, 'orphan_span', `its root span (${hexWords(p.ids, 4, 2)}) did not arrive within ${this.options.maxWaitMs} ms`);
   }
 
   private complete(p: PendingAttempt, incomplete: boolean): void {
     this.remove(p);
-    const root = p.root!;
-    const children = [...p.children.values()].sort(byStart);
+    const order = p.children.byStart();
     let record: AttemptRecord;
     try {
-      record = this.toRecord(p, root, children, incomplete);
+      record = this.toRecord(p, order, incomplete);
     } catch (e) {
       const reason = rejectReasonOf(e);
-      const message = `attempt of root ${root.span.spanId} in trace ${root.span.traceId}: ${(e as Error).message}`;
-      for (const a of [root, ...children]) this.reject(a, reason, message);
-      this.remember(root, children);
+      const message = `attempt of root ${hexWords(p.ids, 4, 2)} in trace ${hexWords(p.ids, 0, 4)}: ${(e as Error).message}`;
+      this.rejectRoot(p, reason, message);
+      for (const k of order) this.rejectChild(p, k, reason, message);
+      this.remember(p, order);
+      this.release(p);
       return;
     }
-    this.remember(root, children);
+    this.remember(p, order);
+    this.release(p);
     this.sink.attempt(record);
   }
 
-  private toRecord(p: PendingAttempt, root: Arrival, children: readonly Arrival[], incomplete: boolean): AttemptRecord {
+  /** The attempt is gone: its children's room goes to a later attempt. */
+  private release(p: PendingAttempt): void {
+    p.children.release();
+    if (this.freeChildren.length < MAX_FREE_CHILDREN) this.freeChildren.push(p.children);
+  }
+
+  private toRecord(p: PendingAttempt, order: readonly number[], incomplete: boolean): AttemptRecord {
     if (p.rootProblem !== undefined) throw new RootProblem(p.rootProblem);
-    const attrs = root.span.attributes;
+    const root = p.root!;
+    const attrs = root.attributes;
     const generation = intAttribute(attrs, ATTR.generation);
+    const operations = this.shapedOperations;
+    while (operations.length < order.length) operations.push({ name: '', outcome: undefined, error: undefined, durationSeconds: 0 });
+    operations.length = order.length;
+    for (let k = 0; k < order.length; k++) shapeOperation(operations[k]!, p.children, order[k]!);
     const shaped = {
-      time: timeText(root.span),
+      time: timeText(root.startHigh, root.startLow, attrs),
       controller: jsonSafe(attrs.get(ATTR.controller)),
       object: jsonSafe(attrs.get(ATTR.object)),
       // an invalid generation is passed on as it came, so the journal validator names it in the rejection
       generation: generation === null ? jsonSafe(attrs.get(ATTR.generation)) : generation,
       model: jsonSafe(attrs.get(ATTR.model)),
-      operations: children.map((c) => toOperation(c.span)),
+      operations,
     };
     const record = toAttempt(shaped, { file: root.where, knownOperations: this.options.knownOperations }, 'otlp');
-    return { ...record, origin: { source: 'otlp', traceId: root.span.traceId, spanId: root.span.spanId, incomplete } };
+    return { ...record, origin: { source: 'otlp', traceId: hexWords(p.ids, 0, 4), spanId: hexWords(p.ids, 4, 2), incomplete } };
   }
 
   private remove(p: PendingAttempt): void {
     p.gone = true;
     p.deadline.cancel();
     p.settle?.cancel();
-    this.pending.delete(p.key);
-    const sharing = this.byRoot.get(p.rootId) ?? [];
-    const at = sharing.indexOf(p);
-    if (at >= 0 && sharing.length === 1) this.byRoot.delete(p.rootId);
-    else if (at >= 0) sharing.splice(at, 1);
-    this.spansPending -= p.children.size + (p.root ? 1 : 0);
-    this.bytesPending -= p.root?.bytes ?? 0;
-    for (const c of p.children.values()) this.bytesPending -= c.bytes;
+    this.pending.delete(p);
+    this.spansPending -= p.spans;
+    this.bytesPending -= p.bytes;
     this.opened.remove(p);
     this.settling.remove(p);
   }
 
-  private remember(root: Arrival, children: readonly Arrival[]): void {
-    this.recent.add(root.span.traceId, root.span.spanId);
-    for (const c of children) this.recent.add(c.span.traceId, c.span.spanId);
+  /** The attempt's spans, root first, then its children in start order. */
+  private remember(p: PendingAttempt, order: readonly number[]): void {
+    if (this.attemptSpans.length < 2 * (order.length + 1)) this.attemptSpans = new Uint32Array(4 * (order.length + 1));
+    const spans = this.attemptSpans;
+    spans[0] = p.ids[4]!;
+    spans[1] = p.ids[5]!;
+    for (let k = 0; k < order.length; k++) p.children.spanId(order[k]!, spans, 2 * k + 2);
+    this.recent.addAttempt(traceState(p.ids, 0), p.ids, 0, spans, order.length + 1);
   }
 
   private dropAll(p: PendingAttempt, reason: RejectReason, message: string): void {
     this.remove(p);
-    for (const c of p.children.values()) this.reject(c, reason, message);
+    for (let k = 0; k < p.children.count; k++) this.rejectChild(p, k, reason, message);
+    this.release(p);
   }
 
-  private pendingLimit(arrival: Arrival, limit: string): void {
-    this.reject(arrival, 'pending_limit', `the receiver already holds ${limit}, its limit`);
+  private pendingLimit(batch: SpanBatch, i: number, where: string, limit: string): void {
+    this.rejectNew(batch, i, where, 'pending_limit', `the receiver already holds ${limit}, its limit`);
   }
 
-  private reject(a: Arrival, reason: RejectReason, message: string): void {
-    const s = a.span;
-    this.sink.reject({ source: 'otlp', reason, where: a.where, message: `span ${s.spanId} (${JSON.stringify(s.name)}) in trace ${s.traceId}: ${message}` });
-  }
-}
-
-/**
- * Pending attempts in one order, oldest first, as a list threaded through the attempts themselves: an attempt leaves
- * from anywhere in O(1), and one that is handed on is not held a moment longer (an array with lazy deletion held every
- * attempt behind a long-waiting first one, with all its spans, for up to maxWaitMs).
- */
-class AttemptOrder {
-  private head: PendingAttempt | undefined;
-  private tail: PendingAttempt | undefined;
-
-  constructor(private readonly name: OrderName) {}
-
-  push(p: PendingAttempt): void {
-    const place = p.places[this.name];
-    if (place.listed) return;
-    place.listed = true;
-    place.prev = this.tail;
-    place.next = undefined;
-    if (this.tail) this.tail.places[this.name].next = p;
-    else this.head = p;
-    this.tail = p;
+  /** Rejects span `i` of a batch, which never became part of an attempt. */
+  private rejectNew(batch: SpanBatch, i: number, where: string, reason: RejectReason, message: string): void {
+    const w = i * ID_WORDS;
+    this.reject(where, reason, hexWords(batch.ids, w + 4, 2), batch.names[i]!, hexWords(batch.ids, w, 4), message);
   }
 
-  remove(p: PendingAttempt): void {
-    const place = p.places[this.name];
-    if (!place.listed) return;
-    if (place.prev) place.prev.places[this.name].next = place.next;
-    else this.head = place.next;
-    if (place.next) place.next.places[this.name].prev = place.prev;
-    else this.tail = place.prev;
-    place.listed = false;
-    place.prev = undefined;
-    place.next = undefined;
+  private rejectRoot(p: PendingAttempt, reason: RejectReason, message: string): void {
+    const root = p.root!;
+    this.reject(root.where, reason, hexWords(p.ids, 4, 2), root.name, hexWords(p.ids, 0, 4), message);
   }
 
-  /** The oldest attempt `wanted` accepts. */
-  first(wanted: (p: PendingAttempt) => boolean): PendingAttempt | undefined {
-    for (let p = this.head; p; p = p.places[this.name].next) if (wanted(p)) return p;
-    return undefined;
+  private rejectChild(p: PendingAttempt, k: number, reason: RejectReason, message: string): void {
+    const c = p.children;
+    c.spanId(k, this.spanWords, 0);
+    this.reject(c.where(k), reason, hexWords(this.spanWords, 0, 2), c.name(k), hexWords(p.ids, 0, 4), message);
+  }
+
+  private reject(where: string, reason: RejectReason, spanId: string, name: string, traceId: string, message: string): void {
+    this.sink.reject({ source: 'otlp', reason, where, message: `span ${spanId} (${JSON.stringify(name)}) in trace ${traceId}: ${message}` });
   }
 }
 
@@ -360,20 +323,45 @@ class RootProblem extends Error {
   readonly reason: RejectReason = 'invalid_record';
 }
 
-function toOperation(span: OtlpSpan): Record<string, unknown> {
-  const named = span.attributes.get(ATTR.operation);
-  const declared = span.attributes.get(ATTR.outcome);
-  const outcome = declared === undefined ? (span.statusCode === STATUS_ERROR ? 'error' : 'ok') : jsonSafe(declared);
-  const name = typeof named === 'string' && named !== '' ? named : span.name;
-  const durationSeconds = Number(span.endNs - span.startNs) / 1e9;
-  return outcome === 'error' && span.statusMessage !== '' ? { name, outcome, error: span.statusMessage, durationSeconds } : { name, outcome, durationSeconds };
+/**
+ * What the journal validator reads of an operation (it copies each into the record): `error` is undefined when the
+ * operation has none, which the validator reads as absent.
+ */
+interface ShapedOperation {
+  name: string;
+  outcome: string | number | boolean | undefined;
+  error: string | undefined;
+  durationSeconds: number;
+}
+
+function shapeOperation(op: ShapedOperation, c: Children, k: number): void {
+  const attrs = c.attributes(k);
+  const named = attrs.size > 0 ? attrs.get(ATTR.operation) : undefined;
+  const declared = attrs.size > 0 ? attrs.get(ATTR.outcome) : undefined;
+  const statusMessage = c.statusMessage(k);
+  const outcome = declared === undefined ? (c.statusCode(k) === STATUS_ERROR ? 'error' : 'ok') : jsonSafe(declared);
+  op.name = typeof named === 'string' && named !== '' ? named : c.name(k);
+  op.outcome = outcome;
+  op.error = outcome === 'error' && statusMessage !== '' ? statusMessage : undefined;
+  op.durationSeconds = durationNs(c.startHigh(k), c.startLow(k), c.endHigh(k), c.endLow(k)) / 1e9;
+}
+
+/**
+ * end - start in nanoseconds, as the double Number(endNs - startNs) would give: exact arithmetic on the 32-bit halves
+ * while the difference is below 2^52 (104 days), the bigints beyond.
+ */
+function durationNs(startHigh: number, startLow: number, endHigh: number, endLow: number): number {
+  const high = endHigh - startHigh;
+  if (high > -0x100000 && high < 0x100000) return high * 0x1_0000_0000 + (endLow - startLow);
+  return Number(nanos(endHigh, endLow) - nanos(startHigh, startLow));
 }
 
 /** The root's start as RFC 3339, or `reconcile.time` when it spells that same instant (to the nanosecond) differently. */
-function timeText(root: OtlpSpan): string {
-  const declared = root.attributes.get(ATTR.time);
-  if (typeof declared === 'string' && parseRfc3339Nanos(declared) === root.startNs) return declared;
-  return formatRfc3339Nanos(root.startNs);
+function timeText(startHigh: number, startLow: number, attrs: ReadonlyMap<string, AttributeValue>): string {
+  const startNs = nanos(startHigh, startLow);
+  const declared = attrs.get(ATTR.time);
+  if (typeof declared === 'string' && parseRfc3339Nanos(declared) === startNs) return declared;
+  return formatRfc3339Nanos(startNs);
 }
 
 /** undefined when absent, null when present but not a non-negative integer (an int, an integral double, or digits). */
@@ -393,53 +381,8 @@ function jsonSafe(v: AttributeValue | undefined): string | number | boolean | un
   return typeof v === 'bigint' ? v.toString() : v;
 }
 
-function byStart(a: Arrival, b: Arrival): number {
-  if (a.span.startNs !== b.span.startNs) return a.span.startNs < b.span.startNs ? -1 : 1;
-  return a.seq - b.seq;
-}
-
 function rejectReasonOf(e: unknown): RejectReason {
   const reason = (e as { reason?: unknown }).reason;
   if (typeof reason === 'string' && (REJECT_REASONS as readonly string[]).includes(reason)) return reason as RejectReason;
   throw e;
-}
-
-/**
- * A bounded set of (traceId, spanId) that forgets its oldest pairs first. The order lives in a ring: evicting through
- * a Set's own iteration order (`values().next()`) walks every deleted slot at the front of V8's table on each call,
- * which made a full memory cost ~100 µs per span and cut the receiver's throughput by an order of magnitude under
- * load. The pairs are held per trace: one table of 200,000 concatenated ids cost a string per span, a rehash of the
- * whole table at each doubling and a cache miss per lookup (the assembler's largest cost); a trace's own set is small.
- */
-class RecentSpans {
-  private readonly byTrace = new Map<string, Set<string>>();
-  private readonly ringTrace: string[] = [];
-  private readonly ringSpan: string[] = [];
-  private oldest = 0;
-
-  constructor(private readonly capacity: number) {}
-
-  has(traceId: string, spanId: string): boolean {
-    return this.byTrace.get(traceId)?.has(spanId) ?? false;
-  }
-
-  add(traceId: string, spanId: string): void {
-    if (this.capacity <= 0) return;
-    let spans = this.byTrace.get(traceId);
-    if (!spans) this.byTrace.set(traceId, (spans = new Set()));
-    else if (spans.has(spanId)) return;
-    spans.add(spanId);
-    if (this.ringSpan.length < this.capacity) {
-      this.ringTrace.push(traceId);
-      this.ringSpan.push(spanId);
-      return;
-    }
-    const oldTrace = this.ringTrace[this.oldest]!;
-    const oldSpans = this.byTrace.get(oldTrace)!;
-    oldSpans.delete(this.ringSpan[this.oldest]!);
-    if (oldSpans.size === 0) this.byTrace.delete(oldTrace);
-    this.ringTrace[this.oldest] = traceId;
-    this.ringSpan[this.oldest] = spanId;
-    this.oldest = (this.oldest + 1) % this.capacity;
-  }
 }

@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { durationText } from '../../lib/schema.js';
 import type { SourceComponent } from '../component.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
-import { DEFAULT_ASSEMBLER_OPTIONS } from './assembler.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from './assembler.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from './limits.js';
 
 const L = DEFAULT_LIMITS;
-const A = DEFAULT_ASSEMBLER_OPTIONS;
+const A = DEFAULT_SPAN_ASSEMBLER_OPTIONS;
 const T = DEFAULT_TIMEOUTS;
 
 const schema = {

@@ -2,7 +2,10 @@
  * `application/json` bodies (OTLP/JSON). Not canonical proto3 JSON: ids are hex (either case), int64 values
  * arrive as decimal strings or as JSON numbers (the JS exporter sends `intValue` as a number), enums as integers.
  * A body whose structure is wrong is undecodable (400); a span with a wrong field is rejected on its own.
+ * Spans are written to a SpanBatch (columns): ids as words parsed from their hex, times as words parsed from their
+ * digits, so no bigint, lowercased copy or span object is made per span.
  */
+import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import {
   CONVENTION_PREFIX,
   SpanFieldProblem,
@@ -15,8 +18,6 @@ import {
   tooManySpans,
   type AttributeValue,
   type DecodeLimits,
-  type DecodedRequest,
-  type OtlpSpan,
   type SpanProblem,
 } from './span.js';
 
@@ -34,7 +35,7 @@ const STATUS_CODE_NAMES: Readonly<Record<string, number>> = { STATUS_CODE_UNSET:
 export const MIN_BYTES_PER_CONTAINER = 8;
 export const EXEMPT_CONTAINERS = 1_000;
 
-export function decodeJsonRequest(body: Uint8Array, limits: DecodeLimits): DecodedRequest {
+export function decodeJsonRequest(body: Uint8Array, limits: DecodeLimits): DecodedBatch {
   const containers = countContainers(body);
   if (containers > EXEMPT_CONTAINERS && containers * MIN_BYTES_PER_CONTAINER > body.length) {
     throw new UndecodableBody(`${containers} JSON objects and arrays in ${body.length} bytes: denser than OTLP/JSON can be (one per ${MIN_BYTES_PER_CONTAINER} bytes at most)`);
@@ -47,31 +48,35 @@ export function decodeJsonRequest(body: Uint8Array, limits: DecodeLimits): Decod
   }
   if (!isObject(value)) throw new UndecodableBody('the body is not an ExportTraceServiceRequest object');
   const spanLists: { at: string; spans: unknown[] }[] = [];
-  listAt(value, 'resourceSpans', 'resourceSpans').forEach((rs, r) => {
+  const resources = listAt(value, 'resourceSpans', 'resourceSpans');
+  for (let r = 0; r < resources.length; r++) {
+    const rs = resources[r];
     const rsAt = `resourceSpans[${r}]`;
     if (!isObject(rs)) throw new UndecodableBody(`${rsAt}: not an object`);
-    listAt(rs, 'scopeSpans', `${rsAt}.scopeSpans`).forEach((ss, s) => {
-      const ssAt = `${rsAt}.scopeSpans[${s}]`;
+    const scopes = listAt(rs, 'scopeSpans', `${rsAt}.scopeSpans`);
+    for (let k = 0; k < scopes.length; k++) {
+      const ss = scopes[k];
+      const ssAt = `${rsAt}.scopeSpans[${k}]`;
       if (!isObject(ss)) throw new UndecodableBody(`${ssAt}: not an object`);
       spanLists.push({ at: `${ssAt}.spans`, spans: listAt(ss, 'spans', `${ssAt}.spans`) });
-    });
-  });
+    }
+  }
   const total = spanLists.reduce((n, l) => n + l.spans.length, 0);
-  const spans: OtlpSpan[] = [];
+  const batch = new SpanBatch(Math.min(total, limits.maxSpansPerRequest));
   const problems: SpanProblem[] = [];
+  const last = new LastIds();
   let index = 0;
   for (const list of spanLists) {
-    list.spans.forEach((span, k) => {
-      if (index++ >= limits.maxSpansPerRequest) return;
+    for (let k = 0; k < list.spans.length && index++ < limits.maxSpansPerRequest; k++) {
       try {
-        spans.push(toSpan(span, limits));
+        addSpan(list.spans[k], limits, batch, last);
       } catch (e) {
         problems.push(spanProblem(`${list.at}[${k}]`, e));
       }
-    });
+    }
   }
   if (total > limits.maxSpansPerRequest) problems.push(tooManySpans(limits.maxSpansPerRequest, total, limits));
-  return { spans, problems };
+  return { batch, problems };
 }
 
 /**
@@ -119,39 +124,58 @@ function listAt(o: JsonObject, key: string, at: string): unknown[] {
   return v;
 }
 
-function toSpan(span: unknown, limits: DecodeLimits): OtlpSpan {
+/**
+ * Checks one span and commits it to the batch; the checks and their order are the protobuf decoder's. Fields are read
+ * by name, not through a helper taking the key: a keyed load with varying keys is a slow, megamorphic lookup.
+ */
+function addSpan(span: unknown, limits: DecodeLimits, batch: SpanBatch, last: LastIds): void {
   if (!isObject(span)) throw new SpanFieldProblem('invalid_record', 'not an object');
-  const traceId = idField(span, 'traceId');
-  const spanId = idField(span, 'spanId');
-  const parentSpanId = idField(span, 'parentSpanId');
-  checkIds(traceId, spanId, parentSpanId);
-  const startNs = uint64Field(span, 'startTimeUnixNano');
-  const endNs = uint64Field(span, 'endTimeUnixNano');
-  checkTimes(startNs, endNs);
-  const name = stringField(span, 'name', 'name');
+  const traceId = text(span.traceId, 'traceId');
+  const spanId = text(span.spanId, 'spanId');
+  const parentSpanId = text(span.parentSpanId, 'parentSpanId');
+  const i = batch.next();
+  const w = i * ID_WORDS;
+  const ids = batch.ids;
+  const idsValid =
+    last.trace(traceId, ids, w) &&
+    spanId.length === 16 &&
+    hexWords(spanId, ids, w + 4) &&
+    (ids[w + 4]! | ids[w + 5]!) !== 0 &&
+    (parentSpanId === '' || last.parent(parentSpanId, ids, w + 6));
+  if (!idsValid) {
+    // ids are hex in either case; a problem message shows them lowercased
+    checkIds(traceId.toLowerCase(), spanId.toLowerCase(), parentSpanId.toLowerCase());
+    throw new Error(`ids ${traceId}/${spanId}/${parentSpanId} passed checkIds but not the decoder`);
+  }
+  const t = i * TIME_WORDS;
+  const start = uint64Words(span.startTimeUnixNano, 'startTimeUnixNano', batch.times, t);
+  const end = uint64Words(span.endTimeUnixNano, 'endTimeUnixNano', batch.times, t + 2);
+  if (start !== undefined || end !== undefined) {
+    checkTimes(start ?? 0n, end ?? 0n);
+    if (start !== undefined) setWords(batch.times, t, start);
+    if (end !== undefined) setWords(batch.times, t + 2, end);
+  }
+  const name = text(span.name, 'name');
   checkLength('name', name, limits);
   const st = span.status;
   const statusCode = statusCodeOf(st);
-  const statusMessage = st === undefined || st === null ? '' : stringField(st as JsonObject, 'message', 'status.message');
+  const statusMessage = st === undefined || st === null ? '' : text((st as JsonObject).message, 'status.message');
   checkLength('status.message', statusMessage, limits);
   const list = span.attributes ?? [];
   if (!Array.isArray(list)) throw new SpanFieldProblem('invalid_record', 'attributes: not a list');
   checkAttributeCount(list.length, limits);
   let attributes: Map<string, AttributeValue> | undefined;
-  for (let i = 0; i < list.length; i++) {
-    const kv: unknown = list[i];
-    if (!isObject(kv) || typeof kv.key !== 'string') throw new SpanFieldProblem('invalid_record', `attributes[${i}]: not a {key, value} object`);
+  for (let k = 0; k < list.length; k++) {
+    const kv: unknown = list[k];
+    if (!isObject(kv) || typeof kv.key !== 'string') throw new SpanFieldProblem('invalid_record', `attributes[${k}]: not a {key, value} object`);
     if (!kv.key.startsWith(CONVENTION_PREFIX)) continue;
     const value = scalar(kv.value, `attributes[${kv.key}]`);
     if (value === undefined) continue;
     if (typeof value === 'string') checkLength(`attributes[${kv.key}]`, value, limits);
     (attributes ??= new Map()).set(kv.key, value);
   }
-  return { traceId, spanId, parentSpanId, name, startNs, endNs, statusCode, statusMessage, attributes: attributes ?? NO_ATTRIBUTES };
+  batch.commit(parentSpanId !== '', name, statusCode, statusMessage, attributes ?? NO_ATTRIBUTES);
 }
-
-/** Most spans keep no attribute (operation spans carry their outcome in the status); they share one empty map. */
-const NO_ATTRIBUTES: ReadonlyMap<string, AttributeValue> = new Map();
 
 /** The status code; also refuses a status that is not an object (its message is read after). */
 function statusCodeOf(v: unknown): number {
@@ -160,7 +184,7 @@ function statusCodeOf(v: unknown): number {
   const code = v.code ?? 0;
   let statusCode: number | undefined;
   if (typeof code === 'number' && Number.isInteger(code)) statusCode = code;
-  else if (typeof code === 'string') statusCode = STATUS_CODE_NAMES[code];
+  else if (typeof code === 'string' && Object.hasOwn(STATUS_CODE_NAMES, code)) statusCode = STATUS_CODE_NAMES[code];
   if (statusCode === undefined) throw new SpanFieldProblem('invalid_record', `status.code: not a status code: ${JSON.stringify(code)}`);
   return statusCode;
 }
@@ -195,19 +219,118 @@ function int64(v: unknown, at: string): bigint {
   throw new SpanFieldProblem('invalid_record', `${at}: not an int64: ${JSON.stringify(v)}`);
 }
 
-function uint64Field(o: JsonObject, key: string): bigint {
-  const v = o[key] ?? '0';
+/**
+ * A uint64 field's value (absent is 0) into two words of `times` at `at`, high half first. Digit strings of up to 19
+ * digits and safe integers, which cannot be out of range, are read here without a bigint; anything else comes back as
+ * the bigint it spells, for the caller to check against the range (checkTimes names the first one out of it).
+ */
+function uint64Words(value: unknown, key: string, times: Uint32Array, at: number): bigint | undefined {
+  const v = value ?? '0';
+  if (typeof v === 'string' && v.length > 0 && v.length <= 19) {
+    let high = 0;
+    let low = 0;
+    // five digits at a time (< 2^17): (high, low) * 10^5 + chunk stays exact in a double, the carry moves up
+    for (let from = 0; from < v.length; from += 5) {
+      const to = Math.min(v.length, from + 5);
+      let chunk = 0;
+      for (let i = from; i < to; i++) {
+        const digit = v.charCodeAt(i) - 0x30;
+        if (digit < 0 || digit > 9) throw notUint64(key, v);
+        chunk = chunk * 10 + digit;
+      }
+      const scale = POWERS_OF_TEN[to - from]!;
+      const scaled = low * scale + chunk;
+      const carry = Math.floor(scaled / 0x1_0000_0000);
+      low = scaled - carry * 0x1_0000_0000;
+      high = high * scale + carry;
+    }
+    times[at] = high;
+    times[at + 1] = low;
+    return undefined;
+  }
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) {
+    times[at] = Math.floor(v / 0x1_0000_0000);
+    times[at + 1] = v % 0x1_0000_0000;
+    return undefined;
+  }
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return BigInt(v);
   if (typeof v === 'string' && UINT64_TEXT.test(v)) return BigInt(v);
-  throw new SpanFieldProblem('invalid_record', `${key}: not a uint64 count of nanoseconds: ${JSON.stringify(v)}`);
+  throw notUint64(key, v);
 }
 
-function idField(o: JsonObject, key: string): string {
-  return stringField(o, key, key).toLowerCase();
+const POWERS_OF_TEN = [1, 10, 100, 1000, 10_000, 100_000];
+
+function notUint64(key: string, v: unknown): SpanFieldProblem {
+  return new SpanFieldProblem('invalid_record', `${key}: not a uint64 count of nanoseconds: ${JSON.stringify(v)}`);
 }
 
-function stringField(o: JsonObject, key: string, at: string): string {
-  const v = o[key] ?? '';
+/** A checked uint64 into two words, high half first. */
+function setWords(times: Uint32Array, at: number, ns: bigint): void {
+  times[at] = Number(ns >> 32n);
+  times[at + 1] = Number(ns & 0xffffffffn);
+}
+
+/**
+ * The words of the trace and parent ids of the span before, with their text: an exporter writes an attempt's spans
+ * side by side, so most spans repeat both, and comparing the text is cheaper than reading its hex again.
+ */
+class LastIds {
+  private traceText = '';
+  private readonly traceWords = new Uint32Array(4);
+  private parentText = '';
+  private readonly parentWords = new Uint32Array(2);
+
+  /** Writes a valid, non-zero traceId's words at `at`; false when it is not one. */
+  trace(text: string, ids: Uint32Array, at: number): boolean {
+    const words = this.traceWords;
+    if (text !== this.traceText) {
+      if (text.length !== 32 || !hexWords(text, words, 0) || (words[0]! | words[1]! | words[2]! | words[3]!) === 0) {
+        this.traceText = '';
+        return false;
+      }
+      this.traceText = text;
+    }
+    ids[at] = words[0]!;
+    ids[at + 1] = words[1]!;
+    ids[at + 2] = words[2]!;
+    ids[at + 3] = words[3]!;
+    return true;
+  }
+
+  /** Writes a valid parentSpanId's words at `at`; false when it is not one. */
+  parent(text: string, ids: Uint32Array, at: number): boolean {
+    const words = this.parentWords;
+    if (text !== this.parentText) {
+      if (text.length !== 16 || !hexWords(text, words, 0)) {
+        this.parentText = '';
+        return false;
+      }
+      this.parentText = text;
+    }
+    ids[at] = words[0]!;
+    ids[at + 1] = words[1]!;
+    return true;
+  }
+}
+
+/** 8 hex digits (either case) per word into `ids` from `at`; false when a character is not one. */
+function hexWords(hex: string, ids: Uint32Array, at: number): boolean {
+  for (let k = 0; k < hex.length; k += 8) {
+    let w = 0;
+    for (let i = k; i < k + 8; i++) {
+      const c = hex.charCodeAt(i) | 0x20; // lowercase for letters; digits keep their value
+      const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+      if (d < 0) return false;
+      w = w * 16 + d;
+    }
+    ids[at + k / 8] = w;
+  }
+  return true;
+}
+
+/** A string field's value; absent is ''. */
+function text(v: unknown, at: string): string {
+  if (v === undefined || v === null) return '';
   if (typeof v !== 'string') throw new SpanFieldProblem('invalid_record', `${at}: not a string`);
   return v;
 }

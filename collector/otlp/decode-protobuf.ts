@@ -1,29 +1,18 @@
 /**
- * `application/x-protobuf` bodies, read straight off the wire with protobufjs' Reader. Only what the span convention
- * uses becomes JS values: ids, name, times, status and `reconcile.*` scalar attributes (strings
- * must be valid UTF-8, as proto3 requires). Everything else (resources,
- * scopes, events, links, other attributes and their values) is skipped where it lies, and spans past the
- * per-request limit are only counted. Decoding a body therefore costs about the body's own size in memory: a full
- * object tree (protobufjs' `Type.decode`) of a 4 MiB body of tiny attributes or empty spans takes hundreds of MiB,
- * which ran the sidecar out of its heap.
+ * `application/x-protobuf` bodies, read straight off the wire with protobufjs' Reader into a SpanBatch (columns, no
+ * object per span). Only what the span convention uses becomes JS values: ids and times as 32-bit words, the name,
+ * the status and `reconcile.*` scalar attributes (strings must be valid UTF-8, as proto3 requires; short ASCII ones
+ * come from a cache, ascii-strings.ts). Everything else (resources, scopes, events, links, other attributes and
+ * their values) is skipped where it lies, and spans past the per-request limit are only counted. Decoding a body
+ * therefore costs about the body's own size in memory: a full object tree (protobufjs' `Type.decode`) of a 4 MiB
+ * body of tiny attributes or empty spans takes hundreds of MiB, which ran the sidecar out of its heap.
  * Field numbers are opentelemetry-proto's; collector/otlp/otlp_trace.proto lists them.
  */
 import protobuf from 'protobufjs';
+import { AsciiStrings } from './ascii-strings.js';
 import { longToBigInt } from './proto.js';
-import {
-  CONVENTION_PREFIX,
-  UndecodableBody,
-  checkAttributeCount,
-  checkIds,
-  checkLength,
-  spanProblem,
-  tooManySpans,
-  type AttributeValue,
-  type DecodeLimits,
-  type DecodedRequest,
-  type OtlpSpan,
-  type SpanProblem,
-} from './span.js';
+import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
+import { CONVENTION_PREFIX, UndecodableBody, checkAttributeCount, checkIds, checkLength, spanProblem, tooManySpans, type AttributeValue, type DecodeLimits, type SpanProblem } from './span.js';
 
 type Reader = protobuf.Reader;
 
@@ -36,17 +25,22 @@ export const MAX_DEPTH = protobuf.Reader.recursionLimit;
 const PREFIX = Buffer.from(CONVENTION_PREFIX, 'utf8');
 /** An id longer than this is only shown, never used: hex-encode no more than a problem message prints. */
 const ID_SHOWN_BYTES = 21;
-/** Most spans keep no attribute (operation spans carry their outcome in the status); they share one empty map. */
-const NO_ATTRIBUTES: ReadonlyMap<string, AttributeValue> = new Map();
+const BYTES_PER_SPAN_GUESS = 64;
+/** Names, keys and attribute values seen before, shared by every request. */
+const STRINGS = new AsciiStrings();
 
-/** A span as it lies on the wire, before the checks: those run in one fixed order, whatever the field order. */
+/**
+ * The span being read, as it lies on the wire, before the checks: those run in one fixed order, whatever the field
+ * order. One per request, reset for each span. Ids are where their bytes lie in the body (length -1: absent).
+ */
 interface WireSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
+  traceAt: number;
+  traceLength: number;
+  spanAt: number;
+  spanLength: number;
+  parentAt: number;
+  parentLength: number;
   name: string;
-  startNs: bigint;
-  endNs: bigint;
   statusCode: number;
   statusMessage: string;
   attributeCount: number;
@@ -54,7 +48,7 @@ interface WireSpan {
    * `reconcile.*` scalars in arrival order, at most one past the attribute limit (the span fails then anyway); made
    * with the first one, as most spans have none.
    */
-  kept?: [string, AttributeValue][];
+  kept: [string, AttributeValue][] | undefined;
 }
 
 /**
@@ -69,12 +63,11 @@ interface NativeSlices {
 type Body = Buffer & NativeSlices;
 
 interface Walk {
-  /** The body as a Buffer, for native hex and latin1 slices, and as a DataView, for fixed64s as bigints. */
   readonly buf: Body;
-  readonly view: DataView;
   readonly limits: DecodeLimits;
-  readonly spans: OtlpSpan[];
+  readonly batch: SpanBatch;
   readonly problems: SpanProblem[];
+  readonly span: WireSpan;
   total: number;
   /** Where the first string that is not valid UTF-8 sits: the whole request is refused, its spans still counted. */
   invalidText?: string;
@@ -85,9 +78,12 @@ class InvalidText extends Error {}
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export function decodeProtobufRequest(body: Uint8Array, limits: DecodeLimits): DecodedRequest {
+export function decodeProtobufRequest(body: Uint8Array, limits: DecodeLimits): DecodedBatch {
   const buf = (Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as Body;
-  const walk: Walk = { buf, view: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), limits, spans: [], problems: [], total: 0 };
+  const span: WireSpan = { traceAt: 0, traceLength: -1, spanAt: 0, spanLength: -1, parentAt: 0, parentLength: -1, name: '', statusCode: 0, statusMessage: '', attributeCount: 0, kept: undefined };
+  // the JS exporter writes ~95 bytes a span: a guess on the high side, trimmed when far off
+  const batch = new SpanBatch(Math.min(limits.maxSpansPerRequest, Math.ceil(buf.length / BYTES_PER_SPAN_GUESS)));
+  const walk: Walk = { buf, limits, batch, problems: [], span, total: 0 };
   try {
     const r = protobuf.Reader.create(buf);
     let rs = 0;
@@ -103,7 +99,8 @@ export function decodeProtobufRequest(body: Uint8Array, limits: DecodeLimits): D
   // as the Collector does, one bad string refuses the request; its spans were all walked, so they are counted
   if (walk.invalidText !== undefined) throw new UndecodableBody(`not a protobuf ExportTraceServiceRequest: ${walk.invalidText}`, walk.total);
   if (walk.total > limits.maxSpansPerRequest) walk.problems.push(tooManySpans(limits.maxSpansPerRequest, walk.total, limits));
-  return { spans: walk.spans, problems: walk.problems };
+  batch.trim();
+  return { batch, problems: walk.problems };
 }
 
 function resourceSpans(r: Reader, end: number, rs: number, walk: Walk): void {
@@ -124,9 +121,8 @@ function scopeSpans(r: Reader, end: number, at: string, walk: Walk): void {
     const spanEnd = messageEnd(r, 3);
     if (walk.total++ >= walk.limits.maxSpansPerRequest || walk.invalidText !== undefined) r.pos = spanEnd; // counted, never decoded
     else {
-      let span: WireSpan;
       try {
-        span = wireSpan(r, spanEnd, walk);
+        wireSpan(r, spanEnd, walk);
       } catch (e) {
         if (!(e instanceof InvalidText)) throw e;
         walk.invalidText = `${at}.spans[${k}]: ${e.message}`;
@@ -135,7 +131,7 @@ function scopeSpans(r: Reader, end: number, at: string, walk: Walk): void {
         return true;
       }
       try {
-        walk.spans.push(checked(span, walk.limits));
+        commitChecked(walk);
       } catch (e) {
         walk.problems.push(spanProblem(`${at}.spans[${k}]`, e));
       }
@@ -145,9 +141,20 @@ function scopeSpans(r: Reader, end: number, at: string, walk: Walk): void {
   });
 }
 
-/** The span's fields, in one loop: this runs for every span, so no closure per span (as forFields would take). */
-function wireSpan(r: Reader, end: number, walk: Walk): WireSpan {
-  const span: WireSpan = { traceId: '', spanId: '', parentSpanId: '', name: '', startNs: 0n, endNs: 0n, statusCode: 0, statusMessage: '', attributeCount: 0 };
+/**
+ * The span's fields, in one loop: this runs for every span, so no closure per span (as forFields would take). Times
+ * go straight to the batch, ids are kept as places in the body until the checks.
+ */
+function wireSpan(r: Reader, end: number, walk: Walk): void {
+  const span = walk.span;
+  span.traceLength = span.spanLength = span.parentLength = -1;
+  span.name = span.statusMessage = '';
+  span.statusCode = span.attributeCount = 0;
+  span.kept = undefined;
+  const { buf, batch } = walk;
+  const t = batch.next() * TIME_WORDS; // first: it may grow the columns
+  const times = batch.times;
+  times[t] = times[t + 1] = times[t + 2] = times[t + 3] = 0;
   while (r.pos < end) {
     const tag = r.uint32();
     const field = tag >>> 3;
@@ -155,25 +162,31 @@ function wireSpan(r: Reader, end: number, walk: Walk): WireSpan {
     if (field === 0) throw new Error(`illegal tag ${tag} at offset ${r.pos}`);
     switch (field) {
       case 1:
-        span.traceId = id(r, wire, field, walk.buf);
+        expectWire(field, wire, LEN);
+        span.traceAt = bytesAt(r);
+        span.traceLength = r.pos - span.traceAt;
         break;
       case 2:
-        span.spanId = id(r, wire, field, walk.buf);
+        expectWire(field, wire, LEN);
+        span.spanAt = bytesAt(r);
+        span.spanLength = r.pos - span.spanAt;
         break;
       case 4:
-        span.parentSpanId = id(r, wire, field, walk.buf);
+        expectWire(field, wire, LEN);
+        span.parentAt = bytesAt(r);
+        span.parentLength = r.pos - span.parentAt;
         break;
       case 5:
         expectWire(field, wire, LEN);
-        span.name = text(r, walk.buf);
+        span.name = text(r, buf, true);
         break;
       case 7:
         expectWire(field, wire, I64);
-        span.startNs = fixed64(r, walk.view);
+        fixed64(r, buf, times, t);
         break;
       case 8:
         expectWire(field, wire, I64);
-        span.endNs = fixed64(r, walk.view);
+        fixed64(r, buf, times, t + 2);
         break;
       case 9:
         expectWire(field, wire, LEN);
@@ -182,34 +195,39 @@ function wireSpan(r: Reader, end: number, walk: Walk): WireSpan {
         break;
       case 15:
         expectWire(field, wire, LEN);
-        status(r, messageEnd(r, 4), span, walk.buf);
+        status(r, messageEnd(r, 4), span, buf);
         break;
       default:
         r.skipType(wire, 0, field);
     }
   }
   if (r.pos > end) throw new Error(`a field runs past the end of its message at offset ${end}`);
-  return span;
 }
 
-/** One attribute: kept when its key has the convention's prefix and its value is a scalar, otherwise only counted. */
+/**
+ * One attribute: kept when its key has the convention's prefix and its value is a scalar, otherwise only counted.
+ * One loop, no closure: it runs for every attribute of every span.
+ */
 function keyValue(r: Reader, end: number, span: WireSpan, walk: Walk): void {
   let key: string | undefined;
   let valueStart = -1;
   let valueEnd = -1;
-  forFields(r, end, (field, wire) => {
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 0) throw new Error(`illegal tag ${tag} at offset ${r.pos}`);
     if (field === 1) {
       expectWire(field, wire, LEN);
       key = conventionKey(r, walk.buf);
-      return true;
-    }
-    if (field !== 2) return false;
-    expectWire(field, wire, LEN);
-    valueEnd = messageEnd(r, 5);
-    valueStart = r.pos;
-    r.pos = valueEnd;
-    return true;
-  });
+    } else if (field === 2) {
+      expectWire(field, wire, LEN);
+      valueEnd = messageEnd(r, 5);
+      valueStart = r.pos;
+      r.pos = valueEnd;
+    } else r.skipType(wire, 0, field);
+  }
+  if (r.pos > end) throw new Error(`a field runs past the end of its message at offset ${end}`);
   if (key === undefined || valueStart < 0 || (span.kept?.length ?? 0) > walk.limits.maxAttributesPerSpan) return;
   // the value is read only once its key is known to be kept, whichever of the two came first
   r.pos = valueStart;
@@ -226,7 +244,7 @@ function conventionKey(r: Reader, buf: Body): string | undefined {
   r.skip(length);
   if (length < PREFIX.length || PREFIX.compare(buf, start, start + PREFIX.length) !== 0) return undefined;
   r.pos = at;
-  return text(r, buf);
+  return text(r, buf, true);
 }
 
 /** The scalar an AnyValue holds (the last member set wins, as with protobufjs), or undefined for lists, maps, bytes. */
@@ -237,7 +255,7 @@ function anyValue(r: Reader, end: number, depth: number, buf: Body): AttributeVa
     switch (field) {
       case 1:
         expectWire(field, wire, LEN);
-        value = text(r, buf);
+        value = text(r, buf, true);
         return true;
       case 2:
         expectWire(field, wire, VARINT);
@@ -297,7 +315,7 @@ function status(r: Reader, end: number, span: WireSpan, buf: Body): void {
     if (field === 0) throw new Error(`illegal tag ${tag} at offset ${r.pos}`);
     if (field === 2) {
       expectWire(field, wire, LEN);
-      span.statusMessage = text(r, buf);
+      span.statusMessage = text(r, buf, false);
     } else if (field === 3) {
       expectWire(field, wire, VARINT);
       span.statusCode = r.int32();
@@ -306,68 +324,95 @@ function status(r: Reader, end: number, span: WireSpan, buf: Body): void {
   if (r.pos > end) throw new Error(`a field runs past the end of its message at offset ${end}`);
 }
 
-/** The checks and their order are the JSON decoder's, so both encodings reject a span with the same problem. */
-function checked(s: WireSpan, limits: DecodeLimits): OtlpSpan {
-  checkIds(s.traceId, s.spanId, s.parentSpanId, true);
+/**
+ * Checks the span just read and commits it to the batch. The checks and their order are the JSON decoder's, so both
+ * encodings reject a span with the same problem.
+ */
+function commitChecked(walk: Walk): void {
+  const { span: s, buf, batch, limits } = walk;
+  const hasParent = s.parentLength > 0;
+  const idsValid = s.traceLength === 16 && !allZero(buf, s.traceAt, 16) && s.spanLength === 8 && !allZero(buf, s.spanAt, 8) && (s.parentLength <= 0 || s.parentLength === 8);
+  // the ids are hex-encoded only to say what is wrong with them
+  if (!idsValid) checkIds(hex(buf, s.traceAt, s.traceLength), hex(buf, s.spanAt, s.spanLength), hex(buf, s.parentAt, s.parentLength), true);
   // no checkTimes: a fixed64 read as an unsigned 64-bit integer is always in its range
   checkLength('name', s.name, limits);
   checkLength('status.message', s.statusMessage, limits);
   checkAttributeCount(s.attributeCount, limits);
-  if (!s.kept) return { traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name, startNs: s.startNs, endNs: s.endNs, statusCode: s.statusCode, statusMessage: s.statusMessage, attributes: NO_ATTRIBUTES };
-  const attributes = new Map<string, AttributeValue>();
-  for (const [key, value] of s.kept) {
-    if (typeof value === 'string') checkLength(`attributes[${key}]`, value, limits);
-    attributes.set(key, value);
+  let attributes = NO_ATTRIBUTES;
+  if (s.kept) {
+    const kept = new Map<string, AttributeValue>();
+    for (const [key, value] of s.kept) {
+      if (typeof value === 'string') checkLength(`attributes[${key}]`, value, limits);
+      kept.set(key, value);
+    }
+    attributes = kept;
   }
-  return { traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name, startNs: s.startNs, endNs: s.endNs, statusCode: s.statusCode, statusMessage: s.statusMessage, attributes };
+  const w = batch.next() * ID_WORDS;
+  const ids = batch.ids;
+  for (let k = 0; k < 4; k++) ids[w + k] = word(buf, s.traceAt + 4 * k);
+  ids[w + 4] = word(buf, s.spanAt);
+  ids[w + 5] = word(buf, s.spanAt + 4);
+  if (hasParent) {
+    ids[w + 6] = word(buf, s.parentAt);
+    ids[w + 7] = word(buf, s.parentAt + 4);
+  }
+  batch.commit(hasParent, s.name, s.statusCode, s.statusMessage, attributes);
 }
 
-/**
- * Bytes as lowercase hex; past what a problem message shows, the rest is left out (the id is wrong anyway). Sliced
- * from the body itself: no Buffer object per id.
- */
-function id(r: Reader, wire: number, field: number, buf: Body): string {
-  expectWire(field, wire, LEN);
-  const [start, end] = lengthDelimited(r);
-  return buf.hexSlice(start, Math.min(end, start + ID_SHOWN_BYTES));
+/** Four bytes as a big-endian unsigned word. */
+function word(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
 }
 
+function allZero(buf: Uint8Array, at: number, length: number): boolean {
+  for (let i = at; i < at + length; i++) if (buf[i] !== 0) return false;
+  return true;
+}
+
+/** An id's bytes as lowercase hex, '' when absent; past what a problem message shows, the rest is left out. */
+function hex(buf: Body, at: number, length: number): string {
+  return length <= 0 ? '' : buf.hexSlice(at, at + Math.min(length, ID_SHOWN_BYTES));
+}
 
 /**
  * A string field, which proto3 requires to be valid UTF-8. Almost every one is ASCII, read as latin1 in one native
- * call; anything else goes through the strict decoder.
+ * call (from the cache when `cached` and short); anything else goes through the strict decoder.
  */
-function text(r: Reader, buf: Body): string {
+function text(r: Reader, buf: Body, cached: boolean): string {
   const at = r.pos;
-  const [start, end] = lengthDelimited(r);
-  for (let i = start; i < end; i++) {
-    if (buf[i]! >= 0x80) {
-      try {
-        return STRICT_UTF8.decode(buf.subarray(start, end));
-      } catch {
-        throw new InvalidText(`a string field at offset ${at} is not valid UTF-8`);
-      }
-    }
+  const start = bytesAt(r);
+  const end = r.pos;
+  const ascii = cached ? STRINGS.get(buf, start, end) : asciiSlice(buf, start, end);
+  if (ascii !== undefined) return ascii;
+  try {
+    return STRICT_UTF8.decode(buf.subarray(start, end));
+  } catch {
+    throw new InvalidText(`a string field at offset ${at} is not valid UTF-8`);
   }
+}
+
+function asciiSlice(buf: Body, start: number, end: number): string | undefined {
+  for (let i = start; i < end; i++) if (buf[i]! >= 0x80) return undefined;
   return buf.latin1Slice(start, end);
 }
 
-/** The bounds of the length-delimited value that starts here (protobufjs' bytes(), without the bytes); skips it. */
-function lengthDelimited(r: Reader): [number, number] {
+/** Skips the length-delimited value that starts here (protobufjs' bytes(), without the bytes); returns where it starts. */
+function bytesAt(r: Reader): number {
   const length = r.size();
   const start = r.pos;
   const end = start + length;
   if (end > r.len) throw new RangeError(`index out of range: ${start} + ${length} > ${r.len}`);
   r.pos = end;
-  return [start, end];
+  return start;
 }
 
-/** A fixed64 straight to a bigint (protobufjs makes a Long first). */
-function fixed64(r: Reader, view: DataView): bigint {
-  if (r.pos + 8 > r.len) throw new RangeError(`index out of range: ${r.pos} + 8 > ${r.len}`);
-  const value = view.getBigUint64(r.pos, true);
-  r.pos += 8;
-  return value;
+/** A fixed64 into two words of `times` at `at`: the high half, then the low. */
+function fixed64(r: Reader, buf: Uint8Array, times: Uint32Array, at: number): void {
+  const p = r.pos;
+  if (p + 8 > r.len) throw new RangeError(`index out of range: ${p} + 8 > ${r.len}`);
+  times[at] = (buf[p + 4]! | (buf[p + 5]! << 8) | (buf[p + 6]! << 16) | (buf[p + 7]! << 24)) >>> 0;
+  times[at + 1] = (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) >>> 0;
+  r.pos = p + 8;
 }
 
 /**

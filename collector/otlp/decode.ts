@@ -4,6 +4,7 @@
  */
 import { decodeJsonRequest } from './decode-json.js';
 import { decodeProtobufRequest } from './decode-protobuf.js';
+import type { DecodedBatch } from './span-batch.js';
 import type { DecodeLimits, DecodedRequest } from './span.js';
 
 export type OtlpEncoding = 'protobuf' | 'json';
@@ -18,7 +19,16 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | unde
 
 export const MEDIA_TYPES: Readonly<Record<OtlpEncoding, string>> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
-/** Throws UndecodableBody when the body as a whole cannot be read; single bad spans come back as problems. */
-export function decodeTraceRequest(body: Uint8Array, encoding: OtlpEncoding, limits: DecodeLimits): DecodedRequest {
+/**
+ * The spans as columns (span-batch.ts), as the receiver queues them. Throws UndecodableBody when the body as a whole
+ * cannot be read; single bad spans come back as problems.
+ */
+export function decodeTraceBatch(body: Uint8Array, encoding: OtlpEncoding, limits: DecodeLimits): DecodedBatch {
   return encoding === 'protobuf' ? decodeProtobufRequest(body, limits) : decodeJsonRequest(body, limits);
+}
+
+/** The same, each span as an object. */
+export function decodeTraceRequest(body: Uint8Array, encoding: OtlpEncoding, limits: DecodeLimits): DecodedRequest {
+  const { batch, problems } = decodeTraceBatch(body, encoding, limits);
+  return { spans: batch.spans(), problems };
 }

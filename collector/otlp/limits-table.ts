@@ -4,7 +4,7 @@
  * can read is computed here from the value the code uses. Options are keys of `sources.otlp`.
  */
 import { MAX_OPERATIONS_PER_ATTEMPT } from '../journal.js';
-import { DEFAULT_ASSEMBLER_OPTIONS, type AssemblerOptions } from './assembler.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './assembler.js';
 import { EXEMPT_CONTAINERS, MIN_BYTES_PER_CONTAINER } from './decode-json.js';
 import { MAX_DEPTH } from './decode-protobuf.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, MiB, TIMEOUT_CHECK_MS, type OtlpLimits, type OtlpTimeouts } from './limits.js';
@@ -18,7 +18,7 @@ export interface LimitRow {
 }
 
 /** One row per limit, defaults from the code. */
-export function limitRows(limits: OtlpLimits = DEFAULT_LIMITS, timeouts: OtlpTimeouts = DEFAULT_TIMEOUTS, assembly: AssemblerOptions = DEFAULT_ASSEMBLER_OPTIONS): LimitRow[] {
+export function limitRows(limits: OtlpLimits = DEFAULT_LIMITS, timeouts: OtlpTimeouts = DEFAULT_TIMEOUTS, assembly: SpanAssemblerOptions = DEFAULT_SPAN_ASSEMBLER_OPTIONS): LimitRow[] {
   return [
     { limit: 'request body on the wire, plain or gzip', option: 'maxBodyBytes', default: bytes(limits.maxBodyBytes), whenHit: '413 `body_too_large`, connection closed (a declared `content-length` is refused before reading)' },
     {

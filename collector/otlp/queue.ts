@@ -8,10 +8,10 @@
  */
 import type { Rejection } from '../records.js';
 import type { Scheduler } from './scheduler.js';
-import { heldBytes, type OtlpSpan } from './span.js';
+import type { SpanBatch } from './span-batch.js';
 
-interface SpanBatch {
-  readonly spans: readonly OtlpSpan[];
+interface QueuedSpans {
+  readonly spans: SpanBatch;
   readonly where: string;
   next: number;
 }
@@ -22,10 +22,11 @@ interface RejectionBatch {
   next: number;
 }
 
-type Batch = SpanBatch | RejectionBatch;
+type Batch = QueuedSpans | RejectionBatch;
 
 export interface QueueConsumer {
-  span(span: OtlpSpan, where: string): void;
+  /** Span `i` of `batch`. */
+  span(batch: SpanBatch, i: number, where: string): void;
   reject(rejection: Rejection): void;
 }
 
@@ -56,12 +57,12 @@ export class SpanQueue {
     return this.queued >= this.maxSpans || this.queuedBytes >= this.maxBytes;
   }
 
-  /** `bytes`: the spans' heldBytes, which the receiver already summed to decide whether they fit. */
-  push(spans: readonly OtlpSpan[], bytes: number, where: string): void {
+  /** A request's spans; their heldBytes are summed in the batch. */
+  push(spans: SpanBatch, where: string): void {
     if (spans.length === 0) return;
     this.batches.push({ spans, where, next: 0 });
     this.queued += spans.length;
-    this.queuedBytes += bytes;
+    this.queuedBytes += spans.totalBytes;
     this.schedule();
   }
 
@@ -96,14 +97,14 @@ export class SpanQueue {
     }
   }
 
-  private takeSpans(batch: SpanBatch, budget: number): number {
-    const end = Math.min(batch.spans.length, batch.next + budget);
-    const taken = end - batch.next;
-    for (; batch.next < end; batch.next++) {
-      const span = batch.spans[batch.next]!;
+  private takeSpans(queued: QueuedSpans, budget: number): number {
+    const batch = queued.spans;
+    const end = Math.min(batch.length, queued.next + budget);
+    const taken = end - queued.next;
+    for (; queued.next < end; queued.next++) {
       this.queued--;
-      this.queuedBytes -= heldBytes(span);
-      this.consumer.span(span, batch.where);
+      this.queuedBytes -= batch.heldBytes[queued.next]!;
+      this.consumer.span(batch, queued.next, queued.where);
     }
     return taken;
   }

@@ -14,16 +14,17 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RecordSink, RejectReason, Source } from '../records.js';
 import { bearerTokenCheck } from './bearer.js';
-import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS, type AssemblerOptions } from './assembler.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './assembler.js';
 import { BodyBudget, BodyProblem, BodyRead, declaredLength, isSupportedEncoding } from './body.js';
 import { ConnectionGuard } from './connections.js';
-import { decodeTraceRequest, encodingOf, type OtlpEncoding } from './decode.js';
+import { decodeTraceBatch, encodingOf, type OtlpEncoding } from './decode.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, TIMEOUT_CHECK_MS, type OtlpLimits, type OtlpTimeouts } from './limits.js';
 import { otlpTypes } from './proto.js';
 import { SpanQueue } from './queue.js';
 import { errorResponse, exportResponse, type OtlpResponse } from './responses.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
-import { UndecodableBody, heldBytes, problemSpans, type OtlpSpan, type SpanProblem } from './span.js';
+import type { SpanBatch } from './span-batch.js';
+import { UndecodableBody, problemSpans, type SpanProblem } from './span.js';
 
 export const TRACES_PATH = '/v1/traces';
 
@@ -44,7 +45,7 @@ export interface OtlpReceiverOptions extends Partial<OtlpTimeouts> {
   readonly bearerToken?: string;
   readonly tls?: OtlpTlsOptions;
   readonly limits?: Partial<OtlpLimits>;
-  readonly assembly?: Partial<AssemblerOptions>;
+  readonly assembly?: Partial<SpanAssemblerOptions>;
   /** The `Retry-After` of 429 and 503 answers. */
   readonly retryAfterSeconds?: number;
   /** Spans assembled per event-loop turn. */
@@ -62,7 +63,7 @@ export class OtlpReceiver implements Source {
   readonly kind = 'otlp' as const;
   private readonly limits: OtlpLimits;
   private readonly timeouts: OtlpTimeouts;
-  private readonly assembler: AttemptAssembler;
+  private readonly assembler: SpanAssembler;
   private readonly queue: SpanQueue;
   private readonly budget: BodyBudget;
   private readonly guard: ConnectionGuard;
@@ -89,9 +90,9 @@ export class OtlpReceiver implements Source {
       bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
       shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_TIMEOUTS.shutdownGraceMs,
     };
-    this.assembler = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, ...options.assembly }, sink, scheduler);
+    this.assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, ...options.assembly }, sink, scheduler);
     const slice = options.drainSliceSpans ?? DEFAULT_DRAIN_SLICE_SPANS;
-    this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, { span: (span, where) => this.assemble(span, where), reject: (r) => sink.reject(r) }, scheduler);
+    this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, { span: (batch, i, where) => this.assemble(batch, i, where), reject: (r) => sink.reject(r) }, scheduler);
     this.budget = new BodyBudget(this.limits.maxBufferedBodyBytes);
     this.guard = new ConnectionGuard(this.limits, this.timeouts.headersTimeoutMs, (reason, where, message) => this.count(reason, where, message));
     this.authorized = options.bearerToken === undefined ? () => true : bearerTokenCheck(options.bearerToken);
@@ -202,11 +203,11 @@ export class OtlpReceiver implements Source {
     });
   }
 
-  private assemble(span: OtlpSpan, where: string): void {
+  private assemble(batch: SpanBatch, i: number, where: string): void {
     try {
-      this.assembler.add(span, where);
+      this.assembler.addFrom(batch, i, where);
     } catch (e) {
-      this.sink.reject({ source: 'otlp', reason: 'internal_error', where, message: `assembling span ${span.spanId}: ${(e as Error).message}` });
+      this.sink.reject({ source: 'otlp', reason: 'internal_error', where, message: `assembling span ${batch.span(i).spanId}: ${(e as Error).message}` });
     }
   }
 
@@ -293,12 +294,12 @@ export class OtlpReceiver implements Source {
   private accept(body: Buffer, encoding: OtlpEncoding, where: string): OtlpResponse {
     let decoded;
     try {
-      decoded = decodeTraceRequest(body, encoding, this.limits);
+      decoded = decodeTraceBatch(body, encoding, this.limits);
     } catch (e) {
       if (!(e instanceof UndecodableBody)) throw e;
       return this.refuseSpans(where, encoding, 400, 'undecodable_body', e.message, e.spans ?? 1);
     }
-    const { spans, problems } = decoded;
+    const { batch: spans, problems } = decoded;
     const rejected = problemSpans(problems);
     // spans past the limit are rejected one by one, each a call down to the metrics; past twice the limit that work
     // is no longer bounded by the kept spans' (a 4 MiB body holds two million empty spans), so the request is
@@ -307,8 +308,7 @@ export class OtlpReceiver implements Source {
       const message = `${spans.length + rejected} spans: more than twice the limit of ${this.limits.maxSpansPerRequest} spans per request`;
       return this.refuseSpans(where, encoding, 413, 'too_many_spans', message, spans.length + rejected);
     }
-    let bytes = 0;
-    for (const span of spans) bytes += heldBytes(span);
+    const bytes = spans.totalBytes;
     // requests decoded side by side must not overfill the queue together
     if (this.queue.length > 0 && this.queue.length + spans.length > this.limits.maxQueuedSpans) {
       return this.busy(where, encoding, `the queue holds ${this.queue.length} spans and this request has ${spans.length} (limit ${this.limits.maxQueuedSpans})`);
@@ -321,7 +321,7 @@ export class OtlpReceiver implements Source {
       const rejection = { source: 'otlp', reason: p.reason, where, message: p.message } as const;
       for (let i = p.count ?? 1; i > 0; i--) this.sink.reject(rejection);
     }
-    this.queue.push(spans, bytes, where);
+    this.queue.push(spans, where);
     return exportResponse(encoding, rejected, summarize(problems, rejected));
   }
 

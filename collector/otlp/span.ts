@@ -39,9 +39,22 @@ export interface OtlpSpan {
 export const SPAN_FIXED_BYTES = 400;
 
 export function heldBytes(span: OtlpSpan): number {
-  let chars = span.traceId.length + span.spanId.length + span.parentSpanId.length + span.name.length + span.statusMessage.length;
-  for (const [key, value] of span.attributes) chars += key.length + (typeof value === 'string' ? value.length : 8);
-  return SPAN_FIXED_BYTES + 2 * chars;
+  const chars = span.traceId.length + span.spanId.length + span.parentSpanId.length + span.name.length + span.statusMessage.length;
+  return SPAN_FIXED_BYTES + 2 * (chars + attributeChars(span.attributes));
+}
+
+/** heldBytes of a span whose ids are valid: 32 and 16 hex digits, and 16 more for a parent. */
+export function heldBytesOf(hasParent: boolean, name: string, statusMessage: string, attributes: ReadonlyMap<string, AttributeValue>): number {
+  const chars = (hasParent ? 64 : 48) + name.length + statusMessage.length;
+  return SPAN_FIXED_BYTES + 2 * (chars + attributeChars(attributes));
+}
+
+function attributeChars(attributes: ReadonlyMap<string, AttributeValue>): number {
+  // most spans have none: no iterator for them
+  if (attributes.size === 0) return 0;
+  let chars = 0;
+  for (const [key, value] of attributes) chars += key.length + (typeof value === 'string' ? value.length : 8);
+  return chars;
 }
 
 export interface DecodeLimits {

@@ -6,6 +6,10 @@
  * Every time is wall-clock time, whatever clock a source runs on (the simulator's is sped up): `time` says whether a
  * metric is a timestamp (Unix seconds, compared with `time()`), an age or a duration (seconds).
  */
+import { REJECT_REASONS, SOURCE_KINDS, SOURCE_NOTES } from '../../collector/records.js';
+
+/** The per-source cardinalities, counted from the closed lists they come from. */
+const SOURCES = `${SOURCE_KINDS.length} sources`;
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 
@@ -101,21 +105,28 @@ export const METRICS = [
     type: 'counter',
     help: 'Input records received by each source, before validation.',
     labels: ['source'],
-    cardinality: '7 sources',
+    cardinality: SOURCES,
   },
   {
     name: 'reconcile_shadow_records_dropped_total',
     type: 'counter',
     help: 'Input records refused or lost, by source and bounded reason.',
     labels: ['source', 'reason'],
-    cardinality: '7 sources x 22 reasons',
+    cardinality: `${SOURCES} x the reasons each declares (${REJECT_REASONS.length} in all)`,
   },
   {
     name: 'reconcile_shadow_attempts_incomplete_total',
     type: 'counter',
     help: 'Attempts analyzed with only part of their input (OTLP wait expired, sampled logs, status transitions).',
     labels: ['source'],
-    cardinality: '7 sources',
+    cardinality: SOURCES,
+  },
+  {
+    name: 'reconcile_shadow_attempts_noted_total',
+    type: 'counter',
+    help: 'Attempts a source analyzed with a reservation it states, by bounded note (loop inherited or contradicted, error format shared by several operations, sampled logs, ...): nothing was dropped, but what the attempt states is less than its text; /report input.sources lists the same counts.',
+    labels: ['source', 'note'],
+    cardinality: `the sources that read a loop from their input (logs, status) x ${SOURCE_NOTES.length} notes`,
   },
   {
     name: 'reconcile_shadow_unmapped_errors_total',
@@ -129,7 +140,7 @@ export const METRICS = [
     type: 'gauge',
     help: 'Unix time at which a source last handed on a record (absent until its first); a stale value means the source went silent.',
     labels: ['source'],
-    cardinality: '7 sources',
+    cardinality: SOURCES,
     time: 'timestamp',
   },
   {
@@ -137,7 +148,7 @@ export const METRICS = [
     type: 'gauge',
     help: '1 while a source is connected and current, 0 while it is retrying or serving stale state.',
     labels: ['source'],
-    cardinality: '7 sources',
+    cardinality: SOURCES,
   },
   {
     name: 'reconcile_shadow_internal_errors_total',

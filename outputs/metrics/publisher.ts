@@ -6,15 +6,16 @@
  * reasons that source can reject under), except reordered pairs: a model's inverted pairs grow with the square of its
  * operations (110 for HyperShift, a million for two swapped halves of 2,000), so a pair appears when it is first
  * counted. A reason a source did not declare still counts: its series appears when first counted.
- * Gauges that depend on "now" (starvation, tracked objects) are refreshed just before each scrape; the models'
+ * Gauges that depend on "now" (starvation, tracked objects), and the notes a source keeps in its own input report,
+ * are refreshed just before each scrape; the models'
  * operations are published once, as info series.
  *
  * Times are wall-clock: the analysis may run on a simulated clock (`now`, sped up `speed` times), but the
  * last-record timestamp is the wall-clock time the record was handed on, and starvation ages are wall-clock seconds
  * (analysis seconds divided by `speed`), so Prometheus can compare them with `time()` and with the alert thresholds.
  */
-import type { Rejection, RejectReason, SourceKind } from '../../collector/records.js';
-import { REJECT_REASONS, SOURCE_KINDS } from '../../collector/records.js';
+import type { Rejection, RejectReason, SourceInputReport, SourceKind } from '../../collector/records.js';
+import { REJECT_REASONS, SOURCE_KINDS, SOURCE_NOTES } from '../../collector/records.js';
 import type { AnalysisListener } from '../../analyzer/analyzer.js';
 import { OUTCOME_NAME, type CompiledModel } from '../../analyzer/compiled-model.js';
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
@@ -71,6 +72,9 @@ export class MetricsPublisher implements AnalysisListener {
   private readonly dropped: SeriesTable<string>;
   private readonly incomplete: SeriesTable<string>;
   private readonly lastRecord: SeriesTable<string>;
+  /** Row: source × SOURCE_NOTES.length + note; listed for the sources that describe their input. */
+  private readonly noted: SeriesTable<string>;
+  private readonly describedSources = new Map<SourceKind, () => SourceInputReport>();
   private readonly wallClock: () => number;
   private readonly speed: number;
 
@@ -98,6 +102,10 @@ export class MetricsPublisher implements AnalysisListener {
       (row) => !declared.get(SOURCE_KINDS[Math.floor(row / REJECT_REASONS.length)]!)?.has(REJECT_REASONS[row % REJECT_REASONS.length]!),
     );
     this.incomplete = metrics.reconcile_shadow_attempts_incomplete_total.table(sources, bySource);
+    this.noted = metrics.reconcile_shadow_attempts_noted_total.table(
+      SOURCE_KINDS.flatMap((source) => SOURCE_NOTES.map((note) => ({ source, note }))),
+      () => true,
+    );
     // A timestamp has no zero: a source's series appears with its first record.
     this.lastRecord = metrics.reconcile_shadow_source_last_record_timestamp_seconds.table(sources, () => true);
     shadows.forEach((s, row) => {
@@ -176,8 +184,20 @@ export class MetricsPublisher implements AnalysisListener {
     this.receivedRecords.add(SOURCE_ROW.get(source)!, count);
   }
 
-  /** Sets the gauges that depend on the time of the scrape. */
+  /** A source that keeps notes: its series exist from now on, at 0, and follow its report at every scrape. */
+  described(source: SourceKind, report: () => SourceInputReport): void {
+    this.describedSources.set(source, report);
+    const first = SOURCE_ROW.get(source)! * SOURCE_NOTES.length;
+    for (let note = 0; note < SOURCE_NOTES.length; note++) this.noted.set(first + note, 0);
+  }
+
+  /** Sets the gauges that depend on the time of the scrape, and the sources' notes. */
   refresh(): void {
+    for (const [source, report] of this.describedSources) {
+      const notes = report().notes;
+      const first = SOURCE_ROW.get(source)! * SOURCE_NOTES.length;
+      SOURCE_NOTES.forEach((note, i) => this.noted.set(first + i, notes[note] ?? 0));
+    }
     const now = this.now();
     for (const [s, t] of this.tables) {
       const starved = s.starvation.currentLongestSeconds(now);

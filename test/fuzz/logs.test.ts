@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { AttemptAssembler } from '../../collector/logs/assembler.js';
+import { LogLineAssembler } from '../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../collector/logs/zap-line.js';
 import { REJECT_REASONS, type AttemptRecord, type Rejection } from '../../collector/records.js';
 import { resolveModel } from '../../sidecar/files.js';
@@ -47,7 +47,7 @@ const zapish = fc.record(
 function feed(lines: readonly string[]): void {
   const attempts: AttemptRecord[] = [];
   const rejections: Rejection[] = [];
-  const assembler = new AttemptAssembler(
+  const assembler = new LogLineAssembler(
     { model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 100, samplingThreshold: 100, maxPending: 100, unmappedSampleSize: 5 },
     { attempt: (a) => attempts.push(a), reject: (r) => rejections.push(r) },
   );

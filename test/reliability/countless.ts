@@ -5,7 +5,7 @@
  * settle time's worth of spans only while it has room (~14,000 spans in the default 8 MiB, about half a second at this
  * rate), so it fills, and what it hands on to make room must be complete, not `partial`.
  */
-import { DEFAULT_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
 import { SPAN_FIXED_BYTES } from '../../collector/otlp/span.js';
 import { CpuQuota } from './cpu-quota.js';
 import type { LoadBooks } from './load-client.js';
@@ -89,10 +89,10 @@ export const COUNTLESS_CHECKS: readonly Check<CountlessFigures, Readonly<Record<
   {
     name: 'the pending store could not hold a settle time of spans: it filled, and attempts gave way',
     evaluate: (f) => {
-      const store = f.options.maxPendingBytes ?? DEFAULT_ASSEMBLER_OPTIONS.maxPendingBytes;
+      const store = f.options.maxPendingBytes ?? DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxPendingBytes;
       // every span takes at least SPAN_FIXED_BYTES, and each attempt waits settleMs after its root
-      const needed = (f.offered * DEFAULT_ASSEMBLER_OPTIONS.settleMs * SPAN_FIXED_BYTES) / 1000;
-      return { pass: needed > store, detail: `${Math.round(f.offered)} spans/s for ${DEFAULT_ASSEMBLER_OPTIONS.settleMs} ms at ${SPAN_FIXED_BYTES} bytes or more each: ${Math.round(needed)} bytes, the store holds ${store}` };
+      const needed = (f.offered * DEFAULT_SPAN_ASSEMBLER_OPTIONS.settleMs * SPAN_FIXED_BYTES) / 1000;
+      return { pass: needed > store, detail: `${Math.round(f.offered)} spans/s for ${DEFAULT_SPAN_ASSEMBLER_OPTIONS.settleMs} ms at ${SPAN_FIXED_BYTES} bytes or more each: ${Math.round(needed)} bytes, the store holds ${store}` };
     },
   },
   {

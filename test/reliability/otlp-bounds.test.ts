@@ -7,7 +7,7 @@ import { deepStrictEqual, strictEqual, ok } from 'node:assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
-import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
 import { decodeTraceRequest } from '../../collector/otlp/decode.js';
 import { DEFAULT_LIMITS, OtlpReceiver } from '../../collector/otlp/receiver.js';
 import { realScheduler } from '../../collector/otlp/scheduler.js';
@@ -104,7 +104,7 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     const sink = new CollectingSink();
     const child = (id: number, parent: number): OtlpSpan => span(hex16(id), hex16(parent));
     // room for exactly one whole attempt of a root and 8 operations
-    const asm = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, maxPendingBytes: heldBytes(root(1, 8)) + 8 * heldBytes(child(1, 1)) }, sink, new ManualScheduler());
+    const asm = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingBytes: heldBytes(root(1, 8)) + 8 * heldBytes(child(1, 1)) }, sink, new ManualScheduler());
     // attempts that will never complete: a root still waiting for its second child, and four children without a root
     asm.add(root(100, 2), 'r');
     asm.add(child(101, 100), 'r');
@@ -128,7 +128,7 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const sink = new CollectingSink();
-    const asm = new AttemptAssembler(DEFAULT_ASSEMBLER_OPTIONS, sink, realScheduler);
+    const asm = new SpanAssembler(DEFAULT_SPAN_ASSEMBLER_OPTIONS, sink, realScheduler);
     // the oldest attempt waits (maxWaitMs) for a second operation that never comes
     asm.add(root(1, 2), 'r');
     asm.add(span(hex16(2), hex16(1)), 'r');
@@ -149,7 +149,7 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
   it('forgets old span ids in constant time: spans cost no more once the memory of ids is full', () => {
     const sink = new CollectingSink();
     const memory = 60_000;
-    const asm = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, recentSpanMemory: memory }, sink, new ManualScheduler());
+    const asm = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, recentSpanMemory: memory }, sink, new ManualScheduler());
     let id = 0;
     /** Milliseconds to hand on `spans` spans, as attempts of a root and two operations. */
     const run = (spans: number): number => {

@@ -10,7 +10,7 @@
  * Throughout, /healthz and /metrics are sampled every 200 ms and the sidecar's RSS every 100 ms.
  */
 import { stringify } from 'yaml';
-import { DEFAULT_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
 import { DEFAULT_LIMITS } from '../../collector/otlp/receiver.js';
 import { cpuNs, CpuQuota } from './cpu-quota.js';
 import type { LoadBooks } from './load-client.js';
@@ -187,7 +187,7 @@ export function otlpSidecarConfig(otlp: Readonly<Record<string, unknown>> = {}):
     maxStringLength: l.maxStringLength,
     maxQueuedSpans: l.maxQueuedSpans,
     maxBufferedBodyBytes: l.maxBufferedBodyBytes,
-    maxPendingAttempts: DEFAULT_ASSEMBLER_OPTIONS.maxPendingAttempts,
+    maxPendingAttempts: DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxPendingAttempts,
   };
   return stringify({
     apiVersion: 'reconcile-shadow/v1',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AttemptAssembler, type AssemblerOptions } from '../../../collector/logs/assembler.js';
+import { LogLineAssembler, type LogLineAssemblerOptions } from '../../../collector/logs/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/zap-line.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
 import { resolveModel } from '../../../sidecar/files.js';
@@ -28,13 +28,13 @@ class Collect {
   };
 }
 
-function assembler(options: Partial<AssemblerOptions> = {}): { a: AttemptAssembler; out: Collect } {
+function assembler(options: Partial<LogLineAssemblerOptions> = {}): { a: LogLineAssembler; out: Collect } {
   const out = new Collect();
-  const a = new AttemptAssembler({ model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 10_000, samplingThreshold: 100, maxPending: 10_000, unmappedSampleSize: 50, ...options }, out.sink);
+  const a = new LogLineAssembler({ model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 10_000, samplingThreshold: 100, maxPending: 10_000, unmappedSampleSize: 50, ...options }, out.sink);
   return { a, out };
 }
 
-function feed(a: AttemptAssembler, lines: readonly string[], file = 'x.log'): void {
+function feed(a: LogLineAssembler, lines: readonly string[], file = 'x.log'): void {
   lines.forEach((line, i) => a.line(line, `${file}:${i + 1}`));
   a.end();
 }
@@ -63,7 +63,7 @@ function assertBooks(report: SourceInputReport, out: Collect): void {
 
 const sequentialBefore = (op: string): number => model.operations.filter((o) => o.only !== 'phased').findIndex((o) => o.name === op);
 
-describe('AttemptAssembler: attempts from the log, in order', () => {
+describe('LogLineAssembler: attempts from the log, in order', () => {
   it("reads a legacy log: one attempt per reconcileID, the requeue warning in its attempt, the build's version proves the loop", () => {
     const { a, out } = assembler();
     feed(a, fixture('legacy'), 'legacy.log');
@@ -304,5 +304,32 @@ describe('AttemptAssembler: attempts from the log, in order', () => {
     assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/a']);
     a.tooLong('x:3', 2_000_000, 1_048_576);
     assert.deepEqual(out.rejections.at(-1), { source: 'logs', reason: 'line_too_long', where: 'x:3', message: 'line of 2000000 bytes exceeds the limit of 1048576 bytes' });
+  });
+
+  it('an attempt whose lines are 900 years apart is judged at once (the log fuzz hung on this case, walking every second between them)', () => {
+    const valid = (year: number): string =>
+      JSON.stringify({
+        level: 'error',
+        ts: `${year}-11-29T10:00:05Z`,
+        msg: 'Reconciler error',
+        controller: 'hostedcluster',
+        HostedCluster: { name: 'alpha', namespace: 'clusters' },
+        namespace: 'clusters',
+        name: 'alpha',
+        reconcileID: 'r1',
+        error: 'critical error: [failed to get hostedcluster SSHKey secret clusters/alpha-ssh: not found, failed to get pull secret: x]; blocked operations: [OperatorDeployments]',
+      });
+    const { a, out } = assembler({ maxUndecided: 100, maxPending: 100, unmappedSampleSize: 5 });
+    feed(a, [valid(2026).slice(0, 24), valid(2026), valid(2926)], 'op.log');
+    assert.deepEqual(
+      out.rejections.map((r) => `${r.where} ${r.reason}`),
+      ['op.log:1 invalid_json', 'op.log:2 loop_unknown', 'op.log:3 loop_unknown'],
+    );
+    assert.deepEqual(out.attempts, []);
+    const { a: seq, out: seqOut } = assembler({ loop: 'sequential' });
+    feed(seq, [valid(2026), valid(2926)]);
+    // one attempt (one reconcileID); a critical-error text is the phased loop's, so under the sequential loop nothing is stated
+    assert.deepEqual(brief(seqOut.attempts), ['2026-11-29T10:00:05Z clusters/alpha sequential: (nothing stated)']);
+    assert.deepEqual(seqOut.rejections.map((r) => `${r.where} ${r.reason}`), []);
   });
 });

@@ -18,6 +18,26 @@ describe("SamplingDetector: where zap's sampler may have dropped lines", () => {
     assert.equal(d.sampledSeconds, 2);
   });
 
+  it('answers whether any second of a range is sampled, whatever the range spans (lines of one attempt 900 years apart)', () => {
+    const d = new SamplingDetector(100);
+    see(d, 0, 100);
+    see(d, 1, 1);
+    d.closeAll();
+    const centuries = 900 * 365 * 86_400;
+    assert.deepEqual(
+      [
+        [-5, -1],
+        [-5, 0],
+        [1, 3],
+        [2, 3],
+        [2, centuries],
+        [-centuries, 1],
+        [-centuries, -1],
+      ].map(([a, b]) => d.anySampledIn(T0 + a!, T0 + b!)),
+      [false, true, true, false, false, true, false],
+    );
+  });
+
   it('counts a window split across two seconds, stays quiet one line below, and counts messages and levels apart', () => {
     const d = new SamplingDetector(100);
     see(d, 10, 60);

@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from 'node:assert';
-import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS, type AssemblerOptions } from '../../../collector/otlp/assembler.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from '../../../collector/otlp/assembler.js';
 import { heldBytes, type AttributeValue, type OtlpSpan } from '../../../collector/otlp/span.js';
 import { CollectingSink, ManualScheduler } from './helpers.js';
 
@@ -8,7 +8,7 @@ const ROOT = '00f067aa0ba902b7';
 const T0 = 1793491205339362000n; // 2026-11-01T00:00:05.339362Z
 const MS = 1_000_000n;
 const WHERE = 'POST /v1/traces #1 from 127.0.0.1:5000';
-const OPTIONS: AssemblerOptions = { ...DEFAULT_ASSEMBLER_OPTIONS, settleMs: 2_000, maxWaitMs: 30_000 };
+const OPTIONS: SpanAssemblerOptions = { ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, settleMs: 2_000, maxWaitMs: 30_000 };
 
 function span(spanId: string, name: string, parentSpanId: string, startNs: bigint, endNs: bigint, attrs: Record<string, AttributeValue> = {}, status: [number, string] = [0, '']): OtlpSpan {
   return { traceId: TRACE, spanId, parentSpanId, name, startNs, endNs, statusCode: status[0], statusMessage: status[1], attributes: new Map(Object.entries(attrs)) };
@@ -25,10 +25,10 @@ function child(n: number, name: string, attrs: Record<string, AttributeValue> = 
   return span(`c0000000000000${String(n).padStart(2, '0')}`, name, parent, start, start + BigInt(n) * 50n * MS, attrs, status);
 }
 
-function setup(options: Partial<AssemblerOptions> = {}): { sink: CollectingSink; clock: ManualScheduler; asm: AttemptAssembler; add: (...s: OtlpSpan[]) => void } {
+function setup(options: Partial<SpanAssemblerOptions> = {}): { sink: CollectingSink; clock: ManualScheduler; asm: SpanAssembler; add: (...s: OtlpSpan[]) => void } {
   const sink = new CollectingSink();
   const clock = new ManualScheduler();
-  const asm = new AttemptAssembler({ ...OPTIONS, ...options }, sink, clock);
+  const asm = new SpanAssembler({ ...OPTIONS, ...options }, sink, clock);
   let added = 0;
   const add = (...spans: OtlpSpan[]): void => {
     for (const s of spans) asm.add(s, WHERE);

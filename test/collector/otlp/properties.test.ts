@@ -5,7 +5,7 @@
  */
 import { strictEqual } from 'node:assert';
 import fc from 'fast-check';
-import { AttemptAssembler, DEFAULT_ASSEMBLER_OPTIONS } from '../../../collector/otlp/assembler.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../../collector/otlp/assembler.js';
 import { decodeTraceRequest } from '../../../collector/otlp/decode.js';
 import { otlpTypes } from '../../../collector/otlp/proto.js';
 import { UndecodableBody, type DecodeLimits, type OtlpSpan } from '../../../collector/otlp/span.js';
@@ -111,7 +111,7 @@ describe('otlp properties: hostile bodies and arrival orders', () => {
       fc.property(fc.array(arrival, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (arrivals, maxPending) => {
         const sink = new CollectingSink();
         const clock = new ManualScheduler();
-        const asm = new AttemptAssembler({ ...DEFAULT_ASSEMBLER_OPTIONS, maxPendingAttempts: maxPending, recentSpanMemory: 4 }, sink, clock);
+        const asm = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingAttempts: maxPending, recentSpanMemory: 4 }, sink, clock);
         let added = 0;
         for (const a of arrivals) {
           if (a.kind === 'tick') {
