@@ -49,7 +49,8 @@ class PlainStarvation {
     for (const op of starving) {
       if (Number.isNaN(starts[op])) starts[op] = timeMs;
       const length = timeMs - starts[op]!;
-      if (length > this.longestMs[op]!) {
+      // Of equal streaks, the smaller object name: the longest streak's object does not depend on the input's order.
+      if (length > this.longestMs[op]! || (length === this.longestMs[op]! && length > 0 && object < this.longestObject[op]!)) {
         this.longestMs[op] = length;
         this.longestObject[op] = object;
       }
