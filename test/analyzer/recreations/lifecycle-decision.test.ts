@@ -4,29 +4,11 @@ import { CelRuntime, toCelValue } from '../../../analyzer/recreations/cel.js';
 import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
 import { toHyperFleetResource, toManagedObject, type ManagedObject } from '../../../collector/objects/observation.js';
-import { compile, jobRaw, T0 } from './world.js';
+import { compile, designTaskConfig, jobRaw, T0 } from './world.js';
 
 /** A Job resource with every rule the design discusses; `extra` adds or replaces lifecycle gates. */
 function config(lifecycle: string, recreateOnChange = false): CompiledTaskConfig {
-  return compile(`params:
-  - {name: clusterId, source: event.id}
-  - {name: generation, source: event.generation}
-  - name: is_deleting
-    source: {expression: "checkClusterState.?deleted_time.hasValue()"}
-preconditions:
-  - name: checkClusterState
-    api_call: {method: GET, url: "/clusters/{{ .clusterId }}"}
-    capture:
-      - {name: paused, field: spec.paused}
-    expression: "!has(checkClusterState.spec) || !has(checkClusterState.spec.paused) || !checkClusterState.spec.paused"
-resources:
-  - name: job
-    manifest: {apiVersion: batch/v1, kind: Job, metadata: {annotations: {hyperfleet.io/generation: "{{ .generation }}"}}}
-    discovery: {namespace: "hf-{{ .clusterId }}", by_name: "validate-{{ .clusterId }}"}
-    recreate_on_change: ${recreateOnChange}
-    lifecycle:
-${lifecycle}
-`);
+  return compile(designTaskConfig(lifecycle, recreateOnChange));
 }
 
 const DELETE = `      delete:

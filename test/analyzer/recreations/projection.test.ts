@@ -12,34 +12,17 @@ import type { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js'
 import { ValidationError } from '../../../lib/validation-error.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
 import { FUZZ_RUNS } from '../../fuzz/runs.js';
-import { apiClusterRaw, compile, jobRaw, JOB_TASK_CONFIG, listedJobRaw, T0 } from './world.js';
+import { apiClusterRaw, compile, designTaskConfig, jobRaw, JOB_TASK_CONFIG, listedJobRaw, T0 } from './world.js';
 
 /** The design's Job resource (the recreate rule of adapter-recreation-flow-design.md) behind the adapter's precondition. */
-const DESIGN = `params:
-  - {name: clusterId, source: event.id}
-  - {name: generation, source: event.generation}
-  - name: is_deleting
-    source: {expression: "checkClusterState.?deleted_time.hasValue()"}
-preconditions:
-  - name: checkClusterState
-    api_call: {method: GET, url: "/clusters/{{ .clusterId }}"}
-    capture:
-      - {name: paused, field: spec.paused}
-    expression: "!has(checkClusterState.spec) || !has(checkClusterState.spec.paused) || !checkClusterState.spec.paused"
-resources:
-  - name: job
-    manifest: {apiVersion: batch/v1, kind: Job, metadata: {annotations: {hyperfleet.io/generation: "{{ .generation }}"}}}
-    discovery: {namespace: "hf-{{ .clusterId }}", by_name: "validate-{{ .clusterId }}"}
-    lifecycle:
-      delete: {when: {expression: "is_deleting"}}
+const DESIGN = designTaskConfig(`      delete: {when: {expression: "is_deleting"}}
       recreate:
         when:
           expression: |
             resources.?job.hasValue()
             && has(resources.job.metadata)
             && has(resources.job.metadata.annotations)
-            && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]
-`;
+            && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]`);
 
 /** A Job resource whose only rule is `rule`. */
 const withRule = (rule: string): CompiledTaskConfig =>

@@ -9,6 +9,30 @@ import { RecreationShadow, type ShadowListener } from '../../../analyzer/recreat
 import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
 import { toHyperFleetResource, toManagedObject, type Observation } from '../../../collector/objects/observation.js';
 
+/**
+ * The design's Job resource (adapter-recreation-flow-design.md) behind the adapter's pause precondition, with the
+ * lifecycle rules given (YAML at the `lifecycle:` key's indentation plus 2).
+ */
+export const designTaskConfig = (lifecycle: string, recreateOnChange = false): string => `params:
+  - {name: clusterId, source: event.id}
+  - {name: generation, source: event.generation}
+  - name: is_deleting
+    source: {expression: "checkClusterState.?deleted_time.hasValue()"}
+preconditions:
+  - name: checkClusterState
+    api_call: {method: GET, url: "/clusters/{{ .clusterId }}"}
+    capture:
+      - {name: paused, field: spec.paused}
+    expression: "!has(checkClusterState.spec) || !has(checkClusterState.spec.paused) || !checkClusterState.spec.paused"
+resources:
+  - name: job
+    manifest: {apiVersion: batch/v1, kind: Job, metadata: {annotations: {hyperfleet.io/generation: "{{ .generation }}"}}}
+    discovery: {namespace: "hf-{{ .clusterId }}", by_name: "validate-{{ .clusterId }}"}
+    recreate_on_change: ${recreateOnChange}
+    lifecycle:
+${lifecycle}
+`;
+
 export const JOB_TASK_CONFIG = `params:
   - {name: clusterId, source: event.id}
   - {name: generation, source: event.generation}
