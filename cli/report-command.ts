@@ -14,8 +14,8 @@ import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/report.js';
 import { decisionsJson } from '../analyzer/decisions/json.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
-import { reportDocument } from '../analyzer/report/html/document.js';
-import { renderMarkdown } from '../analyzer/report/html/markdown.js';
+import { reportDocument } from '../outputs/review/document.js';
+import { renderMarkdown } from '../outputs/review/markdown.js';
 import type { DecisionReport } from '../analyzer/decisions/report.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal-reader.js';
@@ -150,7 +150,7 @@ export async function writeDecisions(report: DecisionReport, format: 'html' | 'm
     format === 'json'
       ? JSON.stringify(decisionsJson(report), null, 2) + '\n'
       : format === 'html'
-        ? await (await import('../analyzer/report/html/html.js')).renderHtml(reportDocument(report))
+        ? await (await import('../outputs/review/html.js')).renderHtml(reportDocument(report))
         : renderMarkdown(reportDocument(report));
   if (out === undefined) {
     const writer = new BufferedWriter(io.stdout);

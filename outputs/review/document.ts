@@ -2,18 +2,18 @@
  * The decisions report as a document: verdict, facts, charts and tables per controller, in reading order. The HTML
  * and Markdown renderers draw this one document, so both carry the same content in the same order.
  */
-import type { GroupDecision } from '../../decisions/classification.js';
-import type { LoopComparison, OperationComparison } from '../../decisions/loop-comparison.js';
-import type { NoiseFloor } from '../../decisions/noise.js';
-import type { PairDecision } from '../../decisions/ordering.js';
-import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../decisions/report.js';
-import type { RolloutPlan } from '../../decisions/rollout.js';
-import type { StarvationComparison } from '../../decisions/starvation-comparison.js';
-import { THRESHOLD_DOCS, type DecisionThresholds } from '../../decisions/thresholds.js';
-import type { VerdictReason, VerdictStatus } from '../../decisions/verdict.js';
-import { count, percent, plural, points, pValue, span } from '../../decisions/wording.js';
-import { formatDuration } from '../../../lib/duration.js';
-import type { ControllerSummary } from '../summary.js';
+import type { GroupDecision } from '../../analyzer/decisions/classification.js';
+import type { LoopComparison, OperationComparison } from '../../analyzer/decisions/loop-comparison.js';
+import type { NoiseFloor } from '../../analyzer/decisions/noise.js';
+import type { PairDecision } from '../../analyzer/decisions/ordering.js';
+import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../analyzer/decisions/report.js';
+import type { RolloutPlan } from '../../analyzer/decisions/rollout.js';
+import type { StarvationComparison } from '../../analyzer/decisions/starvation-comparison.js';
+import { THRESHOLD_DOCS, type DecisionThresholds } from '../../analyzer/decisions/thresholds.js';
+import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verdict.js';
+import { count, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
+import { formatDuration } from '../../lib/duration.js';
+import type { ControllerSummary } from '../../analyzer/report/summary.js';
 import { blockedByChart, divergenceChart, loopComparisonChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
 
 export type Tone = 'bad' | 'good' | 'unknown';

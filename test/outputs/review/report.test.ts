@@ -7,20 +7,20 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { blockedByChart, loopComparisonChart, recreationChart, starvationChart, type RecreationDurations } from '../../../../analyzer/report/html/charts.js';
-import { renderSvg } from '../../../../analyzer/report/html/svg.js';
-import { reportDocument } from '../../../../analyzer/report/html/document.js';
-import { renderHtml } from '../../../../analyzer/report/html/html.js';
-import { renderMarkdown } from '../../../../analyzer/report/html/markdown.js';
-import { decide, groundTruthAttempts, HYPERSHIFT } from '../../decisions/ground-truth.js';
-import { REPO } from '../../../support/paths.js';
+import { blockedByChart, loopComparisonChart, recreationChart, starvationChart, type RecreationDurations } from '../../../outputs/review/charts.js';
+import { renderSvg } from '../../../outputs/review/svg.js';
+import { reportDocument } from '../../../outputs/review/document.js';
+import { renderHtml } from '../../../outputs/review/html.js';
+import { renderMarkdown } from '../../../outputs/review/markdown.js';
+import { decide, groundTruthAttempts, HYPERSHIFT } from '../../analyzer/decisions/ground-truth.js';
+import { REPO } from '../../support/paths.js';
 import { launchChromium, type Browser } from './chromium.js';
-import { ShadowAnalyzer } from '../../../../analyzer/analyzer.js';
-import { DecisionEvidence } from '../../../../analyzer/decisions/evidence.js';
-import { decisionReport, type ControllerDecisions } from '../../../../analyzer/decisions/report.js';
-import { DEFAULT_THRESHOLDS } from '../../../../analyzer/decisions/thresholds.js';
-import { plantedWorld } from '../../decisions/planted-world.js';
-import { SMALL, SMALL_REVERSED, smallWorld } from '../../decisions/planted-models.js';
+import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
+import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/report.js';
+import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
+import { plantedWorld } from '../../analyzer/decisions/planted-world.js';
+import { SMALL, SMALL_REVERSED, smallWorld } from '../../analyzer/decisions/planted-models.js';
 
 /** The small planted world with a reversed prerequisite (Report fails under the phased loop), decided. */
 function decidePlanted(): ControllerDecisions {

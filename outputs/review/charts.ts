@@ -5,10 +5,10 @@
  * so the Markdown and JSON reports never pay for one.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import type { LoopComparison, OperationComparison } from '../../decisions/loop-comparison.js';
-import type { OrderingEvidence } from '../../decisions/ordering.js';
-import type { StarvationOverTime } from '../../decisions/report.js';
-import type { ControllerSummary } from '../summary.js';
+import type { LoopComparison, OperationComparison } from '../../analyzer/decisions/loop-comparison.js';
+import type { OrderingEvidence } from '../../analyzer/decisions/ordering.js';
+import type { StarvationOverTime } from '../../analyzer/decisions/report.js';
+import type { ControllerSummary } from '../../analyzer/report/summary.js';
 
 /** Recreation durations of one resource kind under both flows (from the recreation tracker), in seconds. */
 export interface RecreationDurations {
