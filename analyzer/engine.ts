@@ -10,11 +10,14 @@
 import type { AttemptRecord } from '../collector/records.js';
 import { zeroedBytes } from './arena.js';
 import { ERROR, OK, opIndexAt, PHASED, SEQUENTIAL, SKIP, STOP, UNKNOWN, variantOfText, type CompiledModel, type OutcomeCode } from './compiled-model.js';
-import type { LoopRun } from './loops.js';
 import type { OutcomeHistory } from './outcome-history.js';
-import { projectionOf } from './projection.js';
+import { projectionOf, type Projection } from './projection.js';
 
-export interface AttemptAnalysis {
+/**
+ * One attempt's analysis. Its projection (both loops' runs and what differs between them: projection.ts) is shared by
+ * every attempt that fails alike, so never written to.
+ */
+export interface AttemptAnalysis extends Projection {
   readonly record: AttemptRecord;
   /** Per op: the outcome used in both loops (observed or predicted). */
   readonly outcomes: Uint8Array;
@@ -24,25 +27,6 @@ export interface AttemptAnalysis {
   readonly variants: Readonly<Uint8Array>;
   /** Ops whose outcome is a consequence of another op's failure in this attempt (not observed); by op index. */
   readonly derived: readonly number[];
-  /**
-   * The attempt's projection (projection.ts), from here to `reordered`: both runs and what differs between them,
-   * shared by every attempt that fails alike, so never written to.
-   */
-  readonly sequential: LoopRun;
-  readonly phased: LoopRun;
-  /** Ops the phased loop runs and the sequential loop does not (one-loop ops left out); sorted by name. */
-  readonly unblocked: readonly number[];
-  /** Ops the sequential loop runs and the phased loop does not (one-loop ops left out); sorted by name. */
-  readonly newlyBlocked: readonly number[];
-  /**
-   * Ops that exist in one loop only (`only:`) and that loop ran: a difference of the models' structure, not of
-   * this attempt's outcomes, so never counted as unblocked, newly blocked or diverged. Sorted by name.
-   */
-  readonly structural: readonly number[];
-  /** Unblocked or newly blocked is non-empty. */
-  readonly diverged: boolean;
-  /** Indices into `CompiledModel.invertedPairs` of pairs both loops ran, in a different relative order. */
-  readonly reordered: readonly number[];
   /** Observed ops the observed loop should not have reached given the model (the model or the record is off). */
   readonly inconsistent: readonly number[];
 }

@@ -15,7 +15,10 @@ export interface Projection {
   readonly unblocked: readonly number[];
   /** Ops the sequential loop runs and the phased loop does not (one-loop ops left out); sorted by name. */
   readonly newlyBlocked: readonly number[];
-  /** Ops that exist in one loop only (`only:`) and that loop ran; sorted by name. */
+  /**
+   * Ops that exist in one loop only (`only:`) and that loop ran: a difference of the models' structure, not of
+   * this attempt's outcomes, so never counted as unblocked, newly blocked or diverged. Sorted by name.
+   */
   readonly structural: readonly number[];
   /** Unblocked or newly blocked is non-empty. */
   readonly diverged: boolean;
