@@ -25,7 +25,7 @@ export interface Check<F, E> {
 }
 
 /** Node's timers run off a per-loop-turn clock, so a timer can fire a few ms before its delay, measured from outside. */
-const TIMER_SLACK_MS = 50;
+export const TIMER_SLACK_MS = 50;
 const MiB = 1024 * 1024;
 
 export const OVERLOAD_CHECKS: readonly Check<OverloadFigures, Expectations>[] = [
