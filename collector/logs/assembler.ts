@@ -408,10 +408,8 @@ export class LogLineAssembler {
     if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
     if (p.reconcileID !== undefined) this.remember(p.reconcileID);
     const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
-    const texts: { -readonly [K in keyof AttemptTexts]: AttemptTexts[K] } = { success: p.success, progress: p.progress ?? NO_PROGRESS, incomplete: sampled };
-    if (p.summary !== undefined) texts.summary = p.summary;
-    if (p.error !== undefined) texts.error = p.error;
-    if (p.causes) texts.errorCauses = p.causes;
+    // every field present, absent ones undefined: one object shape for the readings' memo to read
+    const texts: AttemptTexts = { success: p.success, summary: p.summary, error: p.error, errorCauses: p.causes, progress: p.progress ?? NO_PROGRESS, incomplete: sampled };
     const reading = this.builder.reading(texts);
     const judged: Judged = { pending: p, reading, sampled };
     const configured = this.options.loop;
