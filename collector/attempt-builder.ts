@@ -140,6 +140,12 @@ export class AttemptBuilder {
   /** Per loop, the operations that may fail without a trace (their error can leave the loop going, uncollected). */
   private readonly silent: Readonly<Record<LoopKind, ReadonlySet<string>>>;
   private readonly memo = new BoundedMemo<AttemptReading>(MEMO_SIZE);
+  /**
+   * Readings of texts that are at most one error, per (success, incomplete, the error is its own lone cause):
+   * without an error, and by the error.
+   */
+  private readonly plainNoError: (AttemptReading | undefined)[] = new Array<AttemptReading | undefined>(8).fill(undefined);
+  private readonly plainByError: (BoundedMemo<AttemptReading> | undefined)[] = new Array<BoundedMemo<AttemptReading> | undefined>(8).fill(undefined);
   private readonly shapes = new BoundedMemo<ShapeReading>(SHAPES_SIZE);
   /** A number per error format, for shape keys (formats are the model's objects). */
   private readonly formatIds = new Map<ErrorFormat, number>();
@@ -174,20 +180,34 @@ export class AttemptBuilder {
    * texts of the same shape alike, so readings are remembered (attempt-readings.ts).
    */
   reading(texts: AttemptTexts): AttemptReading {
+    // Most attempts write at most one error text (zap writes a lone error's cause as the error itself) and nothing
+    // else: their readings are kept by that text (a string the caller usually holds already, its hash computed),
+    // without making the texts' key.
+    const causes = texts.errorCauses;
+    const loneCause = causes !== undefined && causes.length === 1 && causes[0] === texts.error;
+    if (texts.summary === undefined && (causes === undefined || loneCause) && (texts.progress === undefined || texts.progress.length === 0)) {
+      const flags = (texts.success ? 1 : 0) + (texts.incomplete === true ? 2 : 0) + (loneCause ? 4 : 0);
+      if (texts.error === undefined) return (this.plainNoError[flags] ??= this.read(texts));
+      const memo = (this.plainByError[flags] ??= new BoundedMemo<AttemptReading>(MEMO_SIZE));
+      let reading = memo.get(texts.error);
+      if (reading === undefined) memo.set(texts.error, (reading = this.read(texts)));
+      return reading;
+    }
     const key = textsKey(texts);
     let reading = this.memo.get(key);
-    if (reading) return reading;
+    if (reading === undefined) this.memo.set(key, (reading = this.read(texts)));
+    return reading;
+  }
+
+  /** The texts taken apart, and their reading: a new one, or one of the same shape's with these texts' messages. */
+  private read(texts: AttemptTexts): AttemptReading {
     const interpretation = this.interpret(texts);
     const shapeKey = this.shapeKey(interpretation);
     const shape = this.shapes.get(shapeKey);
-    if (shape) reading = new SubstitutedReading(interpretation, shape, this.buildUnder);
-    else {
-      const first = new ShapeReading(interpretation, this.buildUnder);
-      this.shapes.set(shapeKey, first);
-      reading = first;
-    }
-    this.memo.set(key, reading);
-    return reading;
+    if (shape) return new SubstitutedReading(interpretation, shape, this.buildUnder);
+    const first = new ShapeReading(interpretation, this.buildUnder);
+    this.shapes.set(shapeKey, first);
+    return first;
   }
 
   /**

@@ -25,7 +25,7 @@
 import type { OperatorLoop } from '../operator-loop.js';
 import { buildEra } from '../operator-loop.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { AttemptBuilder, readingNotes, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
+import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
 import type { AttemptReading } from '../attempt-readings.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
@@ -56,6 +56,7 @@ const HOLD_SECONDS = 2;
 const MAX_ATTEMPT_SECONDS = 120;
 /** reconcileIDs of handed-on attempts remembered, to recognise a late line. */
 const RECENT_IDS = 10_000;
+const NO_PROGRESS: readonly ProgressText[] = Object.freeze([]);
 
 export interface UnmappedSampleEntry {
   readonly message: string;
@@ -116,21 +117,28 @@ interface Run {
 
 const newRun = (): Run => ({ proofs: { sequential: 0, phased: 0 }, held: [], attempts: 0, assembling: 0, ended: false });
 
+/**
+ * An attempt being assembled. Every field is always present (one object shape), and what most attempts lack (lines
+ * after the first, progress lines) is allocated only when it comes: most attempts are one end line.
+ */
 interface Pending {
   readonly correlation: string;
-  readonly reconcileID?: string;
+  readonly reconcileID: string | undefined;
   readonly first: AttemptLine;
   readonly run: Run;
   readonly firstSecond: number;
   lastSecond: number;
-  readonly wheres: string[];
+  /** Lines of the attempt. */
+  lines: number;
+  /** Where the lines after the first are (the first's is `first.where`); undefined while there is one line. */
+  laterWheres: string[] | undefined;
   success: boolean;
-  summary?: string;
-  summaryWhere?: string;
-  error?: string;
-  causes?: readonly string[];
-  errorWhere?: string;
-  readonly progress: ProgressText[];
+  summary: string | undefined;
+  summaryWhere: string | undefined;
+  error: string | undefined;
+  causes: readonly string[] | undefined;
+  errorWhere: string | undefined;
+  progress: ProgressText[] | undefined;
   /** An end line came (success, Reconciler error, summary, or a silent stop). */
   ended: boolean;
 }
@@ -152,6 +160,8 @@ export class LogLineAssembler {
   private readonly queue: Pending[] = [];
   private readonly open = new Map<string, Pending>();
   private readonly recentIds = new Set<string>();
+  private readonly recentOrder: string[] = [];
+  private recentOldest = 0;
   /** Runs with attempts held for their loop, oldest first. */
   private readonly waiting: Run[] = [];
   private held = 0;
@@ -313,14 +323,33 @@ export class LogLineAssembler {
       p = undefined;
     }
     if (!p) {
-      p = { correlation: line.correlation, ...(line.reconcileID === undefined ? {} : { reconcileID: line.reconcileID }), first: line, run: this.run, firstSecond: second, lastSecond: second, wheres: [], success: false, progress: [], ended: false };
+      p = {
+        correlation: line.correlation,
+        reconcileID: line.reconcileID,
+        first: line,
+        run: this.run,
+        firstSecond: second,
+        lastSecond: second,
+        lines: 1,
+        laterWheres: undefined,
+        success: false,
+        summary: undefined,
+        summaryWhere: undefined,
+        error: undefined,
+        causes: undefined,
+        errorWhere: undefined,
+        progress: undefined,
+        ended: false,
+      };
       this.run.attempts++;
       this.run.assembling++;
       this.open.set(line.correlation, p);
       this.queue.push(p);
+    } else {
+      p.lines++;
+      (p.laterWheres ??= []).push(line.where);
+      if (second > p.lastSecond) p.lastSecond = second;
     }
-    p.wheres.push(line.where);
-    p.lastSecond = Math.max(p.lastSecond, second);
     switch (line.kind) {
       case 'success':
         p.success = true;
@@ -339,7 +368,7 @@ export class LogLineAssembler {
         break;
       case 'progress': {
         const progress = line.progress!;
-        p.progress.push(line.text === undefined ? { op: progress.op, outcome: progress.outcome } : { op: progress.op, outcome: progress.outcome, error: line.text });
+        (p.progress ??= []).push(line.text === undefined ? { op: progress.op, outcome: progress.outcome } : { op: progress.op, outcome: progress.outcome, error: line.text });
         if (progress.outcome === 'stop') p.ended = true;
         break;
       }
@@ -379,14 +408,9 @@ export class LogLineAssembler {
     if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
     if (p.reconcileID !== undefined) this.remember(p.reconcileID);
     const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
-    const reading = this.builder.reading({
-      success: p.success,
-      ...(p.summary === undefined ? {} : { summary: p.summary }),
-      ...(p.error === undefined ? {} : { error: p.error }),
-      ...(p.causes ? { errorCauses: p.causes } : {}),
-      progress: p.progress,
-      incomplete: sampled,
-    });
+    // every field present, absent ones undefined: one object shape for the readings' memo to read
+    const texts: AttemptTexts = { success: p.success, summary: p.summary, error: p.error, errorCauses: p.causes, progress: p.progress ?? NO_PROGRESS, incomplete: sampled };
+    const reading = this.builder.reading(texts);
     const judged: Judged = { pending: p, reading, sampled };
     const configured = this.options.loop;
     if (configured !== 'auto') {
@@ -445,7 +469,7 @@ export class LogLineAssembler {
     }
     for (const j of run.held.splice(0)) {
       this.held--;
-      for (const where of j.pending.wheres) this.drop('loop_unknown', where, `attempt ${j.pending.reconcileID ?? j.pending.first.object}: no line of its operator run proved which loop wrote it, no loop is configured, and the operator Deployment does not say`);
+      for (const where of wheresOf(j.pending)) this.drop('loop_unknown', where, `attempt ${j.pending.reconcileID ?? j.pending.first.object}: no line of its operator run proved which loop wrote it, no loop is configured, and the operator Deployment does not say`);
     }
   }
 
@@ -453,9 +477,11 @@ export class LogLineAssembler {
     const { pending: p, reading, sampled } = j;
     const read = reading.under(loop);
     if (!read.consistent && reading.under(loop === 'sequential' ? 'phased' : 'sequential').consistent) notes.push('loop_contradicted');
-    notes.push(...readingNotes(read));
+    const readNotes = readingNotes(read);
+    if (readNotes.length > 0) notes.push(...readNotes);
     if (sampled) notes.push('sampled');
-    for (const n of new Set(notes)) this.stats.notes[n]++;
+    if (notes.length === 1) this.stats.notes[notes[0]!]++;
+    else if (notes.length > 1) for (const n of new Set(notes)) this.stats.notes[n]++;
     const where = p.errorWhere ?? p.first.where;
     for (const u of read.unmapped) {
       this.stats.unmappedErrors++;
@@ -468,18 +494,25 @@ export class LogLineAssembler {
       object: p.first.object,
       model: loop,
       operations: read.operations,
-      origin: { source: 'logs', ...(p.reconcileID === undefined ? {} : { reconcileID: p.reconcileID }), where: p.first.where, ...(sampled ? { sampled: true } : {}) },
+      origin: originOf(p, sampled),
     };
     this.stats.attempts++;
-    this.stats.analyzed += p.wheres.length;
+    this.stats.analyzed += p.lines;
     this.stats.observedLoop = loop;
     if (this.options.loop === 'auto') this.stats.loopDecidedBy = notes.includes('loop_from_deployment') ? 'deployment' : 'input';
     this.sink.attempt(record);
   }
 
+  /** Remembers a handed-on attempt's id; the oldest is forgotten past RECENT_IDS (a ring, in the order remembered). */
   private remember(id: string): void {
+    if (this.recentIds.has(id)) return;
+    if (this.recentOrder.length < RECENT_IDS) this.recentOrder.push(id);
+    else {
+      this.recentIds.delete(this.recentOrder[this.recentOldest]!);
+      this.recentOrder[this.recentOldest] = id;
+      this.recentOldest = (this.recentOldest + 1) % RECENT_IDS;
+    }
     this.recentIds.add(id);
-    if (this.recentIds.size > RECENT_IDS) this.recentIds.delete(this.recentIds.values().next().value as string);
   }
 
   private keepUnmapped(entry: UnmappedSampleEntry): void {
@@ -506,6 +539,17 @@ function provenLoop(j: Judged): LoopKind | undefined {
   const sequential = j.reading.under('sequential').consistent;
   if (sequential === j.reading.under('phased').consistent) return undefined;
   return sequential ? 'sequential' : 'phased';
+}
+
+/** The record's origin (its keys in this order: the derived journal writes them so). */
+function originOf(p: Pending, sampled: boolean): AttemptRecord['origin'] {
+  if (p.reconcileID === undefined) return sampled ? { source: 'logs', where: p.first.where, sampled: true } : { source: 'logs', where: p.first.where };
+  return sampled ? { source: 'logs', reconcileID: p.reconcileID, where: p.first.where, sampled: true } : { source: 'logs', reconcileID: p.reconcileID, where: p.first.where };
+}
+
+/** Where each line of the attempt is, in order. */
+function wheresOf(p: Pending): string[] {
+  return p.laterWheres ? [p.first.where, ...p.laterWheres] : [p.first.where];
 }
 
 /** Without a reconcileID: a line that opens an attempt, after the open one has ended, starts the next one. */

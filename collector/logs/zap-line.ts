@@ -191,11 +191,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 class FieldProblem extends Error {}
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
 export class ZapLineClassifier {
   private readonly kinds: ReadonlyMap<string, AttemptLineKind>;
   private readonly progress: ReadonlyMap<string, ProgressPattern>;
   /** Texts redacted before (redaction is a pure function of the text, and most attempts write one of a few texts). */
   private readonly redacted = new BoundedMemo<string>(REDACTED_MEMO_SIZE);
+  private lastTime: string | undefined;
+  private lastTimeMs = NaN;
 
   /** `progress` patterns of operations the model lacks should be left out by the caller. */
   constructor(
@@ -226,7 +230,7 @@ export class ZapLineClassifier {
     const f = this.patterns.fields;
     const msg = value[f.message];
     const timeValue = value[f.time];
-    const timeMs = readTimeMs(timeValue);
+    const timeMs = this.timeMs(timeValue);
     const timed = !Number.isNaN(timeMs);
     const second = Math.floor(timeMs / 1000);
     const at = timed ? { second } : {};
@@ -245,17 +249,9 @@ export class ZapLineClassifier {
       const id = value[f.reconcileID];
       if (id !== undefined && (typeof id !== 'string' || id === '')) throw new FieldProblem(`${f.reconcileID}: must be a non-empty string`);
       const time = typeof timeValue === 'string' ? timeValue : new Date(timeMs).toISOString();
-      const line: AttemptLine = {
-        kind,
-        where,
-        time,
-        timeMs,
-        controller,
-        object,
-        correlation: id ?? `object:${object}`,
-        ...(id === undefined ? {} : { reconcileID: id }),
-        ...this.readText(kind, msg, value),
-      };
+      const line: Writable<AttemptLine> = { kind, where, time, timeMs, controller, object, correlation: id ?? `object:${object}` };
+      if (id !== undefined) line.reconcileID = id;
+      this.readText(kind, msg, value, line);
       return { kind: 'attempt', line, second, sighting };
     } catch (e) {
       if (!(e instanceof FieldProblem)) throw e;
@@ -295,21 +291,36 @@ export class ZapLineClassifier {
     return out;
   }
 
-  /** The texts the line kind carries: the error (with zap's causes), the summary, or a progress line's error. */
-  private readText(kind: AttemptLineKind, msg: string, value: Record<string, unknown>): Pick<AttemptLine, 'text' | 'causes' | 'progress'> {
+  /** Milliseconds of a line's time; the lines of one second share their time text, so the last one is remembered. */
+  private timeMs(value: unknown): number {
+    if (typeof value !== 'string') return readTimeMs(value);
+    if (value !== this.lastTime) {
+      this.lastTimeMs = readTimeMs(value);
+      this.lastTime = value;
+    }
+    return this.lastTimeMs;
+  }
+
+  /** Sets the texts the line kind carries: the error (with zap's causes), the summary, or a progress line's error. */
+  private readText(kind: AttemptLineKind, msg: string, value: Record<string, unknown>, line: Writable<AttemptLine>): void {
     const f = this.patterns.fields;
-    if (kind === 'success' || kind === 'warning') return {};
+    if (kind === 'success' || kind === 'warning') return;
     if (kind === 'progress') {
       const progress = this.progress.get(msg)!;
+      line.progress = progress;
       const error = value[f.error];
-      return progress.outcome === 'error' && typeof error === 'string' ? { progress, text: this.redact(error) } : { progress };
+      if (progress.outcome === 'error' && typeof error === 'string') line.text = this.redact(error);
+      return;
     }
     const key = kind === 'error' ? f.error : f.summary;
     const text = value[key];
     if (typeof text !== 'string' || (kind === 'error' && text === '')) throw new FieldProblem(`${key}: required string`);
-    if (kind === 'summary') return { text: this.redact(text) };
+    const redacted = this.redact(text);
+    line.text = redacted;
+    if (kind === 'summary') return;
     const causes = leafCauses(value[f.errorCauses], 0);
-    return causes && causes.length > 0 ? { text: this.redact(text), causes: causes.map((c) => this.redact(c)) } : { text: this.redact(text) };
+    // zap writes a lone error's cause as the error itself: redacted once
+    if (causes && causes.length > 0) line.causes = causes.map((c) => (c === text ? redacted : this.redact(c)));
   }
 }
 
@@ -337,8 +348,40 @@ const MAX_EPOCH_SECONDS = 253_402_300_800;
 
 /** Milliseconds since the epoch, or NaN when the value is neither an RFC 3339 string nor non-negative epoch seconds. */
 function readTimeMs(value: unknown): number {
-  if (typeof value === 'string') return RFC3339.test(value) ? Date.parse(value) : NaN;
+  if (typeof value === 'string') {
+    const ms = wholeSecondUtcMs(value);
+    if (ms !== undefined) return ms;
+    return RFC3339.test(value) ? Date.parse(value) : NaN;
+  }
   // Epoch seconds; beyond year 9999 a number is no log time (and Date cannot render it).
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < MAX_EPOCH_SECONDS) return Math.round(value * 1000);
   return NaN;
+}
+
+/**
+ * zap's RFC3339TimeEncoder form, `YYYY-MM-DDTHH:MM:SSZ`, read without the pattern and Date.parse (they were a tenth of
+ * classifying a line). Only where both readings agree for sure: a year from 1970, a day up to 28, an hour, minute
+ * and second in range; anything else (and every other form) is undefined, for the general reading.
+ */
+function wholeSecondUtcMs(t: string): number | undefined {
+  if (t.length !== 20 || t.charCodeAt(4) !== 0x2d || t.charCodeAt(7) !== 0x2d || t.charCodeAt(10) !== 0x54 || t.charCodeAt(13) !== 0x3a || t.charCodeAt(16) !== 0x3a || t.charCodeAt(19) !== 0x5a) return undefined;
+  const year = digits(t, 0, 4);
+  const month = digits(t, 5, 2);
+  const day = digits(t, 8, 2);
+  const hour = digits(t, 11, 2);
+  const minute = digits(t, 14, 2);
+  const second = digits(t, 17, 2);
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second);
+}
+
+/** The decimal number of `count` digits at `at`; -1 when one is not a digit. */
+function digits(t: string, at: number, count: number): number {
+  let n = 0;
+  for (let k = at; k < at + count; k++) {
+    const d = t.charCodeAt(k) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
 }

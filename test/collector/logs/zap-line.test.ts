@@ -99,6 +99,24 @@ describe('ZapLineClassifier: one operator log line', () => {
     assert.deepEqual([c.line.time, c.line.object, c.line.correlation, c.line.reconcileID], ['2026-11-01T10:00:05.123Z', 'clusters/alpha', 'object:clusters/alpha', undefined]);
   });
 
+  it('reads an RFC 3339 time as Date.parse does, or refuses it as not a time (the whole-second form has its own reader)', () => {
+    // edges of the whole-second reader (days past 28, out-of-range fields, years before 1970) and the other forms
+    const days = ['01', '28', '29', '30', '31', '00', '32'];
+    const times = ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60', '1a:00:00'];
+    const texts: string[] = [];
+    for (const date of ['2026-02', '2024-02', '2026-12', '2026-13', '2026-00', '1969-12', '1970-01', '0099-01', '9999-12']) {
+      for (const day of days) for (const time of times) texts.push(`${date}-${day}T${time}Z`);
+    }
+    texts.push('2026-11-01t10:00:00z', '2026-11-01T10:00:00.5Z', '2026-11-01T10:00:00+02:00', '2026-11-01T10:00:00', '2026-11-01 10:00:00Z', '2026-11-01T10:00:00ZZ', '+02026-11-01T10:00:00Z');
+    const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+    for (const ts of texts) {
+      const c = classifier.classify(JSON.stringify({ level: 'info', ts, msg: 'successfully reconciled', controller: 'hostedcluster', namespace: 'clusters', name: 'alpha', reconcileID: 'id-1' }), 'x:1');
+      const expected = rfc3339.test(ts) ? Date.parse(ts) : NaN;
+      if (Number.isNaN(expected)) assert.equal(c.kind, 'rejected', ts);
+      else assert.deepEqual(c.kind === 'attempt' && [c.line.time, c.line.timeMs], [ts, expected], ts);
+    }
+  });
+
   it('prefers the logger context object over a repeated call key (the pause line logs "name" again, as a NamespacedName)', () => {
     const line = JSON.stringify({ level: 'info', ts: ctx.ts, msg: 'Reconciliation paused', controller: 'hostedcluster', HostedCluster: { name: 'alpha', namespace: 'clusters' }, namespace: 'clusters', name: 'clusters/alpha', reconcileID: 'id-2', pausedUntil: 'true' });
     const c = classifier.classify(line, 'x:1');
