@@ -15,7 +15,6 @@ import { ShardSink } from '../collector/shard-sink.js';
 import { WHOLE, type Shard } from '../collector/shard.js';
 import type { ReconcileModel } from '../model/types.js';
 import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
-import { readLogInto } from './log-input.js';
 
 export type InputSpec = { readonly kind: 'journal'; readonly file: string } | { readonly kind: 'logs'; readonly file: string; readonly loop: ObservedLoop };
 
@@ -86,6 +85,9 @@ export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOut
     if ((spec.worker ?? WHOLE).count > 1) throw new Error('a log is read by one worker');
     const sink = new ShardSink(shard.analyzer, spec.shard);
     shard.position = () => sink.position;
+    // Loaded only for a log: the log source's modules take ~0.5 s to load (the Kubernetes client among them), which a
+    // worker reading a journal would pay for nothing.
+    const { readLogInto } = await import('./log-input.js');
     await readLogInto(sink, { file, model: spec.model, loop: spec.input.loop }, io);
   }
   return shard.outcome({ kind: spec.input.kind, name: file, shards: { count: spec.shard.count, indices: [spec.shard.index] } });
