@@ -69,6 +69,15 @@ describe('analysis in shards and workers', function () {
     assert.deepEqual(await runCli(['merge', part, '--format', 'json']), { code: 5, stdout: '', stderr: `journal ${empty}: shard 0 of 2 not merged: the report covers part of its objects\nnothing analysed: ${empty} holds no attempt\n` });
   });
 
+  it('a journal that cannot be read: --workers 2 says so as one run does', async () => {
+    for (const file of [join(dir, 'missing.jsonl'), dir]) {
+      const one = await runCli(['analyze', '--model', MODEL, '--journal', file]);
+      assert.equal(one.code, 1);
+      assert.match(one.stderr, /^cannot read journal .*: (ENOENT: no such file or directory, open|EISDIR: illegal operation on a directory, read)/);
+      same(await runCli(['analyze', '--model', MODEL, '--journal', file, '--workers', '2']), one, `analyze --workers 2 ${file}`);
+    }
+  });
+
   it('report --workers 2 writes the same HTML', async () => {
     const one = await runCli(['report', '--model', MODEL, '--journal', journal, '--format', 'html']);
     assert.equal(one.code, 0, one.stderr);
