@@ -275,9 +275,10 @@ function setWords(times: Uint32Array, at: number, ns: bigint): void {
  * side by side, so most spans repeat both, and comparing the text is cheaper than reading its hex again.
  */
 class LastIds {
-  private traceText = '';
+  /** undefined until a valid id is read: '' (no traceId) must be checked, not taken for the zeros of no id yet. */
+  private traceText: string | undefined;
   private readonly traceWords = new Uint32Array(4);
-  private parentText = '';
+  private parentText: string | undefined;
   private readonly parentWords = new Uint32Array(2);
 
   /** Writes a valid, non-zero traceId's words at `at`; false when it is not one. */
@@ -285,7 +286,7 @@ class LastIds {
     const words = this.traceWords;
     if (text !== this.traceText) {
       if (text.length !== 32 || !hexWords(text, words, 0) || (words[0]! | words[1]! | words[2]! | words[3]!) === 0) {
-        this.traceText = '';
+        this.traceText = undefined;
         return false;
       }
       this.traceText = text;
@@ -302,7 +303,7 @@ class LastIds {
     const words = this.parentWords;
     if (text !== this.parentText) {
       if (text.length !== 16 || !hexWords(text, words, 0)) {
-        this.parentText = '';
+        this.parentText = undefined;
         return false;
       }
       this.parentText = text;
