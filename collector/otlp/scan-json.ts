@@ -62,14 +62,6 @@ const KEY = {
   resourceSpans: bytesOf('resourceSpans'),
   scopeSpans: bytesOf('scopeSpans'),
   spans: bytesOf('spans'),
-  traceId: bytesOf('traceId'),
-  spanId: bytesOf('spanId'),
-  parentSpanId: bytesOf('parentSpanId'),
-  name: bytesOf('name'),
-  startTimeUnixNano: bytesOf('startTimeUnixNano'),
-  endTimeUnixNano: bytesOf('endTimeUnixNano'),
-  status: bytesOf('status'),
-  attributes: bytesOf('attributes'),
   code: bytesOf('code'),
   message: bytesOf('message'),
   key: bytesOf('key'),
@@ -83,6 +75,29 @@ const TRUE = bytesOf('true');
 const FALSE = bytesOf('false');
 const NULL = bytesOf('null');
 
+/** A key of a span, with its bytes as big-endian words to compare four at a time. */
+interface SpanKey {
+  readonly bytes: Uint8Array;
+  readonly words: Uint32Array;
+}
+
+function spanKey(key: string): SpanKey {
+  const bytes = bytesOf(key);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  return { bytes, words: Uint32Array.from({ length: bytes.length >>> 2 }, (_, k) => view.getUint32(4 * k)) };
+}
+
+const SPAN_KEY = {
+  traceId: spanKey('traceId'),
+  spanId: spanKey('spanId'),
+  parentSpanId: spanKey('parentSpanId'),
+  name: spanKey('name'),
+  startTimeUnixNano: spanKey('startTimeUnixNano'),
+  endTimeUnixNano: spanKey('endTimeUnixNano'),
+  status: spanKey('status'),
+  attributes: spanKey('attributes'),
+};
+
 /** A span's fields, one bit each, to notice one written twice (JSON.parse would keep the last). */
 const TRACE_ID = 1;
 const SPAN_ID = 2;
@@ -92,16 +107,6 @@ const START = 16;
 const END = 32;
 const STATUS = 64;
 const ATTRIBUTES = 128;
-const KEY_LENGTHS: Readonly<Record<number, number>> = {
-  [TRACE_ID]: KEY.traceId.length,
-  [SPAN_ID]: KEY.spanId.length,
-  [PARENT_SPAN_ID]: KEY.parentSpanId.length,
-  [NAME]: KEY.name.length,
-  [START]: KEY.startTimeUnixNano.length,
-  [END]: KEY.endTimeUnixNano.length,
-  [STATUS]: KEY.status.length,
-  [ATTRIBUTES]: KEY.attributes.length,
-};
 
 /** The value of each hex digit (either case), -1 for any other byte. */
 const HEX = new Int8Array(256).fill(-1);
@@ -143,6 +148,16 @@ class Scanner {
   total = 0;
   /** Containers open while a value is skipped: 1 an object, 0 a list. */
   private readonly open: number[] = [];
+  /** The body, to compare four bytes at a time. */
+  private readonly view: DataView;
+  /**
+   * Where the last trace and parent ids read lie in the body, and their words: an exporter writes an attempt's spans
+   * side by side, so most spans repeat both, and comparing the bytes is cheaper than reading the hex again.
+   */
+  private lastTrace = -1;
+  private readonly lastTraceWords = new Uint32Array(4);
+  private lastParent = -1;
+  private readonly lastParentWords = new Uint32Array(2);
 
   constructor(
     private readonly buf: Body,
@@ -150,6 +165,7 @@ class Scanner {
     private readonly addParsed: AddParsedSpan,
   ) {
     this.end = buf.length;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
     this.batch = new SpanBatch(Math.min(limits.maxSpansPerRequest, Math.ceil(buf.length / BYTES_PER_SPAN_GUESS)));
   }
 
@@ -263,42 +279,38 @@ class Scanner {
       let field = 0;
       switch (buf[this.i]) {
         case 0x74: // t
-          if (this.isNext(KEY.traceId)) field = TRACE_ID;
+          if (this.isNext(SPAN_KEY.traceId)) field = TRACE_ID;
           break;
         case 0x73: // s
-          if (this.isNext(KEY.spanId)) field = SPAN_ID;
-          else if (this.isNext(KEY.startTimeUnixNano)) field = START;
-          else if (this.isNext(KEY.status)) field = STATUS;
+          if (this.isNext(SPAN_KEY.spanId)) field = SPAN_ID;
+          else if (this.isNext(SPAN_KEY.startTimeUnixNano)) field = START;
+          else if (this.isNext(SPAN_KEY.status)) field = STATUS;
           break;
         case 0x70: // p
-          if (this.isNext(KEY.parentSpanId)) field = PARENT_SPAN_ID;
+          if (this.isNext(SPAN_KEY.parentSpanId)) field = PARENT_SPAN_ID;
           break;
         case 0x6e: // n
-          if (this.isNext(KEY.name)) field = NAME;
+          if (this.isNext(SPAN_KEY.name)) field = NAME;
           break;
         case 0x65: // e
-          if (this.isNext(KEY.endTimeUnixNano)) field = END;
+          if (this.isNext(SPAN_KEY.endTimeUnixNano)) field = END;
           break;
         case 0x61: // a
-          if (this.isNext(KEY.attributes)) field = ATTRIBUTES;
+          if (this.isNext(SPAN_KEY.attributes)) field = ATTRIBUTES;
           break;
       }
-      if (field === 0) this.keyEnd(NOT_PLAIN_SPAN);
-      else {
-        this.i += KEY_LENGTHS[field]! + 1;
-        this.colon(NOT_PLAIN_SPAN);
-      }
       if (field === 0) {
+        this.keyEnd(NOT_PLAIN_SPAN);
         this.skipValue();
         continue;
       }
+      this.colon(NOT_PLAIN_SPAN);
       if ((seen & field) !== 0) throw NOT_PLAIN_SPAN;
       seen |= field;
       this.whitespace();
       switch (field) {
         case TRACE_ID:
-          this.hexId(ids, w, 4);
-          if ((ids[w]! | ids[w + 1]! | ids[w + 2]! | ids[w + 3]!) === 0) throw NOT_PLAIN_SPAN;
+          this.traceId(ids, w);
           break;
         case SPAN_ID:
           this.hexId(ids, w + 4, 2);
@@ -307,7 +319,7 @@ class Scanner {
         case PARENT_SPAN_ID:
           if (buf[this.i] === QUOTE && buf[this.i + 1] === QUOTE) this.i += 2;
           else {
-            this.hexId(ids, w + 6, 2);
+            this.parentId(ids, w + 6);
             hasParent = true;
           }
           break;
@@ -430,6 +442,42 @@ class Scanner {
       else value = this.number(false);
     }
     return value;
+  }
+
+  /** A non-zero traceId into `ids` from `at`, from the last one's words when it is written alike. */
+  private traceId(ids: Uint32Array, at: number): void {
+    const words = this.lastTraceWords;
+    if (this.lastTrace < 0 || !this.sameId(this.lastTrace, 32)) {
+      this.lastTrace = -1;
+      this.hexId(words, 0, 4);
+      if ((words[0]! | words[1]! | words[2]! | words[3]!) === 0) throw NOT_PLAIN_SPAN;
+      this.lastTrace = this.i - 33;
+    } else this.i += 34;
+    ids[at] = words[0]!;
+    ids[at + 1] = words[1]!;
+    ids[at + 2] = words[2]!;
+    ids[at + 3] = words[3]!;
+  }
+
+  /** A parentSpanId into `ids` from `at`, from the last one's words when it is written alike. */
+  private parentId(ids: Uint32Array, at: number): void {
+    const words = this.lastParentWords;
+    if (this.lastParent < 0 || !this.sameId(this.lastParent, 16)) {
+      this.lastParent = -1;
+      this.hexId(words, 0, 2);
+      this.lastParent = this.i - 17;
+    } else this.i += 18;
+    ids[at] = words[0]!;
+    ids[at + 1] = words[1]!;
+  }
+
+  /** Whether the string here is `digits` bytes long and the same as the ones at `last`. */
+  private sameId(last: number, digits: number): boolean {
+    const start = this.i + 1;
+    if (this.buf[this.i] !== QUOTE || this.buf[start + digits] !== QUOTE) return false;
+    const view = this.view;
+    for (let k = 0; k < digits; k += 4) if (view.getUint32(start + k) !== view.getUint32(last + k)) return false;
+    return true;
   }
 
   /** `words` words of a hex id (either case) of exactly 8 × `words` digits, into `ids` from `at`. */
@@ -582,9 +630,18 @@ class Scanner {
     if (this.buf[this.i++] !== COLON) throw notPlain;
   }
 
-  /** Whether the key that starts here is `key` (its bytes, then the closing quote). */
-  private isNext(key: Uint8Array): boolean {
-    return this.buf[this.i + key.length] === QUOTE && this.startsWith(this.i, key);
+  /** Whether the key that starts here is `key` (its bytes, then the closing quote); if so, moves past it. */
+  private isNext(key: SpanKey): boolean {
+    const at = this.i;
+    const { bytes, words } = key;
+    if (this.buf[at + bytes.length] !== QUOTE) return false;
+    // four bytes at a time (the key and its quote lie inside the body), then the last few
+    const view = this.view;
+    let k = 0;
+    for (; k < words.length; k++) if (view.getUint32(at + 4 * k) !== words[k]) return false;
+    for (k *= 4; k < bytes.length; k++) if (this.buf[at + k] !== bytes[k]) return false;
+    this.i = at + bytes.length + 1;
+    return true;
   }
 
   /** Whether the key that ends at `keyEnd` (its closing quote) is `key`. */

@@ -17,7 +17,7 @@ import { UndecodableBody, type DecodeLimits, type OtlpSpan, type SpanProblem } f
 import type { AttemptRecord } from '../../../collector/records.js';
 import { otlpExporter, tracerProvider } from './helpers.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const LIMITS: DecodeLimits = { maxSpansPerRequest: 10_000, maxAttributesPerSpan: 128, maxStringLength: 4096 };
 
 type Outcome = { spans: OtlpSpan[]; problems: SpanProblem[] } | { refused: string; spans: number | undefined };
@@ -132,6 +132,33 @@ const fieldValue = fc.oneof(
   attributeList,
   fc.anything({ maxDepth: 2, maxKeys: 3 }),
 );
+/** Edge values every field gets, in every span of a body (the first, and ones after spans that decoded or not). */
+const EDGE_VALUES: readonly unknown[] = [
+  undefined,
+  null,
+  '',
+  '0'.repeat(32),
+  '0'.repeat(16),
+  'ABCDEF0123456789ABCDEF0123456789',
+  'abcdef0123456789',
+  'abcdef012345678g',
+  '18446744073709551615',
+  '9999999999999999999',
+  '0001',
+  0,
+  -1,
+  2 ** 53,
+  1.5,
+  'a"b\\c\n',
+  'ü€',
+  'x'.repeat(17),
+  {},
+  { code: 2, message: 'boom "quoted"' },
+  { code: 'STATUS_CODE_ERROR' },
+  [],
+  [{ key: 'reconcile.outcome', value: { stringValue: 'stop' } }, { key: 'reconcile.n', value: { intValue: 7 } }],
+  [{ key: 'reconcile.n', value: { intValue: 2 ** 63 } }],
+];
 const FIELDS = ['traceId', 'spanId', 'parentSpanId', 'name', 'startTimeUnixNano', 'endTimeUnixNano', 'status', 'attributes', 'kind', 'events'] as const;
 
 /** A span that decodes, for a key written twice: JSON.parse keeps the second. */
@@ -221,6 +248,24 @@ describe('otlp/scan-json: the scanner decodes exactly as JSON.parse and the walk
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('agrees on each edge value in each span field, in the first span and in later ones', () => {
+    const request = JSON.parse(bodies[0]!.toString('utf8')) as JsonObject;
+    const count = spansOf(request).length;
+    for (const field of FIELDS) {
+      for (const value of EDGE_VALUES) {
+        for (let at = 0; at < count; at++) {
+          const edited = JSON.parse(bodies[0]!.toString('utf8')) as JsonObject;
+          const span = spansOf(edited)[at]!;
+          if (value === undefined) delete span[field];
+          else span[field] = value;
+          const body = Buffer.from(JSON.stringify(edited));
+          sameAsParsed(body, LIMITS);
+          sameAsParsed(body, { maxSpansPerRequest: count, maxAttributesPerSpan: 1, maxStringLength: 16 });
+        }
+      }
+    }
   });
 
   it('agrees when a span field holds another value or is missing, in any key order and with rewritten text', () => {
