@@ -507,16 +507,27 @@ class Scanner {
     const buf = this.buf;
     if (buf[this.i] !== QUOTE) throw NOT_PLAIN_SPAN;
     const start = this.i + 1;
-    let end = start;
-    while (end < this.end && buf[end]! - ZERO >>> 0 <= 9) end++;
-    if (buf[end] !== QUOTE || end === start || end - start > 19) throw NOT_PLAIN_SPAN;
     let high = 0;
     let low = 0;
-    for (let from = start; from < end; from += 5) {
-      const to = Math.min(end, from + 5);
-      let chunk = 0;
-      for (let p = from; p < to; p++) chunk = chunk * 10 + buf[p]! - ZERO;
-      const scale = POWERS_OF_TEN[to - from]!;
+    let chunk = 0;
+    let p = start;
+    for (; p < this.end; p++) {
+      const digit = buf[p]! - ZERO;
+      if (digit >>> 0 > 9) break;
+      chunk = chunk * 10 + digit;
+      if ((p - start) % 5 === 4) {
+        const scaled = low * 100_000 + chunk;
+        const carry = Math.floor(scaled / 0x1_0000_0000);
+        low = scaled - carry * 0x1_0000_0000;
+        high = high * 100_000 + carry;
+        chunk = 0;
+      }
+    }
+    // past 19 digits the words are wrong, and thrown away
+    if (buf[p] !== QUOTE || p === start || p - start > 19) throw NOT_PLAIN_SPAN;
+    const rest = (p - start) % 5;
+    if (rest > 0) {
+      const scale = POWERS_OF_TEN[rest]!;
       const scaled = low * scale + chunk;
       const carry = Math.floor(scaled / 0x1_0000_0000);
       low = scaled - carry * 0x1_0000_0000;
@@ -524,8 +535,9 @@ class Scanner {
     }
     times[at] = high;
     times[at + 1] = low;
-    this.i = end + 1;
+    this.i = p + 1;
   }
+
 
   /** An intValue written as a JSON number: an integer (no fraction, no exponent) that fits in an int64. */
   private int64(): bigint {
