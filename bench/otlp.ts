@@ -1,9 +1,9 @@
 /**
  * OTLP ingest: spans/s from request body to updated metrics (decode → queue → assemble attempts → both loops →
  * metrics), for bodies the real OTel exporters sent (captured once from a local HTTP server), against decoding the
- * same bodies alone: protobufjs for protobuf, JSON.parse for JSON. The path is the receiver's, without HTTP: the
- * decoded batch goes through the receiver's span queue to the assembler, set up as `run` sets it up (it knows the
- * model's operations).
+ * same bodies alone: protobufjs for protobuf, JSON.parse of the body's UTF-8 text (toString included) for JSON. The
+ * path is the receiver's, without HTTP: the decoded batch goes through the receiver's span queue to the assembler,
+ * set up as `run` sets it up (it knows the model's operations).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

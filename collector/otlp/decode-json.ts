@@ -3,8 +3,10 @@
  * arrive as decimal strings or as JSON numbers (the JS exporter sends `intValue` as a number), enums as integers.
  * A body whose structure is wrong is undecodable (400); a span with a wrong field is rejected on its own.
  * Spans are written to a SpanBatch (columns): ids as words parsed from their hex, times as words parsed from their
- * digits, so no bigint, lowercased copy or span object is made per span.
+ * digits, so no bigint, lowercased copy or span object is made per span. Bodies in the form exporters write are
+ * scanned into it without JSON.parse (scan-json.ts); what the scanner does not take is parsed and walked here.
  */
+import { scanJsonRequest } from './scan-json.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import {
   CONVENTION_PREFIX,
@@ -35,11 +37,31 @@ const STATUS_CODE_NAMES: Readonly<Record<string, number>> = { STATUS_CODE_UNSET:
 export const MIN_BYTES_PER_CONTAINER = 8;
 export const EXEMPT_CONTAINERS = 1_000;
 
+/**
+ * The spans of a body: scanned straight into columns when it is in the plain form real exporters write
+ * (scan-json.ts), else parsed and walked; either way the same spans and problems, or the same UndecodableBody.
+ */
 export function decodeJsonRequest(body: Uint8Array, limits: DecodeLimits): DecodedBatch {
+  refuseDense(body);
+  const last = new LastIds();
+  return scanJsonRequest(body, limits, (span, batch) => addSpan(span, limits, batch, last)) ?? parseAndWalk(body, limits);
+}
+
+/** The same without the scanner: what the scanner must agree with (test/collector/otlp/scan-json.test.ts). */
+export function decodeParsedJsonRequest(body: Uint8Array, limits: DecodeLimits): DecodedBatch {
+  refuseDense(body);
+  return parseAndWalk(body, limits);
+}
+
+function refuseDense(body: Uint8Array): void {
   const containers = countContainers(body);
   if (containers > EXEMPT_CONTAINERS && containers * MIN_BYTES_PER_CONTAINER > body.length) {
     throw new UndecodableBody(`${containers} JSON objects and arrays in ${body.length} bytes: denser than OTLP/JSON can be (one per ${MIN_BYTES_PER_CONTAINER} bytes at most)`);
   }
+}
+
+/** JSON.parse, then the parsed objects walked into columns. */
+function parseAndWalk(body: Uint8Array, limits: DecodeLimits): DecodedBatch {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
@@ -275,9 +297,10 @@ function setWords(times: Uint32Array, at: number, ns: bigint): void {
  * side by side, so most spans repeat both, and comparing the text is cheaper than reading its hex again.
  */
 class LastIds {
-  private traceText = '';
+  /** undefined until a valid id is read: '' (no traceId) must be checked, not taken for the zeros of no id yet. */
+  private traceText: string | undefined;
   private readonly traceWords = new Uint32Array(4);
-  private parentText = '';
+  private parentText: string | undefined;
   private readonly parentWords = new Uint32Array(2);
 
   /** Writes a valid, non-zero traceId's words at `at`; false when it is not one. */
@@ -285,7 +308,7 @@ class LastIds {
     const words = this.traceWords;
     if (text !== this.traceText) {
       if (text.length !== 32 || !hexWords(text, words, 0) || (words[0]! | words[1]! | words[2]! | words[3]!) === 0) {
-        this.traceText = '';
+        this.traceText = undefined;
         return false;
       }
       this.traceText = text;
@@ -302,7 +325,7 @@ class LastIds {
     const words = this.parentWords;
     if (text !== this.parentText) {
       if (text.length !== 16 || !hexWords(text, words, 0)) {
-        this.parentText = '';
+        this.parentText = undefined;
         return false;
       }
       this.parentText = text;

@@ -144,6 +144,18 @@ describe('otlp/decode: both encodings to one span shape', () => {
     ]);
   });
 
+  it('rejects a span without a traceId wherever it sits, the first of a request or after one whose traceId is bad', () => {
+    const body = jsonBody([jsonSpan({ traceId: undefined }), jsonSpan({ traceId: 'xyz' }), jsonSpan({ traceId: '' }), jsonSpan()]);
+    const { spans, problems } = decodeTraceRequest(body, 'json', LIMITS);
+    deepStrictEqual(spans, [EXPECTED]);
+    const at = 'resourceSpans[0].scopeSpans[0].spans';
+    deepStrictEqual(problems, [
+      { reason: 'invalid_record', message: `${at}[0]: traceId: must be 16 non-zero bytes, got ""` },
+      { reason: 'invalid_record', message: `${at}[1]: traceId: must be 16 non-zero bytes, got "xyz"` },
+      { reason: 'invalid_record', message: `${at}[2]: traceId: must be 16 non-zero bytes, got ""` },
+    ]);
+  });
+
   it('keeps the first spans of a request over the span limit and rejects the rest as too_many_spans', () => {
     const { spans, problems } = decodeTraceRequest(jsonBody([jsonSpan(), jsonSpan(), jsonSpan()]), 'json', { ...LIMITS, maxSpansPerRequest: 2 });
     strictEqual(spans.length, 2);
