@@ -48,7 +48,7 @@ bench: build
 
 # The property tests of test/fuzz with 100,000 generated cases per property (make test runs 1,000).
 fuzz: install
-	FUZZ_RUNS=100000 $(NODE_BIN)/mocha --no-config --import=tsx --timeout 0 --exit --reporter ./test/summary-reporter.cjs 'test/fuzz/**/*.test.ts' test/collector/otlp/properties.test.ts
+	FUZZ_RUNS=100000 $(NODE_BIN)/mocha --no-config --import=tsx --timeout 0 --exit --reporter ./test/summary-reporter.cjs 'test/fuzz/**/*.test.ts' test/collector/otlp/properties.test.ts test/collector/otlp/scan-json.test.ts
 
 soak: install
 	node --import tsx test/soak/run.ts
