@@ -1,9 +1,15 @@
 /** Number wording shared by every explanation the decisions give, so the report reads the same everywhere. */
 import { formatDuration } from '../../lib/duration.js';
 
+/**
+ * One formatter for every count: `toLocaleString` builds an ICU number format per call, which took 174 ms of a 200k-attempt
+ * report's 10 s (the decisions word thousands of counts); `Intl.NumberFormat#format` gives the same text.
+ */
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
 /** A count with thousands separators: `27,201`. */
 export function count(n: number): string {
-  return n.toLocaleString('en-US');
+  return COUNT_FORMAT.format(n);
 }
 
 export function percent(rate: number | null): string {
