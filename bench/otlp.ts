@@ -5,11 +5,8 @@
  * path is the receiver's, without HTTP: the decoded batch goes through the receiver's span queue to the assembler,
  * set up as `run` sets it up (it knows the model's operations).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics } from '../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../outputs/metrics/publisher.js';
@@ -20,32 +17,11 @@ import { otlpTypes } from '../collector/otlp/proto.js';
 import { SpanQueue } from '../collector/otlp/queue.js';
 import { DEFAULT_LIMITS } from '../collector/otlp/receiver.js';
 import type { Scheduler } from '../collector/otlp/scheduler.js';
+import { captureExportedBodies } from '../test/support/exporter-bodies.js';
 import { fleetDay, HYPERSHIFT } from './data.js';
 import { atLeast, throughputSideBySide, type BenchResult } from './harness.js';
 
 const ATTEMPTS = 3000;
-
-/** Bodies exactly as an exporter sends them, captured by a local server. */
-async function captureBodies(exporter: (url: string) => SpanExporter): Promise<Buffer[]> {
-  const bodies: Buffer[] = [];
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(parts));
-      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter(url), { maxExportBatchSize: 512, maxQueueSize: 1_000_000, scheduledDelayMillis: 60_000 })] });
-  const tracer = provider.getTracer('bench');
-  for (const record of fleetDay().slice(0, ATTEMPTS)) emitAttempt(tracer, record);
-  await provider.forceFlush();
-  await provider.shutdown();
-  await new Promise<void>((r) => server.close(() => r()));
-  return bodies;
-}
 
 /** Timers never fire during a pass; flush() at the end of the pass hands on whatever is still pending. */
 const still: Scheduler = { now: () => 0, setTimer: () => ({ cancel: () => undefined }), defer: (run) => run() };
@@ -71,7 +47,13 @@ function ingest(bodies: readonly Buffer[], encoding: 'protobuf' | 'json'): () =>
 export async function benchOtlp(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   for (const encoding of ['protobuf', 'json'] as const) {
-    const bodies = await captureBodies((url) => (encoding === 'protobuf' ? new ProtoExporter({ url, concurrencyLimit: 10_000 }) : new JsonExporter({ url, concurrencyLimit: 10_000 })));
+    const bodies = await captureExportedBodies(
+      (url) => (encoding === 'protobuf' ? new ProtoExporter({ url, concurrencyLimit: 10_000 }) : new JsonExporter({ url, concurrencyLimit: 10_000 })),
+      (tracer) => {
+        for (const record of fleetDay().slice(0, ATTEMPTS)) emitAttempt(tracer, record);
+      },
+      { scope: 'bench' },
+    );
     const spans = bodies.reduce((n, b) => n + decodeTraceBatch(b, encoding, DEFAULT_LIMITS).batch.length, 0);
     const request = otlpTypes().request;
     let decoded = 0;

@@ -5,8 +5,6 @@
  * the exporter's bodies itself, or the comparison would only ever run the walk twice. `FUZZ_RUNS` raises the cases.
  */
 import { deepStrictEqual, strictEqual } from 'node:assert';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { decodeJsonRequest, decodeParsedJsonRequest } from '../../../collector/otlp/decode-json.js';
@@ -15,7 +13,8 @@ import { scanJsonRequest } from '../../../collector/otlp/scan-json.js';
 import type { DecodedBatch } from '../../../collector/otlp/span-batch.js';
 import { UndecodableBody, type DecodeLimits, type OtlpSpan, type SpanProblem } from '../../../collector/otlp/span.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import { otlpExporter, tracerProvider } from './helpers.js';
+import { captureExportedBodies } from '../../support/exporter-bodies.js';
+import { otlpExporter } from './helpers.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const LIMITS: DecodeLimits = { maxSpansPerRequest: 10_000, maxAttributesPerSpan: 128, maxStringLength: 4096 };
@@ -67,31 +66,20 @@ const ATTEMPTS: readonly AttemptRecord[] = [
   attempt('clusters/hc-3', []),
 ];
 
-/** Bodies exactly as the real JSON exporter sends them, captured by a local server. */
-async function exporterBodies(): Promise<Buffer[]> {
-  const bodies: Buffer[] = [];
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(parts));
-      res.writeHead(200, { 'content-type': 'application/json' }).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const provider = tracerProvider(otlpExporter('json', `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`), { batchSize: 4 });
-  const tracer = provider.getTracer('scan-json');
-  for (const a of ATTEMPTS) emitAttempt(tracer, a);
-  // attributes of every kind, kept and not, as instrumentation sets them
-  const parent = tracer.startSpan('reconcile');
-  const span = tracer.startSpan('Extra', { attributes: { 'http.method': 'GET', 'reconcile.ratio': 0.5, 'reconcile.flag': false, 'reconcile.big': 2 ** 53 + 2, 'reconcile.list': ['a', 'b'], 'reconcile.neg': -7 } }, trace.setSpan(ROOT_CONTEXT, parent));
-  span.addEvent('an event', { 'reconcile.x': 'y' });
-  span.end();
-  parent.end();
-  await provider.forceFlush();
-  await provider.shutdown();
-  await new Promise<void>((r) => server.close(() => r()));
-  return bodies;
+/** Bodies exactly as the real JSON exporter sends them, with attributes of every kind, kept and not. */
+function exporterBodies(): Promise<Buffer[]> {
+  return captureExportedBodies(
+    (url) => otlpExporter('json', url),
+    (tracer) => {
+      for (const a of ATTEMPTS) emitAttempt(tracer, a);
+      const parent = tracer.startSpan('reconcile');
+      const span = tracer.startSpan('Extra', { attributes: { 'http.method': 'GET', 'reconcile.ratio': 0.5, 'reconcile.flag': false, 'reconcile.big': 2 ** 53 + 2, 'reconcile.list': ['a', 'b'], 'reconcile.neg': -7 } }, trace.setSpan(ROOT_CONTEXT, parent));
+      span.addEvent('an event', { 'reconcile.x': 'y' });
+      span.end();
+      parent.end();
+    },
+    { scope: 'scan-json', batchSize: 4 },
+  );
 }
 
 const hex = (bytes: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
