@@ -19,10 +19,10 @@
  * - A loop is *proven* by an attempt when only that loop has a consistent reading: the other loop cannot have written
  *   those lines. A lone error in a report group fits both loops and proves nothing.
  */
-import { consequencesOf, errorEffect, formatsIn, phasedPlaces, type PhasedPlace } from '../model/effects.js';
+import { consequencesOf, errorEffect, formatsIn, inLoop, phasedPlaces, type PhasedPlace } from '../model/effects.js';
 import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../model/types.js';
 import { BoundedMemo, ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
-import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch } from './error-mapping.js';
+import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch, type FormatSelection } from './error-mapping.js';
 import type { OperationRecord, SourceNote } from './records.js';
 
 /** What one attempt wrote; each part may be missing (not written, or sampled away). */
@@ -115,6 +115,12 @@ const MAX_READINGS = 64;
 const MEMO_SIZE = 2048;
 const SHAPES_SIZE = 1024;
 
+/** Each loop's formats: a format marked `only:` is a text an error of the operation starts with in that loop alone. */
+const LOOP_FORMATS: Readonly<Record<LoopKind, FormatSelection>> = { sequential: (f) => inLoop(f, 'sequential'), phased: (f) => inLoop(f, 'phased') };
+const BOTH_LOOPS = [LOOP_FORMATS.sequential, LOOP_FORMATS.phased];
+/** A model's compiled formats, shared by every builder of the model (a mapper is never changed once built). */
+const mappersByModel = new WeakMap<ReconcileModel, ErrorMapper>();
+
 const withOutcome = (name: string, outcome: Outcome, error?: string): OperationRecord => (error === undefined ? { name, outcome } : { name, outcome, error });
 
 export interface AttemptBuilderOptions {
@@ -125,8 +131,7 @@ export interface AttemptBuilderOptions {
 }
 
 export class AttemptBuilder {
-  private readonly mappers: Readonly<Record<LoopKind, ErrorMapper>>;
-  private readonly anyMapper: ErrorMapper;
+  private readonly mapper: ErrorMapper;
   private readonly nonOperation: NonOperationErrors;
   private readonly ops: ReadonlyMap<string, ModelOperation>;
   private readonly places: ReadonlyMap<string, PhasedPlace>;
@@ -157,9 +162,9 @@ export class AttemptBuilder {
     private readonly model: ReconcileModel,
     options: AttemptBuilderOptions = {},
   ) {
-    this.anyMapper = new ErrorMapper(model);
-    // a format marked `only:` is a text an error of the operation starts with in that loop alone
-    this.mappers = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
+    let mapper = mappersByModel.get(model);
+    if (!mapper) mappersByModel.set(model, (mapper = new ErrorMapper(model)));
+    this.mapper = mapper;
     this.nonOperation = new NonOperationErrors(options.nonOperationErrors ?? []);
     this.loggedContinues = options.loggedContinues ?? new Set();
     this.ops = new Map(model.operations.map((o) => [o.name, o]));
@@ -227,8 +232,7 @@ export class AttemptBuilder {
     for (const p of t.progress ?? []) {
       key += `|${p.op.length}:${p.op}${p.outcome}`;
       if (p.error === undefined) continue;
-      const seq = this.formatId(this.mappers.sequential.map(p.error).find((x) => x.operation === p.op)?.format);
-      const ph = this.formatId(this.mappers.phased.map(p.error).find((x) => x.operation === p.op)?.format);
+      const [seq, ph] = this.mapper.mapEach(p.error, BOTH_LOOPS).map((matches) => this.formatId(matches.find((x) => x.operation === p.op)?.format));
       key += `=${sameAs(m++)}#${seq}#${ph}`;
     }
     return key;
@@ -247,7 +251,7 @@ export class AttemptBuilder {
 
   /** Takes the texts apart: the error's messages (non-operation ones set aside), each mapped under both loops. */
   interpret(texts: AttemptTexts): Interpretation {
-    const leaves = texts.errorCauses && texts.errorCauses.length > 0 ? [...new Set(texts.errorCauses)] : texts.error === undefined ? [] : this.anyMapper.splitAggregate(texts.error);
+    const leaves = texts.errorCauses && texts.errorCauses.length > 0 ? [...new Set(texts.errorCauses)] : texts.error === undefined ? [] : this.mapper.splitAggregate(texts.error);
     let critical = false;
     let textBlocked: readonly string[] | undefined;
     let nonOperation = 0;
@@ -257,7 +261,7 @@ export class AttemptBuilder {
         nonOperation++;
         continue;
       }
-      const parsed = parseReconcileError(leaf, this.anyMapper);
+      const parsed = parseReconcileError(leaf, this.mapper);
       if (parsed.critical) {
         critical = true;
         textBlocked = parsed.blocked ?? [];
@@ -267,7 +271,7 @@ export class AttemptBuilder {
         else messages.push(m);
       }
     }
-    const elements = messages.map((message) => ({ message, candidates: { sequential: this.candidates(message, 'sequential'), phased: this.candidates(message, 'phased') } }));
+    const elements = messages.map((message) => ({ message, candidates: this.candidates(message) }));
     const summary = texts.summary === undefined ? undefined : parseLogSummary(texts.summary);
     return { texts, critical, elements, ...(textBlocked ? { textBlocked } : {}), ...(summary ? { summary } : {}), nonOperation };
   }
@@ -314,9 +318,10 @@ export class AttemptBuilder {
     return { ...base, operations, consistent: true, ambiguous, resolved };
   }
 
-  /** Candidates of `message` among the operations `loop` runs. */
-  private candidates(message: string, loop: LoopKind): readonly FormatMatch[] {
-    return this.mappers[loop].map(message).filter((m) => this.runsIn(m.operation, loop));
+  /** Candidates of `message` under each loop: its formats that the loop writes, of operations the loop runs. */
+  private candidates(message: string): Record<LoopKind, readonly FormatMatch[]> {
+    const [sequential, phased] = this.mapper.mapEach(message, BOTH_LOOPS);
+    return { sequential: sequential!.filter((m) => this.runsIn(m.operation, 'sequential')), phased: phased!.filter((m) => this.runsIn(m.operation, 'phased')) };
   }
 
   private runsIn(op: string, loop: LoopKind): boolean {
@@ -555,7 +560,7 @@ export class AttemptBuilder {
         stops.push(p);
         continue;
       }
-      const format = p.error === undefined ? undefined : this.mappers[loop].map(p.error).find((m) => m.operation === p.op)?.format;
+      const format = p.error === undefined ? undefined : this.mapper.map(p.error, LOOP_FORMATS[loop]).find((m) => m.operation === p.op)?.format;
       const effect = this.effect(p.op, loop, format);
       if (effect !== 'continue' || (loop === 'phased' && this.places.get(p.op)?.kind === 'group')) {
         return refuse(`${p.op} logged an error and went on, which its error does not do in the ${loop} loop (${effect})`);

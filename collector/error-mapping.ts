@@ -145,23 +145,32 @@ export class ErrorMapper {
     for (const f of this.formats) this.byLead.add(f);
   }
 
-  /** The outermost readings of the whole message, one per operation (in model order); empty when none matches. */
-  map(message: string): readonly FormatMatch[] {
-    const plausible: CompiledFormat[] = [];
-    const swallowing: CompiledFormat[] = [];
+  /**
+   * The outermost readings of the whole message through the selected formats (by default all), one per operation (in
+   * model order); empty when none matches.
+   */
+  map(message: string, accepts: FormatSelection = ANY_FORMAT): readonly FormatMatch[] {
+    return outermost(this.matching(message), accepts);
+  }
+
+  /**
+   * map() within each selection of the formats (e.g. each loop's): the same as one mapper per selection, with every
+   * regex tried once.
+   */
+  mapEach(message: string, selections: readonly FormatSelection[]): (readonly FormatMatch[])[] {
+    const matching = this.matching(message);
+    return selections.map((accepts) => outermost(matching, accepts));
+  }
+
+  /** The formats that match the whole message, in model order, each with whether a value verb swallows a layer. */
+  private matching(message: string): Matching[] {
+    const out: Matching[] = [];
     for (const f of this.byLead.candidates(message)) {
       const m = f.regex.exec(message);
       if (!m) continue;
-      const swallows = f.valueGroups.some((value, k) => value && m[k + 1]!.includes(LAYER_BOUNDARY));
-      (swallows ? swallowing : plausible).push(f);
+      out.push({ f, swallows: f.valueGroups.some((value, k) => value && m[k + 1]!.includes(LAYER_BOUNDARY)) });
     }
-    const readings = plausible.length > 0 ? plausible : swallowing;
-    const best = new Map<string, CompiledFormat>();
-    for (const f of readings) {
-      const kept = best.get(f.operation);
-      if (!kept || f.lead.length > kept.lead.length || (f.lead.length === kept.lead.length && f.specificity > kept.specificity)) best.set(f.operation, f);
-    }
-    return [...best.values()].sort((a, b) => a.index - b.index).map((f) => ({ operation: f.operation, format: f.format }));
+    return out;
   }
 
   /**
@@ -182,6 +191,33 @@ export class ErrorMapper {
   private startsKnown(piece: string): boolean {
     return this.formats.some((f) => f.prefix !== '' && piece.startsWith(f.prefix));
   }
+}
+
+/** Which formats a mapping may read a message through. */
+export type FormatSelection = (format: ErrorFormat) => boolean;
+
+const ANY_FORMAT: FormatSelection = () => true;
+
+interface Matching {
+  readonly f: CompiledFormat;
+  readonly swallows: boolean;
+}
+
+/**
+ * The outermost readings among the selected matching formats: those whose value verbs swallow no layer when there are
+ * any, and per operation its most specific format; in model order.
+ */
+function outermost(matching: readonly Matching[], accepts: FormatSelection): FormatMatch[] {
+  const plausible: CompiledFormat[] = [];
+  const swallowing: CompiledFormat[] = [];
+  for (const { f, swallows } of matching) if (accepts(f.format)) (swallows ? swallowing : plausible).push(f);
+  const readings = plausible.length > 0 ? plausible : swallowing;
+  const best = new Map<string, CompiledFormat>();
+  for (const f of readings) {
+    const kept = best.get(f.operation);
+    if (!kept || f.lead.length > kept.lead.length || (f.lead.length === kept.lead.length && f.specificity > kept.specificity)) best.set(f.operation, f);
+  }
+  return [...best.values()].sort((a, b) => a.index - b.index).map((f) => ({ operation: f.operation, format: f.format }));
 }
 
 /** Splits on ", " outside nested brackets. */

@@ -37,7 +37,12 @@ export function consequencesOf(op: ModelOperation, format?: ErrorFormat): readon
 
 /** The formats an error of `op` can start with in `loop`. */
 export function formatsIn(op: ModelOperation, loop: LoopKind): readonly ErrorFormat[] {
-  return op.errors.filter((f) => f.only === undefined || f.only === loop);
+  return op.errors.filter((f) => inLoop(f, loop));
+}
+
+/** Whether an error of the format can be written by `loop` (a format marked `only:` is one loop's text). */
+export function inLoop(format: ErrorFormat, loop: LoopKind): boolean {
+  return format.only === undefined || format.only === loop;
 }
 
 /** A format with rules of its own (an effect or consequences that differ from the operation's). */

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError } from '../../collector/error-mapping.js';
 import { HYPERSHIFT_OPERATOR } from '../../collector/operator-loop.js';
 import { resolveModel } from '../../sidecar/files.js';
-import type { ReconcileModel } from '../../model/types.js';
+import { formatsIn, inLoop } from '../../model/effects.js';
+import type { LoopKind, ReconcileModel } from '../../model/types.js';
+import { REPO } from '../support/paths.js';
 
 const model = resolveModel('hypershift-hostedcluster');
 const builtin = new ErrorMapper(model);
@@ -85,6 +90,65 @@ describe('ErrorMapper: a message to the operations whose outermost format matche
     assert.deepEqual(parseReconcileError('critical error: failed to parse release image version: x', builtin), { critical: true, errors: ['failed to parse release image version: x'] });
     assert.deepEqual(parseReconcileError('failed to reconcile network policies: x', builtin), { critical: false, errors: ['failed to reconcile network policies: x'] });
     assert.deepEqual(parseLogSummary('critical failures: [PullSecretSync]; blocked operations: [X, Y]'), { critical: ['PullSecretSync'], blocked: ['X', 'Y'] });
+  });
+});
+
+describe('ErrorMapper.mapEach: every selection of formats mapped with one pass of the regexes', () => {
+  /** The old way: one mapper per loop, built from that loop's formats. */
+  const perLoop: Record<LoopKind, ErrorMapper> = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
+  const formats = model.operations.flatMap((o) => o.errors.map((f) => f.format));
+  const fill = (format: string, value: string): string => format.replace(/%%/g, '%').replace(/%[-+# 0]*\d*(?:\.\d+)?[wvsqdxXtTfegp]/g, value);
+  /** The real operators' error texts (not written by this project), and every format filled plainly and wrapped around another. */
+  function messages(): string[] {
+    const out = new Set<string>();
+    for (const log of ['real/sequential.operator.log.gz', 'real/phased.operator.log.gz']) {
+      for (const line of gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs', log))).toString('utf8').split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const { error } = JSON.parse(line) as { error?: unknown };
+        if (typeof error === 'string') out.add(error);
+      }
+    }
+    for (const [k, f] of formats.entries()) {
+      out.add(fill(f, 'x'));
+      out.add(fill(f, 'a: b'));
+      out.add(fill(f, fill(formats[(k * 7 + 3) % formats.length]!, 'context deadline exceeded')));
+    }
+    return [...out];
+  }
+
+  it("equals one mapper per loop on the real operators' errors and on every format, wrapped and plain", () => {
+    const all = messages();
+    let matched = 0;
+    for (const message of all) {
+      const [sequential, phased] = builtin.mapEach(message, [(f) => inLoop(f, 'sequential'), (f) => inLoop(f, 'phased')]);
+      assert.deepEqual(sequential, perLoop.sequential.map(message), message);
+      assert.deepEqual(phased, perLoop.phased.map(message), message);
+      assert.deepEqual(builtin.map(message, (f) => inLoop(f, 'phased')), phased, message);
+      if (sequential.length + phased.length > 0) matched++;
+    }
+    // the corpus exercises the mapping: most of it maps, and the real logs gave their own texts
+    assert.ok(all.length > 3 * formats.length, `${all.length} messages`);
+    assert.ok(matched > 2 * formats.length, `${matched} of ${all.length} mapped`);
+  });
+
+  it("picks the outermost reading among the selection's own formats: a swallowing one when only another loop has a plain one", () => {
+    const m: ReconcileModel = {
+      name: 't',
+      controller: 't',
+      operations: [
+        { name: 'Secret', errors: [{ format: 'failed to reconcile %s secret: %w' }] },
+        { name: 'HCP', errors: [{ format: 'failed to reconcile hostedcontrolplane: %w', only: 'phased' }] },
+      ],
+      phased: [
+        { kind: 'op', op: 'Secret' },
+        { kind: 'op', op: 'HCP' },
+      ],
+    };
+    const message = 'failed to reconcile hostedcontrolplane: failed to reconcile kms secret: boom';
+    const [sequential, phased] = new ErrorMapper(m).mapEach(message, [(f) => inLoop(f, 'sequential'), (f) => inLoop(f, 'phased')]);
+    // the sequential loop has only Secret's format, whose %s swallows the outer layer: still its reading
+    assert.deepEqual(sequential!.map((x) => x.operation), ['Secret']);
+    assert.deepEqual(phased!.map((x) => x.operation), ['HCP']);
   });
 });
 
