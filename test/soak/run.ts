@@ -19,7 +19,7 @@ import { distinctObjects } from '../reliability/hostile-bodies.js';
 import { HOSTILE_CHECKS, HOSTILE_CONCURRENCY, hostileBodies } from '../reliability/hostile-checks.js';
 import { runHostile } from '../reliability/hostile.js';
 import { mib, OVERLOAD_CHECKS, type Check, type Expectations } from '../reliability/overload-checks.js';
-import { LOAD_TEST_CPU_CORES, runOverload } from '../reliability/overload.js';
+import { OVERLOAD_CPU_CORES, runOverload } from '../reliability/overload.js';
 import { deployedContainer } from '../reliability/sidecar-process.js';
 import { COUNTLESS_CHECKS, runCountless } from '../reliability/countless.js';
 import { runSigterm, SIGTERM_ACCOUNTING_CHECK, SIGTERM_CHECKS } from '../reliability/sigterm.js';
@@ -29,14 +29,7 @@ import { REPO } from '../support/paths.js';
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, cpu: { type: 'string' }, only: { type: 'string', multiple: true } } });
 const seconds = Number(values.seconds);
 const only = new Set(values.only ?? []);
-/**
- * The overload needs the sidecar slow enough for the clients to offer 10× its capacity; the rest run it as deployed.
- * The two load clients on a 2-core machine produce ~480–490k spans/s at most, and since issue 17's ingest work the
- * sidecar analyzes ~50k spans/s on a quarter core (33.9k before): 9.65× and 9.81× there. A fifth of a core
- * (~46k spans/s) leaves the clients their 10× (10.5× measured).
- */
-const SOAK_OVERLOAD_CORES = (LOAD_TEST_CPU_CORES * 4) / 5;
-const overloadCores = values.cpu === undefined ? SOAK_OVERLOAD_CORES : Number(values.cpu);
+const overloadCores = values.cpu === undefined ? OVERLOAD_CPU_CORES : Number(values.cpu);
 const deployedCores = deployedContainer().cpuLimitCores;
 const EXPECT: Expectations = { minRatio: 10, rssBoundBytes: 256 * 1024 * 1024, responsiveMs: 1000, retryAfterMs: 1000 };
 
