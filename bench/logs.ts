@@ -1,17 +1,28 @@
-/** Log source: lines/s from controller-runtime JSON (zap) logs to attempts, against line split + JSON.parse. */
+/**
+ * Log source: lines/s from controller-runtime JSON (zap) logs to attempts, against line split + JSON.parse; the notes
+ * give the floor beside it (bench/logs-floor.ts: what any source must do per line, and nothing more).
+ */
 import { Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
 import { LineSplitter } from '../collector/lines.js';
 import type { AttemptRecord } from '../collector/records.js';
 import { generateOperatorLog } from '../test/fixtures/logs/operator-log-generator.js';
 import { fleetDay, HYPERSHIFT } from './data.js';
-import { atLeast, throughputSideBySide, type BenchResult } from './harness.js';
+import { floorPass } from './logs-floor.js';
+import { atLeast, formatNumber, throughputSideBySide, type BenchResult } from './harness.js';
 
 export async function benchLogs(): Promise<BenchResult> {
   const records = fleetDay().filter((r) => r.model === 'sequential');
   const { lines } = generateOperatorLog(records, { seed: 1, conflictRate: 0.05, noise: 0 });
   const text = Buffer.from(lines.join('\n') + '\n');
+  // the source reads a line that opens like JSON; the generated log starts with the operator's plain-text klog lines
+  const splitAndParse = (): void => {
+    const splitter = new LineSplitter({ line: (t) => void (t.startsWith('{') && JSON.parse(t)), tooLong: () => undefined });
+    splitter.push(text);
+    splitter.end();
+  };
   let attempts = 0;
+  let floorAttempts = 0;
   const [figure, baseline] = await throughputSideBySide(
     lines.length,
     async () => {
@@ -23,12 +34,10 @@ export async function benchLogs(): Promise<BenchResult> {
       await source.ended;
       await source.stop();
     },
-    () => {
-      // the source reads a line that opens like JSON; the generated log starts with the operator's plain-text klog lines
-      const splitter = new LineSplitter({ line: (t) => void (t.startsWith('{') && JSON.parse(t)), tooLong: () => undefined });
-      splitter.push(text);
-      splitter.end();
-    },
+    splitAndParse,
   );
-  return atLeast('log source', 'lines/s', figure, baseline, 0.6, `${lines.length} zap lines -> ${attempts} attempts`);
+  const [floor, floorBaseline] = await throughputSideBySide(lines.length, () => (floorAttempts = floorPass(text, () => undefined)), splitAndParse);
+  if (floorAttempts !== attempts) throw new Error(`the floor made ${floorAttempts} attempts of the log, the source ${attempts}`);
+  const floorNote = `floor (bench/logs-floor.ts) ${formatNumber(floor)} vs ${formatNumber(floorBaseline)} -> ${(floor / floorBaseline).toFixed(2)}x`;
+  return atLeast('log source', 'lines/s', figure, baseline, 0.6, `${lines.length} zap lines -> ${attempts} attempts; ${floorNote}`);
 }
