@@ -11,7 +11,7 @@
  * the evidence, or states only what all candidates agree on. Per operation, its most specific matching format is
  * kept (the longest literal lead, then the most literal text), since its effect may depend on which it was.
  */
-import type { ErrorFormat, ModelOperation, ReconcileModel } from '../model/types.js';
+import type { ErrorFormat, ReconcileModel } from '../model/types.js';
 
 /** One reading of a message: the operation that returns it, through which of its formats. */
 export interface FormatMatch {
@@ -132,15 +132,12 @@ class LeadTree {
   }
 }
 
-/** The formats an error of `op` can start with; by default all of them (both loops). */
-export type FormatsOf = (op: ModelOperation) => readonly ErrorFormat[];
-
 export class ErrorMapper {
   private readonly formats: readonly CompiledFormat[];
   private readonly byLead = new LeadTree();
 
-  constructor(model: ReconcileModel, formatsOf: FormatsOf = (op) => op.errors) {
-    const pairs = model.operations.flatMap((op) => formatsOf(op).map((f) => [op.name, f] as const));
+  constructor(model: ReconcileModel) {
+    const pairs = model.operations.flatMap((op) => op.errors.map((f) => [op.name, f] as const));
     this.formats = pairs.map(([operation, format], index) => compileFormat(index, operation, format));
     for (const f of this.formats) this.byLead.add(f);
   }
@@ -162,7 +159,7 @@ export class ErrorMapper {
     return selections.map((accepts) => outermost(matching, accepts));
   }
 
-  /** The formats that match the whole message, in model order, each with whether a value verb swallows a layer. */
+  /** The formats that match the whole message (shorter leads first), each with whether a value verb swallows a layer. */
   private matching(message: string): Matching[] {
     const out: Matching[] = [];
     for (const f of this.byLead.candidates(message)) {

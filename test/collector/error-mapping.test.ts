@@ -94,8 +94,9 @@ describe('ErrorMapper: a message to the operations whose outermost format matche
 });
 
 describe('ErrorMapper.mapEach: every selection of formats mapped with one pass of the regexes', () => {
-  /** The old way: one mapper per loop, built from that loop's formats. */
-  const perLoop: Record<LoopKind, ErrorMapper> = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
+  /** The old way: one mapper per loop, of the model with only that loop's formats. */
+  const loopOnly = (loop: LoopKind): ReconcileModel => ({ ...model, operations: model.operations.map((op) => ({ ...op, errors: formatsIn(op, loop) })) });
+  const perLoop: Record<LoopKind, ErrorMapper> = { sequential: new ErrorMapper(loopOnly('sequential')), phased: new ErrorMapper(loopOnly('phased')) };
   const formats = model.operations.flatMap((o) => o.errors.map((f) => f.format));
   const fill = (format: string, value: string): string => format.replace(/%%/g, '%').replace(/%[-+# 0]*\d*(?:\.\d+)?[wvsqdxXtTfegp]/g, value);
   /** The real operators' error texts (not written by this project), and every format filled plainly and wrapped around another. */

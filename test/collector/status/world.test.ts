@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import { ErrorMapper } from '../../../collector/error-mapping.js';
-import { formatsIn } from '../../../model/effects.js';
+import { inLoop } from '../../../model/effects.js';
 import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
 import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
@@ -14,7 +14,7 @@ import { errorText, operatorCondition, type Expectation } from './operator-condi
 
 const model = resolveModel('hypershift-hostedcluster');
 const cm = compileModel(model);
-const mappers = { sequential: new ErrorMapper(model, (op) => formatsIn(op, 'sequential')), phased: new ErrorMapper(model, (op) => formatsIn(op, 'phased')) };
+const mapper = new ErrorMapper(model);
 const VERSION = { [HYPERSHIFT_OPERATOR.versionAnnotation]: 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0' };
 
 /** A seeded simulated fleet (the simulator, in process): what the operator did, attempt by attempt. */
@@ -27,7 +27,7 @@ const kubeTime = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).
 
 /** An operation whose error text (in `loop`) maps back to it alone; others (no format, a shared text) are not stated by design. */
 const recoverable = (op: string, loop: LoopKind): boolean => {
-  const m = mappers[loop].map(errorText(cm, op, loop));
+  const m = mapper.map(errorText(cm, op, loop), (f) => inLoop(f, loop));
   return m.length === 1 && m[0]!.operation === op;
 };
 
