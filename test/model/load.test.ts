@@ -67,7 +67,7 @@ describe('model format', () => {
     assert.deepEqual(
       problems(text).map((p) => p.replace(/^model\.yaml:\d+ /, '')),
       [
-        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, description)',
+        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, writes, description)',
         'spec.phased[4].category: must be one of critical | nonCritical, got "optional"',
         'spec.phased[5].ops[1]: operation "EnsureSecrets" appears more than once (first at spec.phased[2].ops[0])',
       ],
@@ -85,6 +85,26 @@ describe('model format', () => {
     const text = base.replace('    - name: UpdateStatus\n', '    - name: PruneOldBackups\n      only: phased\n    - name: UpdateStatus\n').replace('ops: [EnsureBackupSchedule]', 'ops: [EnsureBackupSchedule, PruneOldBackups]');
     const m = parseModel(text);
     assert.equal(m.operations.find((o) => o.name === 'PruneOldBackups')?.only, 'phased');
+  });
+
+  it('reads what an operation writes, absent when the model does not say, and names a bad value with its line', () => {
+    const text = base.replace('    - name: EnsureService\n', '    - name: EnsureService\n      writes: objects\n').replace('    - name: UpdateStatus\n', '    - name: UpdateStatus\n      writes: status\n');
+    const m = parseModel(text);
+    assert.deepEqual(
+      m.operations.map((o) => [o.name, o.writes]),
+      [
+        ['FetchCluster', undefined],
+        ['ValidateSpec', undefined],
+        ['EnsureSecrets', undefined],
+        ['EnsureBackupSchedule', undefined],
+        ['EnsureStatefulSet', undefined],
+        ['EnsureService', 'objects'],
+        ['UpdateStatus', 'status'],
+      ],
+    );
+    const bad = base.replace('    - name: EnsureService\n', '    - name: EnsureService\n      writes: secrets\n');
+    const line = bad.split('\n').findIndex((l) => l.includes('writes: secrets')) + 1;
+    assert.deepEqual(problems(bad), [`model.yaml:${line} spec.operations[5].writes: must be one of none | status | objects, got "secrets"`]);
   });
 });
 
@@ -250,12 +270,13 @@ describe('model format: the README', () => {
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### When an operation behaves differently in the two loops'));
     const block = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
-    const example = parse(block) as { operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[] }[]; phased: Record<string, unknown>[] };
+    const example = parse(block) as { operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[]; writes?: string }[]; phased: Record<string, unknown>[] };
     const builtin = resolveModel('hypershift-hostedcluster');
     const normal = (c: { op: string; outcome?: string; error?: string }): object => ({ op: c.op, outcome: c.outcome ?? 'error', ...(c.error === undefined ? {} : { error: c.error }) });
     for (const op of example.operations) {
       const real = builtin.operations.find((o) => o.name === op.name)!;
       assert.deepEqual(op.onError, real.onError, op.name);
+      if (op.writes !== undefined) assert.equal(op.writes, real.writes, op.name);
       assert.deepEqual((op.causes as { op: string }[] | undefined)?.map(normal), real.causes, op.name);
       for (const e of op.errors) {
         const { causes, ...rest } = typeof e === 'string' ? { format: e } : (e as { format: string; causes?: { op: string }[] });
