@@ -70,9 +70,17 @@ export interface ModelOperation {
   readonly onError?: LoopEffects;
   /** Operations that fail as a consequence when this one fails and the loop goes on. */
   readonly causes?: readonly Consequence[];
+  /**
+   * Per loop: later operations the loop runs when this operation's error ends the attempt, before it returns the error
+   * (a recovery path; their own errors are logged, not returned). Absent: none.
+   */
+  readonly recovery?: LoopRecovery;
   /** What the operation writes when it runs; absent when the model does not say (user and older models). */
   readonly writes?: 'none' | 'status' | 'objects';
 }
+
+/** Per loop, the operations a recovery path runs (see ModelOperation.recovery). */
+export type LoopRecovery = Partial<Readonly<Record<LoopKind, readonly string[]>>>;
 
 /** A fail-fast step of the phased loop: an error or stop ends the attempt, as in the sequential loop. */
 export interface FailFastStep {

@@ -67,7 +67,7 @@ describe('model format', () => {
     assert.deepEqual(
       problems(text).map((p) => p.replace(/^model\.yaml:\d+ /, '')),
       [
-        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, writes, description)',
+        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, recovery, writes, description)',
         'spec.phased[4].category: must be one of critical | nonCritical, got "optional"',
         'spec.phased[5].ops[1]: operation "EnsureSecrets" appears more than once (first at spec.phased[2].ops[0])',
       ],
@@ -261,6 +261,29 @@ describe('model format: per-loop behaviour', () => {
     assert.deepEqual(problems(text), [
       `model.yaml:${lineOf(text, 'skipWhenBlocked: yes')} spec.phased[5].skipWhenBlocked: must be true or false, got "yes"`,
       `model.yaml:${lineOf(text, 'skipWhenBlocked: true')} spec.phased[6].skipWhenBlocked: only a group that is not blockable can skip itself when blocked (a blockable group is not run at all)`,
+    ]);
+  });
+
+  it('reads a recovery path per loop and refuses one that cannot run: unknown, earlier, outside the loop, in a group, after an error that goes on', () => {
+    const m = parseModel(rules(['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      recovery: {sequential: [Deploy], phased: [Sync]}']));
+    assert.deepEqual(m.operations.find((o) => o.name === 'Gate')?.recovery, { sequential: ['Deploy'], phased: ['Sync'] });
+    const text = rules(
+      ['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      recovery: {sequential: [Fetch, Nope, Check]}'],
+      ['errors: ["failed to sync: %w"]', 'errors: ["failed to sync: %w"]\n      recovery: {phased: [Deploy]}'],
+      ['errors: ["failed to look up: %w"]', 'errors: ["failed to look up: %w"]\n      onError: {sequential: continue}\n      recovery: {sequential: [Deploy]}'],
+    );
+    const at = (fragment: string): number => lineOf(text, fragment);
+    assert.deepEqual(problems(text), [
+      `model.yaml:${at('recovery: {sequential: [Deploy]}')} spec.operations[1].recovery.sequential: an error of "Lookup" never ends the sequential loop, so no recovery path runs before it returns`,
+      `model.yaml:${at('recovery: {sequential: [Fetch')} spec.operations[2].recovery.sequential[0]: "Fetch" runs before "Gate" in the sequential loop: a recovery path runs what the loop has not reached`,
+      `model.yaml:${at('recovery: {sequential: [Fetch')} spec.operations[2].recovery.sequential[1]: unknown operation "Nope"`,
+      `model.yaml:${at('recovery: {sequential: [Fetch')} spec.operations[2].recovery.sequential[2]: the sequential loop never runs "Check"`,
+      `model.yaml:${at('recovery: {phased: [Deploy]}')} spec.operations[3].recovery.phased: "Sync" is in group Core: its error ends the group, not the attempt`,
+    ]);
+    const empty = rules(['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      recovery: {phased: [], always: [Deploy]}']);
+    assert.deepEqual(problems(empty), [
+      `model.yaml:${lineOf(empty, 'recovery:')} spec.operations[2].recovery.always: unknown field (allowed: sequential, phased)`,
+      `model.yaml:${lineOf(empty, 'recovery:')} spec.operations[2].recovery.phased: must be a non-empty list of operation names`,
     ]);
   });
 });
