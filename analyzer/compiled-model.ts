@@ -95,6 +95,8 @@ export interface CompiledModel {
   readonly causeOrder: readonly number[];
   /** Every op's variant 0: what an attempt without any variant reads (never written to). */
   readonly noVariants: Readonly<Uint8Array>;
+  /** Per loop (SEQUENTIAL, PHASED), per op: the ops its recovery path runs when its error ends the attempt, or undefined. */
+  readonly recovery: readonly [readonly (readonly number[] | undefined)[], readonly (readonly number[] | undefined)[]];
 }
 
 /**
@@ -181,7 +183,9 @@ export function compileModel(model: ReconcileModel): CompiledModel {
   const byName = ops.map((_, i) => i).sort((x, y) => (ops[x]! < ops[y]! ? -1 : ops[x]! > ops[y]! ? 1 : 0));
   const oneLoopOnly = Uint8Array.from(model.operations, (o) => (o.only === undefined ? 0 : 1));
   const positionHints: [Int16Array, Int16Array] = [new Int16Array(n).fill(-1), new Int16Array(n).fill(-1)];
-  return { model, ops, opIndex, positionHints, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs, ...compileRules(model, opIndex, phasedPosition) };
+  const recoveryIn = (loop: 'sequential' | 'phased'): (number[] | undefined)[] => model.operations.map((o) => o.recovery?.[loop]?.map(indexOf));
+  const recovery: CompiledModel['recovery'] = [recoveryIn('sequential'), recoveryIn('phased')];
+  return { model, ops, opIndex, positionHints, recovery, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs, ...compileRules(model, opIndex, phasedPosition) };
 }
 
 /** Effects, variants and consequences as tables: the rules of model/effects.ts, looked up by index. */

@@ -1,7 +1,9 @@
 /**
  * The two reconcile loops as pure functions of the operations' outcomes (observed or predicted) and, for errors,
  * which variant of the op's rules applies (model/effects.ts).
- * Sequential: operations run in order; a stop ends the attempt, and an error does unless its effect is `continue`.
+ * Sequential: operations run in order; a stop ends the attempt, and an error does unless its effect is `continue`;
+ * an error that ends it first runs the op's recovery path, if the model gives one (later ops the code runs before
+ * returning the error).
  * Phased: steps run in order; a fail-fast step's stop ends the attempt, and its error does unless its effect is
  * `continue`. A blockable group is skipped when a critical group has failed earlier in the attempt (checked when the
  * group is reached, as executeOrBlock does); a `skipWhenBlocked` group then runs but does nothing. In a group an error
@@ -83,8 +85,10 @@ class PhasedRun extends Run {
     let ended = false;
     for (const step of this.cm.phasedSteps) {
       if (ended) {
-        if (step.kind === 'op') blocker[step.op] = this.endedBy;
-        else for (const op of step.ops) blocker[op] = this.endedBy;
+        // an op the ending step's recovery path ran is not blocked
+        if (step.kind === 'op') {
+          if (this.ran[step.op] === 0) blocker[step.op] = this.endedBy;
+        } else for (const op of step.ops) if (this.ran[op] === 0) blocker[op] = this.endedBy;
         continue;
       }
       if (step.kind === 'op') {
@@ -125,6 +129,12 @@ class PhasedRun extends Run {
 }
 
 
+/** When `op`'s error ended the attempt, the later ops its recovery path ran before the loop returned. */
+function runRecovery(ran: Uint8Array, recovery: readonly (readonly number[] | undefined)[], op: number, code: number): void {
+  const ops = code === ERROR ? recovery[op] : undefined;
+  if (ops) for (const other of ops) ran[other] = 1;
+}
+
 /** Whether `op`'s outcome ends the attempt when it runs as a step of a loop (not inside a group) with these effects. */
 function endsAttempt(effects: Uint8Array, stride: number, op: number, code: number, variant: number): boolean {
   return code === STOP || (code === ERROR && effects[op * stride + variant] === END);
@@ -142,6 +152,7 @@ export function runSequential(cm: CompiledModel, outcomes: Uint8Array, variants:
     ran[op] = 1;
     if (endsAttempt(effects, stride, op, outcomes[op]!, variants[op]!)) {
       endedBy = op;
+      runRecovery(ran, cm.recovery[SEQUENTIAL], op, outcomes[op]!);
       break;
     }
   }
@@ -162,6 +173,7 @@ export function runPhased(cm: CompiledModel, outcomes: Uint8Array, variants: Rea
       ran[step.op] = 1;
       if (endsAttempt(effects, stride, step.op, outcomes[step.op]!, variants[step.op]!)) {
         endedBy = step.op;
+        runRecovery(ran, cm.recovery[PHASED], step.op, outcomes[step.op]!);
         break;
       }
       continue;

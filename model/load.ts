@@ -9,7 +9,7 @@ import { checkKeys, checkValue, type EnumField } from '../lib/schema.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { fieldName, YamlSource, type FieldPath } from '../lib/yaml-source.js';
 import { checkLoopBehaviour } from './loop-behaviour.js';
-import { ERROR_EFFECTS, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type ModelOperation, type PhasedStep, type ReconcileModel } from './types.js';
+import { ERROR_EFFECTS, OPERATION_WRITES, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type LoopRecovery, type ModelOperation, type OperationWrites, type PhasedStep, type ReconcileModel } from './types.js';
 import { isRecord } from '../lib/is-record.js';
 
 /** The models that ship in model/builtin/, by name. */
@@ -79,7 +79,7 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
   value.forEach((item: unknown, i) => {
     const at = [...path, i];
     if (!isRecord(item)) return c.fail(at, 'must be a mapping with a name');
-    checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'description']);
+    checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'recovery', 'writes', 'description']);
     const name = requireString(c, [...at, 'name'], item.name);
     if (name === undefined) return;
     if (!NAME_PATTERN.test(name)) return c.fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
@@ -97,7 +97,9 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
     const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
     const onError = item.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], item.onError);
     const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
-    out.push({ name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }) });
+    const recovery = item.recovery === undefined ? undefined : parseRecovery(c, [...at, 'recovery'], item.recovery);
+    const writes = item.writes === undefined ? undefined : oneOf<OperationWrites>(c, [...at, 'writes'], item.writes, OPERATION_WRITES);
+    out.push({ name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(recovery && { recovery }), ...(writes && { writes }) });
   });
   return out;
 }
@@ -135,6 +137,25 @@ function parseLoopEffects(c: Checker, at: Path, value: unknown): LoopEffects | u
     if (effect !== undefined) effects[loop] = effect;
   }
   return effects;
+}
+
+function parseRecovery(c: Checker, at: Path, value: unknown): LoopRecovery | undefined {
+  if (!isRecord(value)) {
+    c.fail(at, 'must be a mapping of loop to operation names, e.g. {sequential: [UpdateStatus]}');
+    return undefined;
+  }
+  checkKeys(c, at, value, ['sequential', 'phased']);
+  const recovery: Partial<Record<LoopKind, string[]>> = {};
+  for (const loop of ['sequential', 'phased'] as const) {
+    const ops = value[loop];
+    if (ops === undefined) continue;
+    if (!Array.isArray(ops) || ops.length === 0 || !ops.every((o) => typeof o === 'string' && o !== '')) {
+      c.fail([...at, loop], 'must be a non-empty list of operation names');
+      continue;
+    }
+    recovery[loop] = ops as string[];
+  }
+  return recovery;
 }
 
 function parseCauses(c: Checker, at: Path, value: unknown): Consequence[] | undefined {

@@ -5,7 +5,7 @@
  */
 import { errorEffect, phasedPlaces, type PhasedPlace } from './effects.js';
 import type { FieldPath, YamlSource } from '../lib/yaml-source.js';
-import type { Consequence, ErrorEffect, ErrorFormat, LoopEffects, LoopKind, ModelOperation, PhasedStep } from './types.js';
+import type { Consequence, ErrorEffect, ErrorFormat, LoopEffects, LoopKind, LoopRecovery, ModelOperation, PhasedStep } from './types.js';
 
 interface Placement {
   readonly op: ModelOperation;
@@ -37,6 +37,7 @@ export function checkLoopBehaviour(c: YamlSource, operations: readonly ModelOper
     const p = placements.get(op.name)!;
     if (op.onError) checkEffects(c, [...at, 'onError'], p, op.onError);
     if (op.causes) checkCauses(c, [...at, 'causes'], p, op.causes, placements);
+    if (op.recovery) checkRecovery(c, [...at, 'recovery'], p, op.recovery, placements);
     op.errors.forEach((format, j) => checkFormat(c, [...at, 'errors', j], p, format, placements));
   });
 }
@@ -65,6 +66,35 @@ function checkFormat(c: YamlSource, at: FieldPath, p: Placement, format: ErrorFo
   }
   if (format.onError) checkEffects(c, [...at, 'onError'], p, format.onError, format.only);
   if (format.causes) checkCauses(c, [...at, 'causes'], p, format.causes, placements, format);
+}
+
+/**
+ * A recovery path runs when the op's error ends the attempt in that loop (the sequential loop, or a phased fail-fast
+ * step), and runs operations the loop would only reach later: each must run in that loop, after the op.
+ */
+function checkRecovery(c: YamlSource, at: FieldPath, p: Placement, recovery: LoopRecovery, placements: ReadonlyMap<string, Placement>): void {
+  for (const loop of ['sequential', 'phased'] as const) {
+    const ops = recovery[loop];
+    if (ops === undefined) continue;
+    if (!runsIn(p, loop)) {
+      c.fail([...at, loop], `the ${loop} loop never runs "${p.op.name}" (only: ${p.op.only})`);
+      continue;
+    }
+    if (loop === 'phased' && p.place.kind === 'group') {
+      c.fail([...at, loop], `"${p.op.name}" is in group ${p.place.group.group}: its error ends the group, not the attempt`);
+      continue;
+    }
+    if ([undefined, ...p.op.errors].every((f) => errorEffect(p.op, loop, p.place, f) !== 'end')) {
+      c.fail([...at, loop], `an error of "${p.op.name}" never ends the ${loop} loop, so no recovery path runs before it returns`);
+      continue;
+    }
+    ops.forEach((name, k) => {
+      const then = placements.get(name);
+      if (!then) return c.fail([...at, loop, k], `unknown operation "${name}"`);
+      if (!runsIn(then, loop)) return c.fail([...at, loop, k], `the ${loop} loop never runs "${name}"`);
+      if (then[loop] <= p[loop]) c.fail([...at, loop, k], `"${name}" runs before "${p.op.name}" in the ${loop} loop: a recovery path runs what the loop has not reached`);
+    });
+  }
 }
 
 /**

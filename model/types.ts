@@ -52,6 +52,14 @@ export interface Consequence {
 /** chain: the group's first failing op ends the group; collect: every op runs and errors are collected. */
 export type GroupMode = 'chain' | 'collect';
 
+/**
+ * What an operation does besides returning, as its code shows: `none` (it reads or computes only: what it sets on the
+ * object in memory is written by a later operation), `status` (it updates the object's status), `objects` (it creates,
+ * updates or deletes objects: other objects, or the object's spec or metadata). Absent: unknown.
+ */
+export type OperationWrites = 'none' | 'status' | 'objects';
+export const OPERATION_WRITES: readonly OperationWrites[] = ['none', 'status', 'objects'];
+
 export interface ModelOperation {
   readonly name: string;
   /** Go format strings of the errors the operation returns, used to map log and status messages to it. */
@@ -62,7 +70,17 @@ export interface ModelOperation {
   readonly onError?: LoopEffects;
   /** Operations that fail as a consequence when this one fails and the loop goes on. */
   readonly causes?: readonly Consequence[];
+  /**
+   * Per loop: later operations the loop runs when this operation's error ends the attempt, before it returns the error
+   * (a recovery path; their own errors are logged, not returned). Absent: none.
+   */
+  readonly recovery?: LoopRecovery;
+  /** What the operation writes when it runs; absent when the model does not say (user and older models). */
+  readonly writes?: 'none' | 'status' | 'objects';
 }
+
+/** Per loop, the operations a recovery path runs (see ModelOperation.recovery). */
+export type LoopRecovery = Partial<Readonly<Record<LoopKind, readonly string[]>>>;
 
 /** A fail-fast step of the phased loop: an error or stop ends the attempt, as in the sequential loop. */
 export interface FailFastStep {

@@ -14,6 +14,7 @@ import type { RejectReason } from '../records.js';
 import { HYPERSHIFT_OPERATOR } from '../operator-loop.js';
 import { BoundedMemo } from '../attempt-readings.js';
 import { redactText } from './redact.js';
+import { goFormatPattern } from '../../model/go-format.js';
 
 /** A message that reports one operation's outcome in the middle of an attempt. */
 export interface ProgressPattern {
@@ -26,6 +27,11 @@ export interface ProgressPattern {
    * line's `error` field is the error. Such a line is taken to be written for every such error of the operation.
    */
   readonly outcome: 'stop' | 'error';
+  /**
+   * A Go format the line's error field must match, for a line whose message alone does not say (zap writes
+   * `log.Error(err, "")` with an empty message). A line whose message matches but whose error matches none is ignored.
+   */
+  readonly error?: string;
 }
 
 /** The messages and field names of one operator's log. */
@@ -86,6 +92,23 @@ export const HYPERSHIFT_LOG_PATTERNS: LogPatterns = {
     { message: 'pull secret unavailable, continuing with degraded reconciliation', op: 'ValidationGates', outcome: 'error' },
     // Phased loop only: DetermineHostedClusterPayloadArch's error is logged and the loop goes on.
     { message: 'failed to determine payload arch', op: 'PayloadArch', outcome: 'error' },
+    // Both loops log these silent stops as log.Error(fmt.Errorf(...), ""): the text is in the error field.
+    // The ignition service strategy (reconcileLegacy(), reconcile()).
+    { message: '', error: 'ignition server service strategy not specified', op: 'IgnitionEndpoint', outcome: 'stop' },
+    { message: '', error: 'nodeport metadata not specified for ignition service', op: 'IgnitionEndpoint', outcome: 'stop' },
+    { message: '', error: 'unknown service strategy type for ignition service: %s', op: 'IgnitionEndpoint', outcome: 'stop' },
+    // Bad secret-encryption input (reconcileLegacy(): a silent stop; reconcileSecretEncryptionSync(): the group returns nil).
+    { message: '', error: 'aescbc metadata  is nil', op: 'SecretEncryptionSync', outcome: 'stop' },
+    { message: '', error: 'no key field %s specified for aescbc active key secret', op: 'SecretEncryptionSync', outcome: 'stop' },
+    { message: '', error: 'no key field %s specified for aescbc backup key secret', op: 'SecretEncryptionSync', outcome: 'stop' },
+    { message: '', error: 'kms metadata nil', op: 'SecretEncryptionSync', outcome: 'stop' },
+    { message: '', error: 'unsupported encryption type %s', op: 'SecretEncryptionSync', outcome: 'stop' },
+    // The spec changed: both loops Update the HostedCluster and return (its error, unwrapped, or nil).
+    { message: 'Updating deprecated fields for hosted cluster', op: 'UpdateDeprecatedFields', outcome: 'stop' },
+    // Deletion returns after each of these with nil (a requeue after a delay, or done); "grace period finished" goes on.
+    { message: 'hostedcluster is still deleting', op: 'Delete', outcome: 'stop' },
+    { message: 'Waiting for grace period', op: 'Delete', outcome: 'stop' },
+    { message: 'Deleted hostedcluster', op: 'Delete', outcome: 'stop' },
   ],
   controllerStartMessage: 'Starting Controller',
   versionMessage: HYPERSHIFT_OPERATOR.versionLogMessage,
@@ -195,7 +218,8 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class ZapLineClassifier {
   private readonly kinds: ReadonlyMap<string, AttemptLineKind>;
-  private readonly progress: ReadonlyMap<string, ProgressPattern>;
+  /** Per message, its patterns with the pattern their error must match (none: any line of the message). */
+  private readonly progress: ReadonlyMap<string, readonly { readonly pattern: ProgressPattern; readonly error?: RegExp }[]>;
   /** Texts redacted before (redaction is a pure function of the text, and most attempts write one of a few texts). */
   private readonly redacted = new BoundedMemo<string>(REDACTED_MEMO_SIZE);
   private lastTime: string | undefined;
@@ -206,7 +230,13 @@ export class ZapLineClassifier {
     private readonly patterns: LogPatterns,
     private readonly controller: string,
   ) {
-    this.progress = new Map(patterns.progress.map((p) => [p.message, p]));
+    const progress = new Map<string, { pattern: ProgressPattern; error?: RegExp }[]>();
+    for (const p of patterns.progress) {
+      const list = progress.get(p.message) ?? [];
+      list.push(p.error === undefined ? { pattern: p } : { pattern: p, error: goFormatPattern(p.error) });
+      progress.set(p.message, list);
+    }
+    this.progress = progress;
     this.kinds = new Map<string, AttemptLineKind>([
       ...patterns.progress.map((p) => [p.message, 'progress'] as const),
       [patterns.successMessage, 'success'],
@@ -237,6 +267,8 @@ export class ZapLineClassifier {
     if (typeof msg !== 'string') return { kind: 'ignored', why: 'other_message', ...at };
     const kind = this.kinds.get(msg) ?? (msg.startsWith(this.patterns.requeueWarningPrefix) ? 'warning' : undefined);
     if (kind === undefined) return this.runLine(msg, value, where, timeMs) ?? { kind: 'ignored', why: 'other_message', ...at };
+    const progress = kind === 'progress' ? this.progressOf(msg, value[f.error]) : undefined;
+    if (kind === 'progress' && progress === undefined) return { kind: 'ignored', why: 'other_message', ...at };
     const levelValue = value[f.level];
     const level = typeof levelValue === 'string' ? levelValue : '';
     const sighting = { level, message: msg, second };
@@ -251,13 +283,18 @@ export class ZapLineClassifier {
       const time = typeof timeValue === 'string' ? timeValue : new Date(timeMs).toISOString();
       const line: Writable<AttemptLine> = { kind, where, time, timeMs, controller, object, correlation: id ?? `object:${object}` };
       if (id !== undefined) line.reconcileID = id;
-      this.readText(kind, msg, value, line);
+      this.readText(kind, progress, value, line);
       return { kind: 'attempt', line, second, sighting };
     } catch (e) {
       if (!(e instanceof FieldProblem)) throw e;
       const message = `${JSON.stringify(msg)} line: ${e.message}`;
       return timed ? { kind: 'rejected', reason: 'invalid_record', message, second, sighting } : { kind: 'rejected', reason: 'invalid_record', message };
     }
+  }
+
+  /** The progress pattern a line of message `msg` matches, its error field read when the pattern says. */
+  private progressOf(msg: string, error: unknown): ProgressPattern | undefined {
+    return this.progress.get(msg)?.find((p) => p.error === undefined || (typeof error === 'string' && p.error.test(error)))?.pattern;
   }
 
   /** The controller's start line, or the operator's version line; undefined for any other message. */
@@ -302,11 +339,10 @@ export class ZapLineClassifier {
   }
 
   /** Sets the texts the line kind carries: the error (with zap's causes), the summary, or a progress line's error. */
-  private readText(kind: AttemptLineKind, msg: string, value: Record<string, unknown>, line: Writable<AttemptLine>): void {
+  private readText(kind: AttemptLineKind, progress: ProgressPattern | undefined, value: Record<string, unknown>, line: Writable<AttemptLine>): void {
     const f = this.patterns.fields;
     if (kind === 'success' || kind === 'warning') return;
-    if (kind === 'progress') {
-      const progress = this.progress.get(msg)!;
+    if (progress) {
       line.progress = progress;
       const error = value[f.error];
       if (progress.outcome === 'error' && typeof error === 'string') line.text = this.redact(error);

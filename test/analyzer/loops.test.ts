@@ -207,6 +207,55 @@ describe('loop semantics: per-loop effects', () => {
   });
 });
 
+describe('loop semantics: a recovery path', () => {
+  // B's error in the sequential loop, and A's in the phased loop, run later ops before the attempt ends
+  const recovery = compileModel(
+    parseModel(`
+apiVersion: reconcile-shadow/v1
+kind: ReconcileModel
+metadata: {name: recovery}
+spec:
+  controller: widget
+  operations:
+    - {name: A, recovery: {phased: [D]}}
+    - {name: B, recovery: {sequential: [D, E]}}
+    - {name: C}
+    - {name: D}
+    - {name: E}
+  phased:
+    - op: A
+    - {group: Early, category: critical, mode: chain, ops: [B, C]}
+    - {group: Late, category: nonCritical, blockable: true, ops: [D]}
+    - {group: Last, category: nonCritical, ops: [E]}
+`),
+  );
+  const codes = (set: Record<string, number>): Uint8Array => {
+    const out = new Uint8Array(recovery.ops.length).fill(OK);
+    for (const [name, code] of Object.entries(set)) out[recovery.opIndex.get(name)!] = code;
+    return out;
+  };
+  const ranHere = (run: { ran: Uint8Array }): string => recovery.ops.filter((_, i) => run.ran[i] === 1).join(',');
+  const blockers = (run: { blocker: readonly number[]; blockerOf(op: number): number }): string[] =>
+    recovery.ops.map((name, i) => `${name}:${run.blockerOf(i) === -1 ? '-' : (recovery.ops[run.blockerOf(i)] ?? run.blockerOf(i))}:${run.blocker[i] === -1 ? '-' : (recovery.ops[run.blocker[i]!] ?? run.blocker[i])}`);
+
+  it('an error that ends the attempt runs the recovery ops first; they are run, not blocked, whatever their outcome', () => {
+    const seq = runSequential(recovery, codes({ B: ERROR, D: ERROR }));
+    assert.equal(ranHere(seq), 'A,B,D,E');
+    assert.equal(recovery.ops[seq.endedBy], 'B');
+    assert.deepEqual(blockers(seq), ['A:-:-', 'B:-:-', 'C:B:B', 'D:-:-', 'E:-:-']);
+    const phased = runPhased(recovery, codes({ A: ERROR }));
+    assert.equal(ranHere(phased), 'A,D');
+    assert.deepEqual(blockers(phased), ['A:-:-', 'B:A:A', 'C:A:A', 'D:-:-', 'E:A:A']);
+  });
+
+  it('a stop, an error in another loop, or a clean run runs no recovery path', () => {
+    assert.equal(ranHere(runSequential(recovery, codes({ B: STOP }))), 'A,B');
+    assert.equal(ranHere(runSequential(recovery, codes({ A: ERROR }))), 'A', "A's recovery is the phased loop's");
+    assert.equal(ranHere(runPhased(recovery, codes({ B: ERROR }))), 'A,B,E', 'in a group, B ends the chain; the blockable D is blocked');
+    assert.equal(ranHere(runSequential(recovery, codes({}))), 'A,B,C,D,E');
+  });
+});
+
 describe('engine: variants, consequences and the history', () => {
   const record = (loop: 'sequential' | 'phased', operations: OperationRecord[], time = '2026-11-29T10:00:00Z'): AttemptRecord => ({
     time,

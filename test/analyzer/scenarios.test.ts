@@ -84,6 +84,49 @@ describe('PR #7908 scenarios on the built-in model', () => {
     const phased = ranIn(shadow, a.phased);
     for (const g of BLOCKABLE) for (const op of groupOps(g)) assert.equal(phased.has(op), false, op);
     for (const op of ['HostedControlPlane', 'CAPICluster', 'ReleaseImageVersion', 'ManagedHSMVersionCheck', 'SSHKeySync']) assert.ok(phased.has(op), op);
+    // The legacy loop's pull secret recovery (reconcileLegacy()) wrote the HostedControlPlane before returning the error:
+    // the phased loop is not credited with it, only with what the legacy loop never reached.
+    const sequential = ranIn(shadow, a.sequential);
+    for (const op of ['AutoscalerAndNTHNeeded', 'HostedControlPlane']) assert.ok(sequential.has(op), op);
+    assert.equal(shadow.cm.ops[a.sequential.endedBy], 'GetPullSecretBytes');
+    assert.deepEqual(names(shadow, a.unblocked), [
+      'AWSResourceTags',
+      'AdditionalTrustBundle',
+      'AuditWebhookSync',
+      'AvailableCond',
+      'CAPICluster',
+      'CAPIFinalizers',
+      'CAPIInfraCR',
+      'CustomKubeconfigStatus',
+      'DefaultClusterIDs',
+      'ETCDMemberRecovery',
+      'GetPlatform',
+      'GlobalConfigSync',
+      'HostedClusterFinalizer',
+      'IgnitionEndpoint',
+      'IgnitionEndpointAvailable',
+      'KubeVirtConds',
+      'KubeadminPasswordStatus',
+      'LookupReleaseImage',
+      'PauseCheck',
+      'PayloadArch',
+      'PersistStatus',
+      'PlatformCredentials',
+      'PrivateConnectivityConds',
+      'ProgressingCond',
+      'PullSecretSync',
+      'ReleaseImageVersion',
+      'RestoredFromBackup',
+      'SSHKeySync',
+      'SecretEncryptionSync',
+      'ServiceAccountSigningKey',
+      'UnmanagedEtcdAvailability',
+      'UnmanagedEtcdMTLS',
+      'ValidReleaseImage',
+      'ValidationConds',
+      'ValidationGates',
+      'VersionAndCopiedConds',
+    ]);
   });
 
   it('missing pull secret, observed phased: both failed critical groups block each blockable group', () => {

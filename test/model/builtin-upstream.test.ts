@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorEffect, formatsIn, phasedPlaces } from '../../model/effects.js';
 import { resolveModel } from '../../sidecar/files.js';
-import type { LoopKind } from '../../model/types.js';
+import { parseDocument, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { OPERATION_WRITES, type LoopKind } from '../../model/types.js';
 import { BUILTIN_MODEL, REPO } from '../support/paths.js';
 
 interface FormatRow {
@@ -20,8 +21,22 @@ interface FormatRow {
   readonly use: 'return' | 'append' | 'log' | 'other';
   readonly closure: string | null;
 }
+interface WriteRow {
+  readonly commit: 'merge' | 'head';
+  readonly function: string;
+  readonly call: string;
+}
+interface UnwrappedRow {
+  readonly commit: 'merge' | 'head';
+  readonly function: string;
+  readonly line: number;
+  readonly callee: string;
+  readonly closure: string | null;
+}
 interface Upstream {
   readonly functions: readonly { readonly name: string; readonly loops: readonly LoopKind[] }[];
+  readonly writes: readonly WriteRow[];
+  readonly unwrapped: readonly UnwrappedRow[];
   readonly absent: readonly { readonly commit: string; readonly function: string }[];
   readonly sentinels: readonly { readonly commit: string; readonly name: string; readonly text: string }[];
   readonly steps: Readonly<Record<'merge' | 'head', readonly { name: string; call: 'execute' | 'executeOrBlock'; category: string; checksShouldBlock: boolean }[]>>;
@@ -102,11 +117,101 @@ function modelFormats(): Map<string, string[]> {
   return out;
 }
 
+/** The loop functions: an operation inline in them has no function of its own, so their writes cannot be told apart. */
+const LOOP_FUNCTIONS = new Set(['reconcileLegacy', 'reconcile']);
+
+/**
+ * Callees a loop function returns unwrapped that the table does not read, and why no format of theirs can start an
+ * operation's error: API errors, or functions whose own texts are wrapped one level further down.
+ */
+const UNREAD_CALLEES: ReadonlyMap<string, string> = new Map([
+  ['report.aggregate', 'the phased loop\'s own result'],
+  ['r.reconcileAWSOIDCDocuments', 'returned inside the function reconcileOIDCDocumentsWithStatus runs, which wraps it (failed to reconcile OIDC documents: %w)'],
+  ['r.reconcileGCPOIDCDocuments', 'returned inside the function reconcileOIDCDocumentsWithStatus runs, which wraps it (failed to reconcile OIDC documents: %w)'],
+  ['r.detectAndTriggerEtcdRecovery', 'inside reconcileETCDMemberRecovery, which the loops wrap (failed to perform etcd member recovery: %w)'],
+  ['r.KubevirtInfraClients.DiscoverKubevirtClusterClient', 'a KubeVirt infra client lookup (a client-go error)'],
+  ['manifests.ReconcileKubevirtInfraTempRoute', 'a mutate function (createOrUpdate returns its error)'],
+  // Mutate functions: createOrUpdate hands their error back, and the caller wraps it or they have no format.
+  ['reconcileCAPICluster', 'both loops wrap its createOrUpdate (failed to reconcile capi cluster: %w)'],
+  ['reconcileControlPlaneOperatorIngressRole', 'inside reconcileControlPlaneOperator, which both loops wrap'],
+  ['reconcilecontrolPlaneOperatorIngressOperatorRole', 'inside reconcileControlPlaneOperator, which both loops wrap'],
+  ['reconcileAgentCluster', 'no format of its own'],
+  ['reconcileAWSCluster', 'no format of its own'],
+  ['reconcileAzureClusterIdentity', 'wrapped: failed to reconcile Azure cluster identity: %w'],
+  ['reconcileAzureCluster', 'wrapped: failed to reconcile Azure CAPI cluster: %w'],
+  ['p.reconcileGCPCluster', 'wrapped: failed to reconcile GCPCluster: %w'],
+  ['reconcileKMSConfigSecret', 'wrapped: failed to reconcile Azure KMS config secret: %w'],
+]);
+
+/** An API call: its error is the API server's (or client-go's), never a format of the model. */
+const isApiCall = (callee: string): boolean => /^(?:createOrUpdate|k8sutil\.\w+|os\.\w+|[\w.]+(?:\(\))?\.(?:Get|List|Create|Update|Patch|Delete|DeleteAllOf))$/.test(callee);
+
+/**
+ * The table's function a callee names: `p.X` is any platform's `X`, `r.` and `hyperutil.` are dropped, and a bare name
+ * called in a package (`openstack.ReconcileCAPIInfraCR`) is that package's.
+ */
+function readFunctions(callee: string, caller: string): string[] {
+  const names = upstream.functions.map((f) => f.name);
+  const pkg = /^(\w+)\.[A-Z]/.exec(caller)?.[1];
+  if (pkg !== undefined && names.includes(`${pkg}.${callee}`)) return [`${pkg}.${callee}`];
+  if (callee === 'r.RegistryProvider.Reconcile') return names.filter((n) => n === 'globalconfig.CommonRegistryProvider.Reconcile');
+  if (callee.startsWith('p.')) return names.filter((n) => n.endsWith(`.${callee.slice(2)}`));
+  const bare = callee.replace(/^(?:r|hyperutil)\./, '');
+  return names.filter((n) => n === bare || n === callee);
+}
+
+/** The functions an op's `writes:` comment in the YAML cites (`name(), name(): what they write`), and the comment. */
+function writesCitations(): Map<string, { writes: string | undefined; cited: string[]; comment: string }> {
+  const doc = parseDocument(readFileSync(join(REPO, 'model/builtin', `${BUILTIN_MODEL}.yaml`), 'utf8'));
+  const ops = doc.getIn(['spec', 'operations']) as YAMLSeq<YAMLMap>;
+  const out = new Map<string, { writes: string | undefined; cited: string[]; comment: string }>();
+  for (const item of ops.items) {
+    const node = item.get('writes', true) as Scalar<string> | undefined;
+    const comment = node?.comment ?? '';
+    out.set(String(item.get('name')), { writes: node?.value, cited: [...(comment.split(': ')[0] ?? '').matchAll(/([A-Za-z][\w.]*)\(\)/g)].map((m) => m[1]!), comment });
+  }
+  return out;
+}
+
 describe('built-in HyperShift model against the upstream code', () => {
   it('the table holds both commits, every function found at both except the HEAD-only check', () => {
     assert.deepEqual(upstream.absent, [{ commit: 'merge', function: 'validateManagedHSMVersion' }]);
-    assert.equal(upstream.formats.filter((r) => r.commit === 'merge').length, 271);
-    assert.equal(upstream.formats.filter((r) => r.commit === 'head').length, 273);
+    assert.equal(upstream.formats.filter((r) => r.commit === 'merge').length, 353);
+    assert.equal(upstream.formats.filter((r) => r.commit === 'head').length, 357);
+  });
+
+  it('every operation says what it writes, citing upstream functions the table read, whose writes agree', () => {
+    const citations = writesCitations();
+    const wrong: string[] = [];
+    for (const op of model.operations) {
+      const c = citations.get(op.name)!;
+      assert.equal(c.writes, op.writes, op.name);
+      assert.ok(op.writes !== undefined && c.cited.length > 0, `${op.name}: writes and a citation of its function`);
+      for (const fn of c.cited) assert.ok(loopsOf.has(fn), `${op.name}: ${fn}() is not a function of the table`);
+      // Inline in a loop function, the code's writes cannot be told apart from the other operations' there.
+      const own = c.cited.filter((fn) => !LOOP_FUNCTIONS.has(fn));
+      if (own.length === 0) continue;
+      const calls = upstream.writes.filter((w) => w.commit === 'head' && own.includes(w.function)).map((w) => w.call);
+      const shows = calls.length === 0 ? 'none' : calls.every((call) => call.startsWith('Status().')) ? 'status' : 'objects';
+      // An operation that writes objects through a callee the table does not read (the platform's credentials) shows
+      // only its status write: `objects` is then at least what the table shows.
+      if (shows !== op.writes && !(op.writes === 'objects' && shows === 'status')) wrong.push(`${op.name}: writes ${op.writes}, ${own.join(', ')} show ${shows}`);
+    }
+    assert.deepEqual(wrong, []);
+    assert.deepEqual(
+      OPERATION_WRITES.map((w) => model.operations.filter((o) => o.writes === w).length),
+      [28, 3, 39],
+    );
+  });
+
+  it('every callee a loop returns unwrapped is read, or an API call, or stated here with why its texts cannot start an error', () => {
+    const loopFunctions = new Set(upstream.functions.filter((f) => f.loops.length > 0).map((f) => f.name));
+    // A mutate function's error comes back from createOrUpdate as it is: read even there, except where a format wraps
+    // createOrUpdate's error (the stated mutate helpers below have no format of their own).
+    const unread = upstream.unwrapped.filter((u) => loopFunctions.has(u.function) && !isApiCall(u.callee) && readFunctions(u.callee, u.function).length === 0 && !UNREAD_CALLEES.has(u.callee));
+    assert.deepEqual(unread.map((u) => `${u.commit} ${u.function}:${u.line} ${u.callee}`), []);
+    for (const callee of UNREAD_CALLEES.keys()) assert.ok(upstream.unwrapped.some((u) => u.callee === callee), `${callee} is no longer returned unwrapped`);
+    assert.deepEqual(readFunctions('p.ReconcileCAPIInfraCR', 'reconcileLegacy').length, 9);
   });
 
   it('the phased groups are the reconcile report steps at HEAD, in order, with their category and blocking', () => {

@@ -67,7 +67,7 @@ describe('model format', () => {
     assert.deepEqual(
       problems(text).map((p) => p.replace(/^model\.yaml:\d+ /, '')),
       [
-        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, description)',
+        'spec.operations[6].retries: unknown field (allowed: name, errors, only, onError, causes, recovery, writes, description)',
         'spec.phased[4].category: must be one of critical | nonCritical, got "optional"',
         'spec.phased[5].ops[1]: operation "EnsureSecrets" appears more than once (first at spec.phased[2].ops[0])',
       ],
@@ -85,6 +85,26 @@ describe('model format', () => {
     const text = base.replace('    - name: UpdateStatus\n', '    - name: PruneOldBackups\n      only: phased\n    - name: UpdateStatus\n').replace('ops: [EnsureBackupSchedule]', 'ops: [EnsureBackupSchedule, PruneOldBackups]');
     const m = parseModel(text);
     assert.equal(m.operations.find((o) => o.name === 'PruneOldBackups')?.only, 'phased');
+  });
+
+  it('reads what an operation writes, absent when the model does not say, and names a bad value with its line', () => {
+    const text = base.replace('    - name: EnsureService\n', '    - name: EnsureService\n      writes: objects\n').replace('    - name: UpdateStatus\n', '    - name: UpdateStatus\n      writes: status\n');
+    const m = parseModel(text);
+    assert.deepEqual(
+      m.operations.map((o) => [o.name, o.writes]),
+      [
+        ['FetchCluster', undefined],
+        ['ValidateSpec', undefined],
+        ['EnsureSecrets', undefined],
+        ['EnsureBackupSchedule', undefined],
+        ['EnsureStatefulSet', undefined],
+        ['EnsureService', 'objects'],
+        ['UpdateStatus', 'status'],
+      ],
+    );
+    const bad = base.replace('    - name: EnsureService\n', '    - name: EnsureService\n      writes: secrets\n');
+    const line = bad.split('\n').findIndex((l) => l.includes('writes: secrets')) + 1;
+    assert.deepEqual(problems(bad), [`model.yaml:${line} spec.operations[5].writes: must be one of none | status | objects, got "secrets"`]);
   });
 });
 
@@ -243,6 +263,29 @@ describe('model format: per-loop behaviour', () => {
       `model.yaml:${lineOf(text, 'skipWhenBlocked: true')} spec.phased[6].skipWhenBlocked: only a group that is not blockable can skip itself when blocked (a blockable group is not run at all)`,
     ]);
   });
+
+  it('reads a recovery path per loop and refuses one that cannot run: unknown, earlier, outside the loop, in a group, after an error that goes on', () => {
+    const m = parseModel(rules(['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      recovery: {sequential: [Deploy], phased: [Sync]}']));
+    assert.deepEqual(m.operations.find((o) => o.name === 'Gate')?.recovery, { sequential: ['Deploy'], phased: ['Sync'] });
+    const text = rules(
+      ['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      recovery: {sequential: [Fetch, Nope, Check]}'],
+      ['errors: ["failed to sync: %w"]', 'errors: ["failed to sync: %w"]\n      recovery: {phased: [Deploy]}'],
+      ['errors: ["failed to look up: %w"]', 'errors: ["failed to look up: %w"]\n      onError: {sequential: continue}\n      recovery: {sequential: [Deploy]}'],
+    );
+    const at = (fragment: string): number => lineOf(text, fragment);
+    assert.deepEqual(problems(text), [
+      `model.yaml:${at('recovery: {sequential: [Deploy]}')} spec.operations[1].recovery.sequential: an error of "Lookup" never ends the sequential loop, so no recovery path runs before it returns`,
+      `model.yaml:${at('recovery: {sequential: [Fetch')} spec.operations[2].recovery.sequential[0]: "Fetch" runs before "Gate" in the sequential loop: a recovery path runs what the loop has not reached`,
+      `model.yaml:${at('recovery: {sequential: [Fetch')} spec.operations[2].recovery.sequential[1]: unknown operation "Nope"`,
+      `model.yaml:${at('recovery: {sequential: [Fetch')} spec.operations[2].recovery.sequential[2]: the sequential loop never runs "Check"`,
+      `model.yaml:${at('recovery: {phased: [Deploy]}')} spec.operations[3].recovery.phased: "Sync" is in group Core: its error ends the group, not the attempt`,
+    ]);
+    const empty = rules(['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      recovery: {phased: [], always: [Deploy]}']);
+    assert.deepEqual(problems(empty), [
+      `model.yaml:${lineOf(empty, 'recovery:')} spec.operations[2].recovery.always: unknown field (allowed: sequential, phased)`,
+      `model.yaml:${lineOf(empty, 'recovery:')} spec.operations[2].recovery.phased: must be a non-empty list of operation names`,
+    ]);
+  });
 });
 
 describe('model format: the README', () => {
@@ -250,12 +293,13 @@ describe('model format: the README', () => {
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### When an operation behaves differently in the two loops'));
     const block = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
-    const example = parse(block) as { operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[] }[]; phased: Record<string, unknown>[] };
+    const example = parse(block) as { operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[]; writes?: string }[]; phased: Record<string, unknown>[] };
     const builtin = resolveModel('hypershift-hostedcluster');
     const normal = (c: { op: string; outcome?: string; error?: string }): object => ({ op: c.op, outcome: c.outcome ?? 'error', ...(c.error === undefined ? {} : { error: c.error }) });
     for (const op of example.operations) {
       const real = builtin.operations.find((o) => o.name === op.name)!;
       assert.deepEqual(op.onError, real.onError, op.name);
+      if (op.writes !== undefined) assert.equal(op.writes, real.writes, op.name);
       assert.deepEqual((op.causes as { op: string }[] | undefined)?.map(normal), real.causes, op.name);
       for (const e of op.errors) {
         const { causes, ...rest } = typeof e === 'string' ? { format: e } : (e as { format: string; causes?: { op: string }[] });

@@ -7,7 +7,7 @@ import type { AttemptRecord, Rejection, SourceInputReport } from '../../../colle
 import { resolveModel } from '../../../sidecar/files.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { CPO_ERROR, PRE_MERGE_VERSION, PULL_SECRET_BYTES_ERROR, SSH_KEY_ERROR, SSH_KEY_GET_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
-import { completedWithErrorsLine, controllerStartLine, managerLine, reconcilerErrorLine, successLine, wrappedError, type ReconcileContext } from '../../fixtures/logs/zap-writer.js';
+import { completedWithErrorsLine, continuedErrorLine, controllerStartLine, managerLine, reconcilerErrorLine, successLine, wrappedError, type ReconcileContext } from '../../fixtures/logs/zap-writer.js';
 
 const model = resolveModel('hypershift-hostedcluster');
 const fixture = (name: string): string[] => readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8').trimEnd().split('\n');
@@ -100,6 +100,21 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     assert.deepEqual(nonZero(report.notes), { loop_inherited: 4, status_update_error: 2 });
     assert.deepEqual([report.received, report.analyzed], [14, 14]);
     assertBooks(report, out);
+  });
+
+  it('a silent stop logged with an empty message ends its attempt there, in either loop', () => {
+    const ignition = continuedErrorLine(ctx(0, 'alpha', 'i1'), '', 'ignition server service strategy not specified');
+    const secretEncryption = continuedErrorLine(ctx(1, 'beta', 'i2'), '', 'kms metadata nil');
+    const { a, out } = assembler({ loop: 'sequential' });
+    feed(a, [ignition, secretEncryption]);
+    assert.deepEqual(brief(out.attempts), ['2026-11-01T10:00:00Z clusters/alpha sequential: [IgnitionEndpoint:stop]', '2026-11-01T10:00:01Z clusters/beta sequential: [SecretEncryptionSync:stop]']);
+    // The sequential loop ran every operation before the stop, and nothing after it.
+    const order = model.operations.map((o) => o.name);
+    assert.deepEqual(out.attempts[0]!.operations.map((o) => o.name), order.slice(0, order.indexOf('IgnitionEndpoint') + 1));
+    // In the phased loop the group returns nil and the loop goes on to its end line.
+    const phased = assembler({ loop: 'phased' });
+    feed(phased.a, [secretEncryption, successLine(ctx(1, 'beta', 'i2'))]);
+    assert.deepEqual(brief(phased.out.attempts), ['2026-11-01T10:00:01Z clusters/beta phased: [SecretEncryptionSync:stop]']);
   });
 
   it('hands an attempt on once the stream is two seconds past its last line, or went quiet', () => {

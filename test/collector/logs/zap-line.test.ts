@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { HYPERSHIFT_LOG_PATTERNS, resolvePatterns, ZapLineClassifier, type ClassifiedLine } from '../../../collector/logs/zap-line.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { PAYLOAD_ARCH_ERROR, PRE_MERGE_VERSION } from '../../fixtures/logs/generate.js';
-import { reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
+import { continuedErrorLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
 
 const classifier = new ZapLineClassifier(HYPERSHIFT_LOG_PATTERNS, 'hostedcluster');
 const fixture = (name: string): string[] => readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8').trimEnd().split('\n');
@@ -55,6 +55,42 @@ describe('ZapLineClassifier: one operator log line', () => {
     assert.equal(blocked.kind === 'attempt' && blocked.line.text, undefined, 'a stop carries no error');
     const arch = classifier.classify(lines[12]!, 'phased.log:13');
     assert.deepEqual(arch.kind === 'attempt' && [arch.line.progress?.op, arch.line.progress?.outcome, arch.line.text], ['PayloadArch', 'error', PAYLOAD_ARCH_ERROR]);
+  });
+
+  it('reads a silent stop logged with an empty message by its error, and the deletion and deprecated-fields returns', () => {
+    const progress = (line: string): unknown => {
+      const c = classifier.classify(line, 'x:1');
+      return c.kind === 'attempt' ? [c.line.kind, c.line.progress?.op, c.line.progress?.outcome, c.line.text] : `${c.kind}:${c.kind === 'ignored' ? c.why : ''}`;
+    };
+    const info = (msg: string): string => JSON.stringify({ ...(JSON.parse(successLine(ctx)) as Record<string, unknown>), msg });
+    assert.deepEqual(
+      [
+        continuedErrorLine(ctx, '', 'ignition server service strategy not specified'),
+        continuedErrorLine(ctx, '', 'unknown service strategy type for ignition service: Magic'),
+        continuedErrorLine(ctx, '', 'aescbc metadata  is nil'),
+        continuedErrorLine(ctx, '', 'no key field key specified for aescbc backup key secret'),
+        continuedErrorLine(ctx, '', 'unsupported encryption type Rot13'),
+        continuedErrorLine(ctx, '', 'some other error nobody configured'),
+        info('Updating deprecated fields for hosted cluster'),
+        info('hostedcluster is still deleting'),
+        info('Waiting for grace period'),
+        info('grace period finished'),
+        info('Deleted hostedcluster'),
+      ].map(progress),
+      [
+        ['progress', 'IgnitionEndpoint', 'stop', undefined],
+        ['progress', 'IgnitionEndpoint', 'stop', undefined],
+        ['progress', 'SecretEncryptionSync', 'stop', undefined],
+        ['progress', 'SecretEncryptionSync', 'stop', undefined],
+        ['progress', 'SecretEncryptionSync', 'stop', undefined],
+        'ignored:other_message',
+        ['progress', 'UpdateDeprecatedFields', 'stop', undefined],
+        ['progress', 'Delete', 'stop', undefined],
+        ['progress', 'Delete', 'stop', undefined],
+        'ignored:other_message',
+        ['progress', 'Delete', 'stop', undefined],
+      ],
+    );
   });
 
   it('ignores plain text, other messages and other controllers, counting why; reads the run lines', () => {
