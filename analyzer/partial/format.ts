@@ -20,13 +20,13 @@ import type { Coverage } from './coverage.js';
 import { at, JsonReader, type Path } from './json-reader.js';
 
 export const PARTIAL_SCHEMA = 'reconcile-shadow/partial/v1';
-export const INPUT_KINDS = ['journal', 'logs'] as const;
+export const INPUT_KINDS = ['journal', 'logs', 'sidecar'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
 
 /** One input a partial analysed, and which of its shards. */
 export interface InputPart {
   readonly kind: InputKind;
-  /** The path as given (`-` for stdin). */
+  /** The path as given (`-` for stdin); for a sidecar, its instance and start time. */
   readonly name: string;
   readonly shards: Coverage;
 }
