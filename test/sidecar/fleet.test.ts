@@ -1,47 +1,18 @@
 /**
- * The fleet verdict end to end: three sidecars, each replaying one operator's journal (two on the sequential loop,
- * one on the phased loop, from the planted-world generator with a reversed prerequisite that makes Report fail more
- * under the phased loop), serve their /partial; a fourth runs `sources.peers`, discovers them as the running pods
- * of a label selector through an in-test Kubernetes API server, and decides across them. Its /report must equal the
+ * The fleet verdict end to end (test/support/fleet-world.ts): three sidecars serve their /partial, and a fourth runs
+ * `sources.peers`, discovers them as the running pods of a label selector and decides across them. Its /report must equal the
  * merge of the three partials, as `merge` computes it, apart from the `fleet` section; killing one sidecar must name
  * it missing once its partial is past keepFor, and the verdict must then cover two peers.
  */
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { decodePartial } from '../../analyzer/partial/format.js';
 import { mergePartials } from '../../analyzer/partial/merge.js';
 import { decisionReportOf } from '../../analyzer/partial/reports.js';
 import { DEFAULT_THRESHOLDS } from '../../analyzer/decisions/thresholds.js';
-import { formatAttemptLine } from '../../collector/journal.js';
-import { modelDocument } from '../../model/document.js';
 import { renderDecisions } from '../../outputs/review/render.js';
-import { parseConfig } from '../../sidecar/config.js';
-import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
-import { plantedWorld } from '../analyzer/decisions/planted-world.js';
-import { SMALL, SMALL_REVERSED, smallWorld } from '../analyzer/decisions/planted-models.js';
-import { FakeKubeApiServer, kubeConfigFor, RESOURCES } from '../support/fake-kube-apiserver.js';
+import type { Sidecar } from '../../sidecar/sidecar.js';
+import { FLEET_NAMESPACE as NAMESPACE, FLEET_PEERS as PEERS, startFleetWorld, type FleetWorld } from '../support/fleet-world.js';
 import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
-
-const NAMESPACE = 'hypershift';
-const PEERS = [
-  { pod: 'operator-a', host: '127.0.0.1', loop: 'sequential', half: 0 },
-  { pod: 'operator-b', host: '127.0.0.2', loop: 'sequential', half: 1 },
-  { pod: 'operator-c', host: '127.0.0.3', loop: 'phased', half: 0 },
-] as const;
-
-function sidecarConfig(modelFile: string, listen: string, sources: string, extra = ''): string {
-  return `apiVersion: reconcile-shadow/v1
-kind: ShadowConfig
-models: [${JSON.stringify(modelFile)}]
-listen: {metrics: ${listen}}
-sources:
-${sources}
-summary: {enabled: false}
-${extra}`;
-}
 
 async function get(url: string): Promise<string> {
   const res = await fetch(url);
@@ -66,45 +37,18 @@ async function until(sidecar: Sidecar, done: (s: Sample[]) => boolean, what: str
 
 describe('the fleet verdict: sidecars serve /partial, a fleet component merges and decides', function () {
   this.timeout(60_000);
-  const peers: Sidecar[] = [];
+  let world: FleetWorld | undefined;
   let fleet: Sidecar | undefined;
-  let api: FakeKubeApiServer | undefined;
-  let dir: string;
   let port: number;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fleet-'));
-    const modelFile = join(dir, 'model.yaml');
-    writeFileSync(modelFile, stringify(modelDocument(SMALL)));
-    const records = [...plantedWorld(smallWorld(11, SMALL_REVERSED))];
-    // Each sequential object goes to one of the two sequential operators, by its name's parity.
-    const sequentialObjects = [...new Set(records.filter((r) => r.model === 'sequential').map((r) => r.object))].sort();
-    const halfOf = new Map(sequentialObjects.map((o, i) => [o, i % 2]));
-    api = new FakeKubeApiServer();
-    await api.start();
-    for (const p of PEERS) {
-      const journal = join(dir, `${p.pod}.jsonl`);
-      const mine = records.filter((r) => r.model === p.loop && (p.loop === 'phased' || halfOf.get(r.object) === p.half));
-      writeFileSync(journal, mine.map((r) => formatAttemptLine(r) + '\n').join(''));
-      const listen = `${p.host}:${peers.length === 0 ? 0 : port}`;
-      const sidecar = await startSidecar(parseConfig(sidecarConfig(modelFile, listen, `  journal: {path: ${JSON.stringify(journal)}}`, `partial: {instance: ${p.pod}}\n`), `${p.pod}.yaml`), { env: {} });
-      port = sidecar.metricsAddress.port;
-      peers.push(sidecar);
-      api.create(RESOURCES.pods, {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { namespace: NAMESPACE, name: p.pod, labels: { app: 'operator' } },
-        status: { phase: 'Running', podIP: p.host },
-      });
-    }
-    const peersSection = `  peers: {kubernetes: {namespaces: [${NAMESPACE}], labelSelector: app=operator, port: ${port}}, interval: 1s, timeout: 1s, keepFor: 2s}`;
-    fleet = await startSidecar(parseConfig(sidecarConfig(modelFile, '127.0.0.1:0', peersSection), 'fleet.yaml'), { env: {}, kubeConfig: kubeConfigFor(api) });
+    world = await startFleetWorld({ keepFor: '2s', interval: '1s' });
+    fleet = world.fleet;
+    port = world.port;
   });
 
   after(async () => {
-    await fleet?.stop();
-    for (const p of peers) await p.stop();
-    await api?.close();
+    await world?.close();
   });
 
   it("says not-ready, naming Report, from the first round of reads", async () => {
@@ -134,7 +78,7 @@ describe('the fleet verdict: sidecars serve /partial, a fleet component merges a
   });
 
   it('names a killed sidecar failing, then missing past keepFor, and the verdict then covers two peers', async () => {
-    await peers.pop()!.stop();
+    await world!.stopPeer();
     const killed = `${NAMESPACE}/operator-c`;
     await until(fleet!, (s) => valueOf(s, 'reconcile_shadow_fleet_peer_up', { peer: killed }) === 0, 'the killed peer to be missing');
     const samples = await scrape(fleet!);
