@@ -63,7 +63,7 @@ export async function startHttpServer(listen: Listeners, endpoints: Endpoints, o
     ? { serve: false, why: `${paths} ${endpoints.guarded.size > 1 ? 'are' : 'is'} served on ${url(boundAddress(report))} (listen.report)` }
     : guarded && (isLoopback(listen.metrics.host) || listen.reportToken !== undefined)
       ? served
-      : { serve: false, why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address, or with report.bearerTokenFile` };
+      : { serve: false, why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address only, or with report.bearerTokenFile` };
   let metrics: Server;
   try {
     metrics = await listenOn(listen.metrics, (req, res) => answer(req, res, endpoints, metricsAccess, true, onError));
