@@ -7,7 +7,7 @@
  * kept until something changes, so a scrape every few seconds does not merge again.
  */
 import { decisionReportOf } from '../partial/reports.js';
-import { decodePartial, type PartialState } from '../partial/format.js';
+import { decodePartial, type ModelCache, type PartialState } from '../partial/format.js';
 import { PartialError } from '../partial/json-reader.js';
 import { MergeError, mergePartials } from '../partial/merge.js';
 import type { DecisionReport } from '../decisions/report.js';
@@ -47,6 +47,9 @@ export interface FleetOptions {
   readonly thresholds: DecisionThresholds;
 }
 
+/** Distinct models kept compiled; more (a fleet of many operator builds) are compiled again as they come. */
+const MAX_MODELS = 16;
+
 interface Peer {
   partial: PartialState | undefined;
   readAtMs: number | undefined;
@@ -56,6 +59,8 @@ interface Peer {
 export class FleetState implements PartialSink {
   private readonly peers = new Map<string, Peer>();
   private cached: FleetView | undefined;
+  /** Every peer sends the same model (or a few, mid-upgrade): compiled once, not at every read. */
+  private readonly models: ModelCache = new Map();
   /** Failures by reason since start, for the counter. */
   readonly failures = new Map<PeerFailure, number>(PEER_FAILURES.map((r) => [r, 0]));
 
@@ -71,7 +76,8 @@ export class FleetState implements PartialSink {
   received(peer: string, body: string, atMs: number): void {
     let partial: PartialState;
     try {
-      partial = decodePartial(body, peer);
+      if (this.models.size > MAX_MODELS) this.models.clear();
+      partial = decodePartial(body, peer, this.models);
     } catch (e) {
       if (!(e instanceof PartialError)) throw e;
       this.failed(peer, 'invalid_partial', e.message, atMs);
