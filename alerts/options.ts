@@ -52,6 +52,10 @@ export interface AlertOptions {
   };
   /** Recreations or stuck series evicted because a cap was reached (stuck alerts may then miss objects). */
   readonly recreationTrackingCapped: WindowAndFor;
+  /** The fleet's verdict is not-ready with measured harm. */
+  readonly phasedLoopHarm: ForOnly;
+  /** A peer's partial has left the fleet's verdict (unreadable past keepFor). */
+  readonly fleetPeerMissing: ForOnly;
 }
 
 /** Where alerts/runbook.md is published. The lead owns the repository URL; change it here only. */
@@ -75,6 +79,10 @@ function defaultAlertOptions(): AlertOptions {
     noSourceData: { for: '15m' },
     recordsDropped: { window: '15m', for: '10m', ignoreReasons: ['shutdown'] },
     recreationTrackingCapped: { window: '1h', for: '1m' },
+    // The verdict is re-decided at every read of the peers; a quarter of an hour of it is not a blip.
+    phasedLoopHarm: { for: '15m' },
+    // Past keepFor (10m by default) already: the verdict has stopped covering the peer.
+    fleetPeerMissing: { for: '5m' },
   };
 }
 

@@ -13,7 +13,7 @@ function quote(value: string): string {
 }
 
 /** `label=~"a|b|c"` matching exactly these values. */
-function oneOf(label: string, values: readonly string[]): string {
+export function oneOf(label: string, values: readonly string[]): string {
   const escaped = values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return `${label}=~${quote(escaped.join('|'))}`;
 }

@@ -8,7 +8,8 @@
  * replica of the operator, and each tracks the same recreations, so one object is one alert.
  */
 import type { AlertOptions, Duration } from './options.js';
-import { increased, noneOf, series } from './promql.js';
+import { HARM_REASON_KINDS } from '../analyzer/decisions/verdict.js';
+import { increased, noneOf, oneOf, series } from './promql.js';
 
 export type Severity = 'critical' | 'warning' | 'info';
 
@@ -35,6 +36,7 @@ export function alertRuleGroups(o: AlertOptions): RuleGroup[] {
     { name: 'reconcile-shadow.recreations', rules: recreationRules(o) },
     { name: 'reconcile-shadow.shadow', rules: shadowRules(o) },
     { name: 'reconcile-shadow.sidecar', rules: sidecarRules(o) },
+    { name: 'reconcile-shadow.fleet', rules: fleetRules(o) },
   ];
 }
 
@@ -162,6 +164,32 @@ function sidecarRules(o: AlertOptions): AlertRule[] {
       severity: 'warning',
       summary: 'The sidecar is dropping input records.',
       description: `{{ $value | humanize }} records from source {{ $labels.source }} were dropped in the last ${o.recordsDropped.window} with reason {{ $labels.reason }}; the shadow numbers undercount.`,
+    },
+  ];
+}
+
+/** The fleet component's verdict (sources.peers): harm the phased loop would do, and peers it no longer covers. */
+function fleetRules(o: AlertOptions): AlertRule[] {
+  const harm = series('reconcile_shadow_verdict_reasons', o.selector, oneOf('kind', HARM_REASON_KINDS));
+  const notReady = series('reconcile_shadow_verdict', o.selector, 'verdict="not-ready"');
+  return [
+    {
+      alert: 'ReconcileShadowPhasedLoopHarm',
+      expr: `(max by (controller, kind) (${harm}) > 0) and on (controller) (max by (controller) (${notReady}) == 1)`,
+      for: o.phasedLoopHarm.for,
+      severity: 'warning',
+      summary: 'The fleet verdict says the phased loop would do measurable harm.',
+      description:
+        "The fleet's verdict for controller {{ $labels.controller }} is not-ready: {{ $value }} reason(s) of kind {{ $labels.kind }}; /report of the fleet component names the operations and the evidence. Hold the rollout of the phased loop.",
+    },
+    {
+      alert: 'ReconcileShadowFleetPeerMissing',
+      expr: `max by (peer) (${series('reconcile_shadow_fleet_peer_up', o.selector)}) == 0`,
+      for: o.fleetPeerMissing.for,
+      severity: 'warning',
+      summary: "A sidecar's evidence has left the fleet verdict.",
+      description:
+        "The fleet component has not read peer {{ $labels.peer }}'s partial for longer than keepFor; the verdict no longer covers it, and reconcile_shadow_fleet_peer_failures_total says why.",
     },
   ];
 }

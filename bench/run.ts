@@ -11,6 +11,7 @@ import { packageRoot } from '../lib/package-root.js';
 import { benchCel } from './cel.js';
 import { benchDecisions } from './decisions.js';
 import { benchEngine } from './engine.js';
+import { benchFleet } from './fleet.js';
 import { renderTable, type BenchResult } from './harness.js';
 import { benchJournal } from './journal.js';
 import { benchIdleRss, benchObjectMemory, benchRecreationMemory } from './memory.js';
@@ -25,6 +26,7 @@ const benches: Readonly<Record<string, () => BenchResult | BenchResult[] | Promi
   journal: benchJournal,
   workers: benchWorkers,
   decisions: benchDecisions,
+  fleet: benchFleet,
   logs: benchLogs,
   cel: benchCel,
   metrics: benchMetrics,

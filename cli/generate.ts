@@ -17,6 +17,7 @@ import { prometheusRule, rulesFile } from '../alerts/render.js';
 import { METRICS, type MetricSpec } from '../outputs/metrics/catalog.js';
 import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
+import { switchReadinessDashboard } from '../dashboards/switch-readiness.js';
 import { limitsTable } from '../collector/otlp/limits-table.js';
 import { OVERLAYS } from '../deploy/overlays.js';
 import { patchTarget, sidecarPatch, sidecarRemovalPatch } from '../deploy/sidecar-patch.js';
@@ -54,6 +55,7 @@ export function generatedFiles(alerts: AlertOptions = alertOptions()): Generated
   return [
     { path: 'dashboards/reconcile-shadow-overview.json', content: json(overviewDashboard(alerts)) },
     { path: 'dashboards/reconcile-shadow-recreations.json', content: json(recreationsDashboard(alerts)) },
+    { path: 'dashboards/reconcile-shadow-switch-readiness.json', content: json(switchReadinessDashboard()) },
     { path: 'alerts/reconcile-shadow.rules.yaml', content: rulesFile(groups, alerts) },
     { path: 'alerts/prometheusrule.yaml', content: prometheusRule(groups, alerts) },
     { path: 'docs/config.md', content: configReference() },

@@ -12,10 +12,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/report.js';
-import { decisionsJson } from '../analyzer/decisions/json.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
-import { reportDocument } from '../outputs/review/document.js';
-import { renderMarkdown } from '../outputs/review/markdown.js';
+import { renderDecisions } from '../outputs/review/render.js';
 import type { DecisionReport } from '../analyzer/decisions/report.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal-reader.js';
@@ -145,13 +143,7 @@ async function decideInShards(model: ReconcileModel, { kind, file, loop }: Input
  * stdout. Returns the exit code.
  */
 export async function writeDecisions(report: DecisionReport, format: 'html' | 'markdown' | 'json', out: string | undefined, io: CommandIO): Promise<number> {
-  // The HTML renderer (and vega with it) is loaded only for HTML.
-  const output =
-    format === 'json'
-      ? JSON.stringify(decisionsJson(report), null, 2) + '\n'
-      : format === 'html'
-        ? await (await import('../outputs/review/html.js')).renderHtml(reportDocument(report))
-        : renderMarkdown(reportDocument(report));
+  const output = await renderDecisions(report, format);
   if (out === undefined) {
     const writer = new BufferedWriter(io.stdout);
     writer.write(output);

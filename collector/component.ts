@@ -11,6 +11,7 @@ import type { ConfigOf, Field } from '../lib/schema.js';
 import type { ReconcileModel } from '../model/types.js';
 import type { Timers } from './kube/informer.js';
 import type { ObjectWatch, ObservationSink } from './objects/observation.js';
+import type { PartialSink } from './peers/sink.js';
 import type { RecordSink, RejectReason, Source, SourceKind } from './records.js';
 
 /**
@@ -26,10 +27,14 @@ export interface SourceHooks {
   info(line: string): void;
 }
 
-/** Where a source hands its records: analyzed attempts, and recreation observations when a recreation shadow runs. */
+/**
+ * Where a source hands its records: analyzed attempts, recreation observations when a recreation shadow runs, and
+ * peers' partial summaries when the fleet runs.
+ */
 export interface Sinks {
   readonly attempts: RecordSink;
   readonly observations?: ObservationSink;
+  readonly partials?: PartialSink;
 }
 
 /** The time a pipeline runs on: the wall clock, or a simulated world's sped-up clock. */

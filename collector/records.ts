@@ -12,9 +12,12 @@ export interface OperationRecord {
   readonly durationSeconds?: number;
 }
 
-/** Attempt sources, then the recreation tracker's inputs (managed objects through Kubernetes, cluster state from the HyperFleet API). */
-export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet';
-export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet'];
+/**
+ * Attempt sources, then the recreation tracker's inputs (managed objects through Kubernetes, cluster state from the
+ * HyperFleet API), then the fleet's (other sidecars' partial summaries).
+ */
+export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet' | 'peers';
+export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet', 'peers'];
 
 /** How much of the attempt the source saw, so reports never present a partial view as exact. */
 export interface AttemptOrigin {

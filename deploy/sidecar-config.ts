@@ -11,7 +11,13 @@ export const OTLP_PORT = 4318;
 export const CONFIG_DIR = '/etc/reconcile-shadow';
 export const CONFIG_FILE = `${CONFIG_DIR}/shadow.yaml`;
 
-/** /report, on loopback only: read it with `kubectl port-forward` (docs/deploy.md). */
+/**
+ * Where /partial is kept across restarts (an emptyDir: it survives a container restart, not the pod's deletion;
+ * docs/deploy.md says what a restart costs).
+ */
+export const STATE_DIR = '/var/lib/reconcile-shadow';
+
+/** /report and /partial, on loopback only: read them with `kubectl port-forward` (docs/deploy.md). */
 export const REPORT_PORT = 9465;
 
 /**
@@ -32,6 +38,8 @@ export interface SidecarConfig {
   readonly listen: typeof LISTEN;
   readonly sources: Readonly<Record<string, unknown>>;
   readonly recreations?: Readonly<Record<string, unknown>>;
+  /** /partial's evidence kept across restarts, where an operator's attempts are analysed. */
+  readonly partial?: { readonly path: string };
   /** Empty: traces go wherever the standard OTEL_EXPORTER_OTLP_* environment variables say, off when unset. */
   readonly traces: Readonly<Record<string, never>>;
   readonly summary: typeof SUMMARY;
@@ -60,6 +68,7 @@ export function hypershiftSidecarConfig(operator: OperatorDeployment): SidecarCo
       logs: { input: { pod: { container: 'operator' } } },
       status: { operatorDeployment: { namespace: operator.namespace, name: operator.name } },
     },
+    partial: { path: `${STATE_DIR}/partial.json` },
     traces: {},
     summary: SUMMARY,
   };

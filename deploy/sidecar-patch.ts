@@ -3,7 +3,7 @@
  * deploy/overlays/<overlay>/sidecar/patch.yaml (with the target deploy/overlays/<overlay>/patch/deployment.yaml). One definition for every overlay, so the container's security
  * settings, probes and limits cannot drift apart between operators.
  */
-import { CONFIG_DIR, CONFIG_FILE, METRICS_PORT } from './sidecar-config.js';
+import { CONFIG_DIR, CONFIG_FILE, METRICS_PORT, STATE_DIR } from './sidecar-config.js';
 
 export const SIDECAR_CONTAINER = 'reconcile-shadow';
 /** The label the patch adds to the operator's pods and the Service selects. */
@@ -80,6 +80,7 @@ export function sidecarPatch(target: PatchTarget): object {
                 // Its own read-only identity in place of the operator's token (see deploy/base/serviceaccount.yaml).
                 { name: 'reconcile-shadow-token', mountPath: SERVICE_ACCOUNT_TOKEN_PATH, readOnly: true },
                 { name: 'reconcile-shadow-tmp', mountPath: '/tmp' },
+                { name: 'reconcile-shadow-state', mountPath: STATE_DIR },
                 ...target.operatorVolumeMounts,
               ],
             },
@@ -88,6 +89,8 @@ export function sidecarPatch(target: PatchTarget): object {
             { name: 'reconcile-shadow-config', configMap: { name: 'reconcile-shadow-config' } },
             { name: 'reconcile-shadow-token', secret: { secretName: 'reconcile-shadow-token' } },
             { name: 'reconcile-shadow-tmp', emptyDir: { sizeLimit: '16Mi' } },
+            // The partial summary is a few hundred KiB whatever the fleet's size (docs/scaling.md).
+            { name: 'reconcile-shadow-state', emptyDir: { sizeLimit: '16Mi' } },
           ],
         },
       },

@@ -8,6 +8,7 @@
  */
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { AnalysisListener, ShadowAnalyzer } from '../analyzer/analyzer.js';
+import type { FleetState } from '../analyzer/fleet/fleet.js';
 import type { RecreationShadow, ShadowListener } from '../analyzer/recreations/shadow.js';
 import type { Clock } from '../collector/component.js';
 import type { RejectReason, SourceKind } from '../collector/records.js';
@@ -39,6 +40,8 @@ export interface OutputContext {
   /** The attempt pipeline: its report, and the controllers it analyzes. */
   readonly analyzer: ShadowAnalyzer;
   readonly recreations: RecreationPipelineView | undefined;
+  /** The peers' partials, merged and decided, when sources.peers is configured. */
+  readonly fleet: FleetState | undefined;
   /** The registry of every metric the sidecar exports. */
   readonly metrics: MetricSet;
   /** The clock the pipelines run on (a simulated world's in the demo). */
@@ -58,18 +61,35 @@ export interface OutputContext {
   readonly traceExporter?: SpanExporter;
 }
 
-/** `/report` as an output serves it; the sidecar's server decides on which listener (sidecar/server.ts). */
-export interface ReportEndpoint {
-  readonly path: '/report';
-  serve(): unknown;
-  /** When set, /report requires `Authorization: Bearer <token>`. */
+/** What a guarded endpoint answers. */
+export interface Served {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** A guarded endpoint's answer to one request: `format` is the request's `?format=`, if any. */
+export type GuardedEndpoint = (request: { readonly format: string | undefined }) => Served | Promise<Served>;
+
+/**
+ * A guarded endpoint as an output serves it (/report, /partial); the sidecar's server decides on which listener
+ * (sidecar/server.ts). Of two outputs serving one path, the later in the registry's order answers it.
+ */
+export interface OutputEndpoint {
+  readonly path: '/report' | '/partial';
+  readonly serve: GuardedEndpoint;
+  /** When set, every guarded endpoint requires `Authorization: Bearer <token>`. */
   readonly token?: string;
+}
+
+/** A JSON body, as /report and /partial send it. */
+export function servedJson(value: unknown): Served {
+  return { contentType: 'application/json', body: JSON.stringify(value, null, 2) + '\n' };
 }
 
 export interface Output {
   readonly attempts?: AnalysisListener;
   readonly recreations?: ShadowListener;
-  readonly endpoint?: ReportEndpoint;
+  readonly endpoints?: readonly OutputEndpoint[];
   /** Before each scrape: gauges that depend on the time of the scrape. */
   refresh?(): void;
   stop?(): Promise<void>;

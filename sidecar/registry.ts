@@ -10,22 +10,28 @@ import { journal } from '../collector/journal/component.js';
 import { logs } from '../collector/logs/component.js';
 import { objects } from '../collector/objects/component.js';
 import { otlp } from '../collector/otlp/component.js';
+import { peers } from '../collector/peers/component.js';
 import { status } from '../collector/status/component.js';
 import type { Field } from '../lib/schema.js';
+import { fleet } from '../outputs/fleet/component.js';
 import { metrics } from '../outputs/metrics/component.js';
+import { partial } from '../outputs/partial/component.js';
 import { report } from '../outputs/report/component.js';
 import { summary } from '../outputs/summary/component.js';
 import { traces } from '../outputs/traces/component.js';
 import { simulator } from '../simulator/component.js';
 
 /** By their key under `sources:`. */
-export const SOURCES = { journal, simulator, otlp, logs, status } as const;
+export const SOURCES = { journal, simulator, otlp, logs, status, peers } as const;
 
 /** By their key under `recreations:`; `kubernetes` runs whenever the section is there (it says where the cluster is). */
 export const RECREATION_INPUTS = { hyperfleetApi: hyperfleet, kubernetes: objects } as const;
 
-/** By their top-level key; the metrics output has no config. */
-export const OUTPUTS = { metrics, report, traces, summary } as const;
+/**
+ * By their top-level key; the metrics and fleet outputs have no config. The fleet's /report (its decisions) comes
+ * after, and so answers instead of, the report output's.
+ */
+export const OUTPUTS = { metrics, report, partial, traces, summary, fleet } as const;
 
 type Sections<R> = { [K in keyof R as R[K] extends { readonly schema: Field } ? K : never]: R[K] extends { readonly schema: infer F } ? F : never };
 

@@ -1,24 +1,26 @@
 /**
  * The sidecar's HTTP endpoints: /metrics (Prometheus text 0.0.4), /healthz (the process is alive), /readyz (config
- * loaded and every source started; the body lists each source up or down), open to whoever reaches the listener, as Prometheus and the kubelet need; and
- * /report (the same JSON report `analyze --format json` prints), which names objects and the addresses of clients whose
- * input was refused, so it is served only where it is not public:
+ * loaded and every source started; the body lists each source up or down), open to whoever reaches the listener, as
+ * Prometheus and the kubelet need; and the guarded endpoints, /report (the JSON report `analyze --format json` prints,
+ * or a fleet's decisions) and /partial (the partial summary of everything analysed), which name objects and the
+ * addresses of clients whose input was refused, so they are served only where they are not public:
  *   - on `listen.report`, a listener of its own, when one is configured (config.ts refuses a non-loopback one without
  *     a token);
  *   - otherwise on the metrics listener, when that is bound to loopback or a token is configured;
- *   - nowhere else: the metrics listener answers 403 and says where it is.
- * With `report.bearerTokenFile`, /report requires `Authorization: Bearer <token>` wherever it is served.
+ *   - nowhere else: the metrics listener answers 403 and says where they are.
+ * With `report.bearerTokenFile`, they require `Authorization: Bearer <token>` wherever they are served.
  * Both listeners bind 127.0.0.1 unless the config says otherwise.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearerTokenCheck } from '../collector/otlp/bearer.js';
 import type { Address } from '../lib/schema.js';
+import type { GuardedEndpoint } from '../outputs/component.js';
 
 export interface Endpoints {
   metrics(): Promise<{ contentType: string; body: string }>;
-  /** Absent: no /report at all. */
-  report?(): unknown;
+  /** The guarded endpoints by path (/report, /partial); empty: none at all. */
+  readonly guarded: ReadonlyMap<string, GuardedEndpoint>;
   /** Ready once every source started; `detail` lines follow the verdict in the body. */
   readiness(): { ready: boolean; detail: readonly string[] };
 }
@@ -27,17 +29,17 @@ export interface Endpoints {
 export type FailingEndpoint = 'metrics' | 'report';
 
 export interface Listeners {
-  /** /metrics, /healthz, /readyz; /report too when `report` is not given and this is loopback or a token is set. */
+  /** /metrics, /healthz, /readyz; the guarded ones too when `report` is not given and this is loopback or a token is set. */
   readonly metrics: Address;
-  /** A listener of its own for /report. */
+  /** A listener of its own for the guarded endpoints. */
   readonly report?: Address;
-  /** When set, /report requires `Authorization: Bearer <reportToken>`. */
+  /** When set, the guarded endpoints require `Authorization: Bearer <reportToken>`. */
   readonly reportToken?: string;
 }
 
 export interface HttpServer {
   readonly address: Address;
-  /** Where /report is served, or undefined when nowhere. */
+  /** Where the guarded endpoints are served, or undefined when nowhere. */
   readonly reportAddress: Address | undefined;
   close(): Promise<void>;
 }
@@ -48,18 +50,20 @@ export function isLoopback(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
-/** How a listener answers /report. */
+/** How a listener answers the guarded endpoints. */
 type ReportAccess = { readonly serve: true; readonly authorized: (authorization: string | undefined) => boolean } | { readonly serve: false; readonly why: string };
 
 export async function startHttpServer(listen: Listeners, endpoints: Endpoints, onError: (endpoint: FailingEndpoint, e: unknown) => void): Promise<HttpServer> {
   const authorized = listen.reportToken === undefined ? () => true : bearerTokenCheck(listen.reportToken);
   const served: ReportAccess = { serve: true, authorized };
-  const report = listen.report && endpoints.report ? await listenOn(listen.report, (req, res) => answer(req, res, endpoints, served, false, onError)) : undefined;
+  const guarded = endpoints.guarded.size > 0;
+  const paths = [...endpoints.guarded.keys()].join(' and ');
+  const report = listen.report && guarded ? await listenOn(listen.report, (req, res) => answer(req, res, endpoints, served, false, onError)) : undefined;
   const metricsAccess: ReportAccess = report
-    ? { serve: false, why: `/report is served on ${url(boundAddress(report))} (listen.report)` }
-    : endpoints.report && (isLoopback(listen.metrics.host) || listen.reportToken !== undefined)
+    ? { serve: false, why: `${paths} ${endpoints.guarded.size > 1 ? 'are' : 'is'} served on ${url(boundAddress(report))} (listen.report)` }
+    : guarded && (isLoopback(listen.metrics.host) || listen.reportToken !== undefined)
       ? served
-      : { serve: false, why: '/report names objects and client addresses: it is served on a loopback address, or with report.bearerTokenFile' };
+      : { serve: false, why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address only, or with report.bearerTokenFile` };
   let metrics: Server;
   try {
     metrics = await listenOn(listen.metrics, (req, res) => answer(req, res, endpoints, metricsAccess, true, onError));
@@ -83,15 +87,21 @@ function answer(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints,
     res.end(body);
   };
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
-  if (path === '/report' && endpoints.report) {
+  const endpoint = endpoints.guarded.get(path ?? '');
+  if (endpoint) {
     if (!reportAccess.serve) return send(403, 'text/plain', `forbidden: ${reportAccess.why}\n`);
-    if (!reportAccess.authorized(req.headers.authorization)) return send(401, 'text/plain', 'unauthorized: /report needs Authorization: Bearer <token>\n', { 'www-authenticate': 'Bearer' });
-    try {
-      return send(200, 'application/json', JSON.stringify(endpoints.report(), null, 2) + '\n');
-    } catch (e) {
+    if (!reportAccess.authorized(req.headers.authorization)) return send(401, 'text/plain', `unauthorized: ${path} needs Authorization: Bearer <token>\n`, { 'www-authenticate': 'Bearer' });
+    const failed = (e: unknown): void => {
       onError('report', e);
-      return send(500, 'text/plain', 'report unavailable\n');
+      send(500, 'text/plain', `${path} unavailable\n`);
+    };
+    try {
+      const format = new URL(req.url ?? '/', 'http://localhost').searchParams.get('format') ?? undefined;
+      Promise.resolve(endpoint({ format })).then((s) => send(200, s.contentType, s.body), failed);
+    } catch (e) {
+      failed(e);
     }
+    return;
   }
   if (!open) return send(404, 'text/plain', 'not found: this listener serves /report only\n');
   switch (path) {
@@ -111,7 +121,7 @@ function answer(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints,
       return send(ready ? 200 : 503, 'text/plain', [ready ? 'ready' : 'starting', ...detail].join('\n') + '\n');
     }
     default:
-      return send(404, 'text/plain', `not found: try /metrics, /healthz, /readyz${reportAccess.serve ? ' or /report' : ''}\n`);
+      return send(404, 'text/plain', `not found: try /metrics, /healthz, /readyz${reportAccess.serve ? ` or ${[...endpoints.guarded.keys()].join(', ')}` : ''}\n`);
   }
 }
 
@@ -142,5 +152,5 @@ function closeServer(server: Server): Promise<void> {
 }
 
 function url(address: Address): string {
-  return `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}/report`;
+  return `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
 }

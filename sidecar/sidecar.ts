@@ -11,12 +11,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { DEFAULT_THRESHOLDS } from '../analyzer/decisions/thresholds.js';
+import { FleetState } from '../analyzer/fleet/fleet.js';
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_STUCK_SERIES, DEFAULT_SENTINEL_INTERVAL_SECONDS, type RecreationSettings } from '../analyzer/recreations/config.js';
 import { WALL_CLOCK, type Clock, type SourceComponent, type SourceContext, type SourceHooks } from '../collector/component.js';
 import type { Timers } from '../collector/kube/informer.js';
 import type { Source, SourceKind } from '../collector/records.js';
 import type { Address } from '../lib/schema.js';
-import { INTERNAL_ERROR_KINDS, type InternalErrorKind, type Output, type OutputComponent, type OutputContext, type ReportEndpoint } from '../outputs/component.js';
+import { INTERNAL_ERROR_KINDS, type InternalErrorKind, type Output, type OutputComponent, type OutputContext, type GuardedEndpoint } from '../outputs/component.js';
 import { createMetrics, type MetricSet } from '../outputs/metrics/registry.js';
 import type { ShadowConfig } from './config.js';
 import { SourceHealth } from './health.js';
@@ -143,7 +145,9 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     ...(options.kubeConfig ? { kubeConfig: options.kubeConfig } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
   };
-  const sinks = { attempts: analyzer, ...(recreations ? { observations: recreations.shadow } : {}) };
+  const peers = config.sources.peers;
+  const fleet = peers ? new FleetState({ keepForMs: peers.keepFor, thresholds: DEFAULT_THRESHOLDS }) : undefined;
+  const sinks = { attempts: analyzer, ...(recreations ? { observations: recreations.shadow } : {}), ...(fleet ? { partials: fleet } : {}) };
   const sources: Source[] = [];
   const hooksOf = new Map<Source, SourceHooks>();
   for (const { component, config: section } of planned) {
@@ -162,6 +166,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const outputContext: OutputContext = {
     analyzer,
     recreations,
+    fleet,
     metrics,
     clock,
     sources: planned.map((p) => ({ kind: p.component.kind, reasons: p.component.reasons })),
@@ -185,19 +190,24 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     for (const o of [...outputs].reverse()) await o.stop?.();
   };
 
-  const report: ReportEndpoint | undefined = outputs.map((o) => o.endpoint).find((e) => e !== undefined);
+  const guarded = new Map<string, GuardedEndpoint>();
+  let reportToken: string | undefined;
+  for (const e of outputs.flatMap((o) => o.endpoints ?? [])) {
+    guarded.set(e.path, e.serve);
+    reportToken ??= e.token;
+  }
   let ready = false;
   let server: HttpServer;
   try {
     server = await startHttpServer(
-      { metrics: config.listen.metrics, ...(config.listen.report ? { report: config.listen.report } : {}), ...(report?.token === undefined ? {} : { reportToken: report.token }) },
+      { metrics: config.listen.metrics, ...(config.listen.report ? { report: config.listen.report } : {}), ...(reportToken === undefined ? {} : { reportToken }) },
       {
         metrics: async () => {
           for (const o of outputs) o.refresh?.();
           health.refresh();
           return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
         },
-        ...(report ? { report: () => report.serve() } : {}),
+        guarded,
         readiness: () => ({ ready, detail: health.lines() }),
       },
       (endpoint, e) => failed(endpoint, e),

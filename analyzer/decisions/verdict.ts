@@ -37,6 +37,9 @@ export type ReasonKind =
   | 'pair-not-judged'
   | 'nothing-to-judge';
 
+/** The reasons that are measured harm of the phased loop: each makes the verdict not-ready. */
+export const HARM_REASON_KINDS = ['worse-under-phased', 'starved-under-phased', 'reordered-dependence', 'non-critical-downstream'] as const satisfies readonly ReasonKind[];
+
 export interface VerdictReason {
   readonly kind: ReasonKind;
   readonly status: Exclude<VerdictStatus, 'ready'>;

@@ -20,13 +20,13 @@ import type { Coverage } from './coverage.js';
 import { at, JsonReader, type Path } from './json-reader.js';
 
 export const PARTIAL_SCHEMA = 'reconcile-shadow/partial/v1';
-export const INPUT_KINDS = ['journal', 'logs'] as const;
+export const INPUT_KINDS = ['journal', 'logs', 'sidecar'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
 
 /** One input a partial analysed, and which of its shards. */
 export interface InputPart {
   readonly kind: InputKind;
-  /** The path as given (`-` for stdin). */
+  /** The path as given (`-` for stdin); for a sidecar, its instance and start time. */
   readonly name: string;
   readonly shards: Coverage;
 }
@@ -115,7 +115,14 @@ function encodeTimeline(t: TimelineState): Json {
 // ---- decoding -------------------------------------------------------------------------------------------------
 
 /** A partial from untrusted JSON text; throws PartialError naming `where` and the field. */
-export function decodePartial(text: string, where: string): PartialState {
+/**
+ * Models already compiled, by their document's JSON text: a fleet reads the same model from every peer at every
+ * interval, and compiling it is most of what reading a partial costs. Bounded by the caller (FleetState keeps one per
+ * reading).
+ */
+export type ModelCache = Map<string, CompiledModel>;
+
+export function decodePartial(text: string, where: string, models?: ModelCache): PartialState {
   const r = new JsonReader(where);
   let value: unknown;
   try {
@@ -128,7 +135,7 @@ export function decodePartial(text: string, where: string): PartialState {
   if (schema !== PARTIAL_SCHEMA) r.fail('schema', `expected "${PARTIAL_SCHEMA}", got ${JSON.stringify(schema)} (a summary of analyze --format json cannot be merged; make partials with --format partial)`);
   const doc = r.record(value, '', ['schema', 'inputs', 'controllers', 'input']);
   const inputs = r.array(doc.inputs, 'inputs').map((v, i) => decodeInput(r, v, at('inputs', i)));
-  const controllers = r.array(doc.controllers, 'controllers').map((v, i) => decodeController(r, v, at('controllers', i)));
+  const controllers = r.array(doc.controllers, 'controllers').map((v, i) => decodeController(r, v, at('controllers', i), models));
   const input = r.record(doc.input, 'input', ['received', 'rejected', 'rejectedByReason', 'rejectionSample', 'sources']);
   const names = new Set(inputs.map((i) => i.name));
   const inputName = (v: unknown, path: Path): string => {
@@ -175,14 +182,18 @@ function decodeInput(r: JsonReader, v: unknown, path: Path): InputPart {
   return { kind: r.oneOf(i.kind, at(path, 'kind'), INPUT_KINDS), name: r.string(i.name, at(path, 'name')), shards: { count, indices } };
 }
 
-function decodeController(r: JsonReader, v: unknown, path: Path): ControllerPart {
+function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCache | undefined): ControllerPart {
   const c = r.record(v, path, ['controller', 'model', 'summary', 'evidence']);
-  let cm: CompiledModel;
-  try {
-    cm = compileModel(parseModel(JSON.stringify(r.mapping(c.model, at(path, 'model'))), `${r.where}#${at(path, 'model')}`));
-  } catch (e) {
-    if (e instanceof ValidationError) r.fail(at(path, 'model'), `not a valid model:\n${e.message}`);
-    throw e;
+  const text = JSON.stringify(r.mapping(c.model, at(path, 'model')));
+  let cm = models?.get(text);
+  if (!cm) {
+    try {
+      cm = compileModel(parseModel(text, `${r.where}#${at(path, 'model')}`));
+    } catch (e) {
+      if (e instanceof ValidationError) r.fail(at(path, 'model'), `not a valid model:\n${e.message}`);
+      throw e;
+    }
+    models?.set(text, cm);
   }
   if (c.controller !== cm.model.controller) r.fail(at(path, 'controller'), `expected the model's controller "${cm.model.controller}", got ${JSON.stringify(c.controller)}`);
   const evidence = c.evidence === null ? null : r.record(c.evidence, at(path, 'evidence'), ['counters', 'timeline']);

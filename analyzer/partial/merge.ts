@@ -69,7 +69,8 @@ function mergeControllers(a: readonly ControllerPart[], b: readonly ControllerPa
   }
   return a.map((x, i) => {
     const y = b[i]!;
-    if (JSON.stringify(modelDocument(x.cm.model)) !== JSON.stringify(modelDocument(y.cm.model))) {
+    // One compiled model (partials read with one ModelCache) is one model; otherwise compared as documents.
+    if (x.cm !== y.cm && JSON.stringify(modelDocument(x.cm.model)) !== JSON.stringify(modelDocument(y.cm.model))) {
       throw new MergeError(`controller ${x.cm.model.controller}: the partials were made with different versions of model ${x.cm.model.name}; partials merge only when made with the same model`);
     }
     if ((x.evidence === null) !== (y.evidence === null)) throw new MergeError(`controller ${x.cm.model.controller}: one partial carries the decisions' evidence and the other does not`);

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ShadowReport } from '../../analyzer/report/summary.js';
-import type { OutputComponent } from '../component.js';
+import { servedJson, type OutputComponent } from '../component.js';
 
 const schema = {
   kind: 'object',
@@ -33,7 +33,7 @@ export const report: OutputComponent<typeof schema> = {
       const note = `times and windows are simulated fleet time, running ${clock.speed}× wall-clock speed; /metrics is in wall-clock time`;
       return { ...r, clock: { simulated: true, speed: clock.speed, note } };
     };
-    return Promise.resolve({ endpoint: { path: '/report', serve, ...(token === undefined ? {} : { token }) } });
+    return Promise.resolve({ endpoints: [{ path: '/report', serve: () => servedJson(serve()), ...(token === undefined ? {} : { token }) }] });
   },
 };
 

@@ -56,6 +56,8 @@ export interface ReportDocument {
 export interface DocumentOptions {
   /** Recreation durations from the recreation tracker; not per controller, so charted once (first controller). */
   readonly recreations?: readonly RecreationDurations[];
+  /** Facts about where the input came from, first among the input's (the fleet: the peers it covers). */
+  readonly inputFacts?: readonly string[];
 }
 
 const TONE: Record<string, Tone> = {
@@ -87,7 +89,7 @@ export function reportDocument(report: DecisionReport, options: DocumentOptions 
     input.rejected === 0
       ? []
       : [`${count(input.rejected)} input lines rejected (${Object.entries(input.rejectedByReason).map(([r, n]) => `${r}: ${count(n)}`).join(', ')}); the first: ${input.rejectionSample.slice(0, 3).map((r) => `${r.where} ${r.reason}`).join('; ')}`];
-  return { title: 'reconcile-shadow: switch readiness', controllers, input: facts };
+  return { title: 'reconcile-shadow: switch readiness', controllers, input: [...(options.inputFacts ?? []), ...facts] };
 }
 
 function headline(status: VerdictStatus, d: ControllerDecisions, s: ControllerSummary): string {

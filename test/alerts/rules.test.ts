@@ -32,6 +32,8 @@ describe('alerts/rules: mixin conventions', () => {
         'ReconcileShadowSourceSilent',
         'ReconcileShadowNoSourceData',
         'ReconcileShadowRecordsDropped',
+        'ReconcileShadowPhasedLoopHarm',
+        'ReconcileShadowFleetPeerMissing',
       ],
     );
     for (const r of rules) match(r.alert, new RegExp(`^${ALERT_PREFIX}[A-Z][A-Za-z]+$`));

@@ -8,6 +8,7 @@ import { METRICS, seriesNames } from '../../outputs/metrics/catalog.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
 import { packageRoot } from '../../lib/package-root.js';
 import { recreationsDashboard } from '../../dashboards/recreations.js';
+import { switchReadinessDashboard } from '../../dashboards/switch-readiness.js';
 import { asJson, contentPanels } from './dashboard-json.js';
 import { metricNames, variableQueryMetricNames } from './promql-metric-names.js';
 
@@ -15,7 +16,7 @@ import { metricNames, variableQueryMetricNames } from './promql-metric-names.js'
 const PROMETHEUS_SERIES = ['up'];
 const CATALOG_SERIES = new Set(METRICS.flatMap((m) => seriesNames(m)));
 const options = alertOptions();
-const dashboards = [asJson(overviewDashboard(options)), asJson(recreationsDashboard(options))];
+const dashboards = [asJson(overviewDashboard(options)), asJson(recreationsDashboard(options)), asJson(switchReadinessDashboard())];
 
 /** `where → names read` for every query. */
 function dashboardReads(): [string, string[]][] {

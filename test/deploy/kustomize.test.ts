@@ -13,6 +13,7 @@ import { prometheusRule } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { overviewDashboard } from '../../dashboards/overview.js';
 import { recreationsDashboard } from '../../dashboards/recreations.js';
+import { switchReadinessDashboard } from '../../dashboards/switch-readiness.js';
 import { OVERLAYS, type Overlay } from '../../deploy/overlays.js';
 import { CONFIG_FILE, METRICS_PORT } from '../../deploy/sidecar-config.js';
 import { IMAGE_NAME, PUBLISHED_IMAGE, SIDECAR_CONTAINER, SIDECAR_POD_LABEL } from '../../deploy/sidecar-patch.js';
@@ -327,6 +328,7 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
       const expected: Record<string, [string, unknown]> = {
         'reconcile-shadow-overview-dashboard': ['reconcile-shadow-overview.json', overviewDashboard(options)],
         'reconcile-shadow-recreations-dashboard': ['reconcile-shadow-recreations.json', recreationsDashboard(options)],
+        'reconcile-shadow-switch-readiness-dashboard': ['reconcile-shadow-switch-readiness.json', switchReadinessDashboard()],
       };
       deepStrictEqual(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name).sort(), Object.keys(expected).sort());
       for (const [name, [file, dashboard]] of Object.entries(expected)) {

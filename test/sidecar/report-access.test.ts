@@ -1,6 +1,7 @@
 /**
- * /report names objects and the addresses of clients whose input was refused: it is served on loopback by default,
- * on a non-loopback listener only with a bearer token, and refused elsewhere; /metrics, /healthz and /readyz stay open.
+ * /report and /partial name objects and the addresses of clients whose input was refused: they are served on
+ * loopback by default, on a non-loopback listener only with a bearer token, and refused elsewhere; /metrics, /healthz
+ * and /readyz stay open.
  */
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -64,9 +65,10 @@ describe('the sidecar: who may read /report', function () {
     const port = sidecar.metricsAddress.port;
     assert.deepEqual(await get(port, '/report'), {
       status: 403,
-      body: 'forbidden: /report names objects and client addresses: it is served on a loopback address, or with report.bearerTokenFile\n',
+      body: 'forbidden: /report and /partial name objects and client addresses: served on a loopback address only, or with report.bearerTokenFile\n',
       authenticate: null,
     });
+    assert.equal((await get(port, '/partial')).status, 403);
     assert.deepEqual([(await get(port, '/metrics')).status, (await get(port, '/healthz')).status, (await get(port, '/readyz')).status], [200, 200, 200]);
     assert.equal(sidecar.reportAddress, undefined);
   });
@@ -80,6 +82,9 @@ describe('the sidecar: who may read /report', function () {
     const report = await get(port, '/report', { authorization: 'Bearer s3cret' });
     assert.equal(report.status, 200);
     assert.equal(typeof (JSON.parse(report.body) as { input: unknown }).input, 'object');
+    assert.deepEqual(await get(port, '/partial'), { status: 401, body: 'unauthorized: /partial needs Authorization: Bearer <token>\n', authenticate: 'Bearer' });
+    const partial = await get(port, '/partial', { authorization: 'Bearer s3cret' });
+    assert.equal((JSON.parse(partial.body) as { schema: string }).schema, 'reconcile-shadow/partial/v1');
     assert.equal((await get(port, '/metrics')).status, 200);
   });
 
@@ -89,7 +94,7 @@ describe('the sidecar: who may read /report', function () {
     assert.notEqual(reportPort, sidecar.metricsAddress.port);
     assert.equal((await get(reportPort, '/report')).status, 200);
     assert.deepEqual(await get(reportPort, '/metrics'), { status: 404, body: 'not found: this listener serves /report only\n', authenticate: null });
-    assert.equal((await get(sidecar.metricsAddress.port, '/report')).body, `forbidden: /report is served on http://127.0.0.1:${reportPort}/report (listen.report)\n`);
+    assert.equal((await get(sidecar.metricsAddress.port, '/report')).body, `forbidden: /report and /partial are served on http://127.0.0.1:${reportPort} (listen.report)\n`);
   });
 
   it('refuses at start a report listener beyond loopback without a token, and a token file it cannot read', async () => {
