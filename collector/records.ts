@@ -12,9 +12,12 @@ export interface OperationRecord {
   readonly durationSeconds?: number;
 }
 
-/** Attempt sources, then the recreation tracker's inputs (managed objects through Kubernetes, cluster state from the HyperFleet API). */
-export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet';
-export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet'];
+/**
+ * Attempt sources, then the recreation tracker's inputs (managed objects through Kubernetes, cluster state from the
+ * HyperFleet API, ManifestWorks from the Maestro server).
+ */
+export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet' | 'maestro';
+export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet', 'maestro'];
 
 /** How much of the attempt the source saw, so reports never present a partial view as exact. */
 export interface AttemptOrigin {
@@ -188,4 +191,9 @@ export interface Source {
    * or as it reports through its state hook.
    */
   readonly up?: boolean;
+  /**
+   * Whether the source cannot read its input whole in one go (a fleet larger than one poll reads), for a source that
+   * pages; read before each scrape (reconcile_shadow_source_truncated).
+   */
+  readonly truncated?: boolean;
 }

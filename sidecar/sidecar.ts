@@ -119,8 +119,9 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   };
   const health = new SourceHealth(
     (source, up) => m.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
-    (source, e) => {
+    (source, e, reason) => {
       m.reconcile_shadow_internal_errors_total.inc({ kind: 'source' });
+      if (reason !== undefined) m.reconcile_shadow_source_failures_total.inc({ source, reason });
       logOnce.error(`source ${source}`, e);
     },
     (source, line) => log(`source ${source}: ${line}`),
@@ -148,6 +149,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const hooksOf = new Map<Source, SourceHooks>();
   for (const { component, config: section } of planned) {
     const hooks = health.register(component.kind);
+    for (const reason of component.failureReasons ?? []) m.reconcile_shadow_source_failures_total.inc({ source: component.kind, reason }, 0);
     try {
       // A source that cannot even be built (a missing token file, no pod name) fails start naming the source.
       const source = await component.create(section, sinks, hooks, context);
@@ -194,7 +196,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
       {
         metrics: async () => {
           for (const o of outputs) o.refresh?.();
-          health.refresh();
+          health.refresh((source, truncated) => m.reconcile_shadow_source_truncated.set({ source }, truncated ? 1 : 0));
           return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
         },
         ...(report ? { report: () => report.serve() } : {}),
