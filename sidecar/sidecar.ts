@@ -74,6 +74,7 @@ function plannedSources(config: ShadowConfig): Planned[] {
   const recreations = config.recreations;
   if (recreations) {
     if (recreations.hyperfleetApi) planned.push({ component: RECREATION_INPUTS.hyperfleetApi, config: recreations.hyperfleetApi });
+    if (recreations.maestro) planned.push({ component: RECREATION_INPUTS.maestro, config: recreations.maestro });
     planned.push({ component: RECREATION_INPUTS.kubernetes, config: recreations.kubernetes ?? {} });
   }
   for (const [key, component] of Object.entries(SOURCES)) {
