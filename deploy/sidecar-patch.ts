@@ -34,11 +34,19 @@ export interface VolumeMount {
   readonly readOnly: true;
 }
 
+/** A volume the patch adds to the pod for the sidecar alone, and where the sidecar mounts it. */
+export interface SidecarVolume {
+  readonly volume: { readonly name: string } & Readonly<Record<string, unknown>>;
+  readonly mount: VolumeMount;
+}
+
 export interface PatchTarget {
   readonly deployment: string;
   readonly namespace: string;
   /** Volumes of the operator's pod the sidecar also reads (e.g. the adapter's task config). */
   readonly operatorVolumeMounts: readonly VolumeMount[];
+  /** Volumes of its own the sidecar needs for this operator (e.g. the HyperFleet API's projected token). */
+  readonly sidecarVolumes?: readonly SidecarVolume[];
 }
 
 export function sidecarPatch(target: PatchTarget): object {
@@ -81,6 +89,7 @@ export function sidecarPatch(target: PatchTarget): object {
                 { name: 'reconcile-shadow-token', mountPath: SERVICE_ACCOUNT_TOKEN_PATH, readOnly: true },
                 { name: 'reconcile-shadow-tmp', mountPath: '/tmp' },
                 ...target.operatorVolumeMounts,
+                ...(target.sidecarVolumes ?? []).map((v) => v.mount),
               ],
             },
           ],
@@ -88,6 +97,7 @@ export function sidecarPatch(target: PatchTarget): object {
             { name: 'reconcile-shadow-config', configMap: { name: 'reconcile-shadow-config' } },
             { name: 'reconcile-shadow-token', secret: { secretName: 'reconcile-shadow-token' } },
             { name: 'reconcile-shadow-tmp', emptyDir: { sizeLimit: '16Mi' } },
+            ...(target.sidecarVolumes ?? []).map((v) => v.volume),
           ],
         },
       },

@@ -25,6 +25,7 @@ describe('cli/generate: generated files', () => {
       'alerts/reconcile-shadow.rules.yaml',
       'dashboards/reconcile-shadow-overview.json',
       'dashboards/reconcile-shadow-recreations.json',
+      'deploy/overlays/hyperfleet-adapter/clusterrole.yaml',
       'deploy/overlays/hyperfleet-adapter/patch/deployment.yaml',
       'deploy/overlays/hyperfleet-adapter/shadow.yaml',
       'deploy/overlays/hyperfleet-adapter/sidecar/patch.yaml',
