@@ -62,6 +62,7 @@ interface Bundle {
   manifestConfigs: Record<string, unknown>[];
   status?: Record<string, unknown>;
   sequence: number;
+  presentAs?: Record<string, unknown>;
 }
 
 export interface MaestroRequest {
@@ -146,6 +147,11 @@ export class FakeMaestro {
     const b = this.must(id);
     if (!b.deletedAt) throw new Error(`${id}: no deletion was requested`);
     this.bundles.delete(id);
+  }
+
+  /** Fields presented for a bundle in place of its own (a server answering what the client cannot read). */
+  presentAs(id: string, fields: Record<string, unknown>): void {
+    this.must(id).presentAs = fields;
   }
 
   has(id: string): boolean {
@@ -266,6 +272,7 @@ function present(b: Bundle): Record<string, unknown> {
     ...(b.deleteOption ? { delete_option: b.deleteOption } : {}),
     manifest_configs: b.manifestConfigs,
     ...(b.status ? { status: b.status } : {}),
+    ...b.presentAs,
   };
 }
 

@@ -201,6 +201,18 @@ describe('HyperFleet API poller', function () {
     }
   });
 
+  it("polls any entity kind the API's registry declares, by its plural, and fails on one it does not", async () => {
+    api.create('Channel', 'stable');
+    api.create('Version', 'v4-17', 'v4-17', 'stable');
+    const sink = new Sink();
+    const p = poller(sink, new ManualTimers(), { collections: ['channels', 'versions'] });
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id]), [['Channel', 'stable'], ['Version', 'v4-17']]);
+    const unknown = poller(sink, new ManualTimers(), { collections: ['widgets'] });
+    await unknown.pollOnce();
+    assert.deepEqual([unknown.health.lastFailure?.reason, unknown.health.lastFailure?.message], ['http_4xx', 'GET /api/hyperfleet/v1/widgets?page=1&size=100&order=created_time%20asc%2Cid%20asc: HTTP 404']);
+  });
+
   it('follows a resource that left the list: soft-deleted with deleted_time, then gone with a 404', async () => {
     api.createCluster('c1');
     api.createCluster('c2');

@@ -227,4 +227,33 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     assert.deepEqual(sink.take().map((o) => o.event), ['ADDED']);
     assert.deepEqual([p.health.up, p.truncated], [true, false]);
   });
+
+  it('cuts a list longer than maxPages (truncated) and infers no deletion from it; rejects a bundle that is not one', async () => {
+    for (const c of ['c1', 'c2', 'c3', 'c4', 'c5']) maestro.apply(SOURCE, 'cluster1', work(c, 1));
+    const sink = new Sink();
+    const p = poller(sink, { pageSize: 2, maxPages: 2 });
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => o.object.name), ['c1-mw', 'c2-mw', 'c3-mw', 'c4-mw']);
+    assert.equal(p.truncated, true);
+    // c1 deleted for good: the list (still cut) no longer has it, but a cut list proves nothing.
+    const c1 = workId(SOURCE, 'cluster1', 'c1-mw');
+    await fetch(`${maestro.url}/api/maestro/v1/resource-bundles/${c1}`, { method: 'DELETE' });
+    maestro.agentDeleted(c1);
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => [o.event, o.object.name]), [['ADDED', 'c5-mw']]);
+    assert.ok(!maestro.requests.some((r) => r.method === 'GET' && r.path.endsWith(c1)));
+    // With a third page the list fits: not truncated.
+    const p2 = poller(new Sink(), { pageSize: 2, maxPages: 3 });
+    await p2.pollOnce();
+    assert.equal(p2.truncated, false);
+
+    const bad = new Sink();
+    const id = maestro.apply(SOURCE, 'cluster9', work('c9', 1));
+    // A bundle whose version is not a number is rejected alone, naming the request and item.
+    maestro.presentAs(id, { version: 'one' });
+    await poller(bad).pollOnce();
+    assert.deepEqual(bad.rejections.map((r) => [r.source, r.reason, r.message]), [['maestro', 'invalid_object', 'resource bundle.version: must be a non-negative integer, got "one"']]);
+    assert.match(bad.rejections[0]!.where, /^GET \/api\/maestro\/v1\/resource-bundles\?page=1&size=400&search=.* items\[4\]$/);
+    assert.equal(bad.take().length, 4);
+  });
 });
