@@ -153,7 +153,7 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_source_truncated',
     type: 'gauge',
-    help: 'For a source that pages (the HyperFleet API poller): 1 while a list is longer than one poll reads, so it is read over several polls and each resource is seen once per pass, 0 while every list is read whole in one poll.',
+    help: 'For a source that pages (the HyperFleet API and Maestro pollers): 1 while a list is longer than one poll reads (maxPagesPerPoll, maxPages), 0 while every list is read whole in one poll. The HyperFleet poller then reads the list over several polls, each resource once per pass; the Maestro poller reads it cut and infers no deletion from it.',
     labels: ['source'],
     cardinality: 'the sources that page',
   },
