@@ -21,9 +21,15 @@ import type { RecordSink, RejectReason, Source, SourceKind } from './records.js'
 export interface SourceHooks {
   /** The source, or one part of it (`part`: one watch of several), connected (`true`) or lost its connection. */
   state(up: boolean, part?: unknown): void;
-  /** A failure the source recovers from on its own (it retries): counted, the first one logged. */
-  error(error: unknown): void;
-  /** Once, at start: what the operator should know (e.g. which loop the operator runs, and how the source knows). */
+  /**
+   * A failure the source recovers from on its own (it retries): counted, the first one logged; with `reason` (one of
+   * the component's `failureReasons`) also counted under `reconcile_shadow_source_failures_total`.
+   */
+  error(error: unknown, reason?: string): void;
+  /**
+   * What the operator should know: at start (e.g. which loop the operator runs, and how the source knows), and when
+   * the source's view of its input changes in a way they must act on (a fleet no longer read whole in one poll).
+   */
   info(line: string): void;
 }
 
@@ -79,6 +85,8 @@ export interface SourceComponent<F extends Field = Field, C = ConfigOf<F>> {
   readonly schema: F;
   /** Every reason the source rejects input under: its `records_dropped_total` series exist from the first scrape. */
   readonly reasons: readonly RejectReason[];
+  /** Every reason its retried failures are counted under (`error(e, reason)`): their series exist from the first scrape. */
+  readonly failureReasons?: readonly string[];
   /** A source whose world runs on a clock of its own (the simulator): the analysis runs on it too. */
   clock?(config: C): Clock;
   recreations?(config: C): RecreationNeed | undefined;

@@ -14,10 +14,10 @@ export interface OperationRecord {
 
 /**
  * Attempt sources, then the recreation tracker's inputs (managed objects through Kubernetes, cluster state from the
- * HyperFleet API), then the fleet's (other sidecars' partial summaries).
+ * HyperFleet API, ManifestWorks from the Maestro server), then the fleet's (other sidecars' partial summaries).
  */
-export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet' | 'peers';
-export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet', 'peers'];
+export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet' | 'maestro' | 'peers';
+export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet', 'maestro', 'peers'];
 
 /** How much of the attempt the source saw, so reports never present a partial view as exact. */
 export interface AttemptOrigin {
@@ -191,4 +191,9 @@ export interface Source {
    * or as it reports through its state hook.
    */
   readonly up?: boolean;
+  /**
+   * Whether the source cannot read its input whole in one go (a fleet larger than one poll reads), for a source that
+   * pages; read before each scrape (reconcile_shadow_source_truncated).
+   */
+  readonly truncated?: boolean;
 }

@@ -242,6 +242,24 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
       ).max(1),
     )
     .withPanel(
+      timeseries(
+        'Failed polls',
+        'Failed polls per second of the HyperFleet API and Maestro sources, by reason; unauthorized is a 401 (the token file is read again before the next poll).',
+        'ops',
+        { span: 8 },
+        query(`sum by (source, reason) (rate(reconcile_shadow_source_failures_total{${S}}${RATE}))`, '{{source}}: {{reason}}'),
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Lists read over several polls',
+        '1 while a polled list (a HyperFleet fleet, Maestro works) is longer than one poll reads: each resource is then seen once per pass over several polls; raise maxPagesPerPoll. Highest over the selected sidecars.',
+        'short',
+        { span: 8 },
+        query(`max by (source) (reconcile_shadow_source_truncated{${S}})`, '{{source}}'),
+      ).max(1),
+    )
+    .withPanel(
       table(
         'Sidecar versions and models',
         'The sidecars Prometheus scrapes, with their version and the models they run.',

@@ -27,6 +27,9 @@ export const REPORT_PORT = 9465;
  */
 const LISTEN = { metrics: `0.0.0.0:${METRICS_PORT}`, report: `127.0.0.1:${REPORT_PORT}` };
 
+/** Where the overlay mounts the HyperFleet API's projected token (the adapter chart's tokenPath directory). */
+export const HYPERFLEET_API_TOKEN_DIR = '/var/run/secrets/hyperfleet';
+
 /** A pod has no terminal: the live summary would only fill the container log. */
 const SUMMARY = { enabled: false };
 
@@ -86,7 +89,8 @@ export function hyperfleetAdapterSidecarConfig(): SidecarConfig {
       // The adapter's own task config, from its `adapter-config` volume mounted read-only into the sidecar.
       taskConfig: '/etc/adapter/task-config.yaml',
       // Cluster generations and Reconciled conditions; without it the newest hyperfleet.io/generation annotation is used.
-      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: '15s' },
+      // The token is the pod's projected service-account token, as the adapter's chart mounts it.
+      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: '15s', tokenFile: `${HYPERFLEET_API_TOKEN_DIR}/token` },
       stuckThresholds: { default: '10m' },
     },
     traces: {},

@@ -34,11 +34,19 @@ export interface VolumeMount {
   readonly readOnly: true;
 }
 
+/** A volume the patch adds to the pod for the sidecar alone, and where the sidecar mounts it. */
+export interface SidecarVolume {
+  readonly volume: { readonly name: string } & Readonly<Record<string, unknown>>;
+  readonly mount: VolumeMount;
+}
+
 export interface PatchTarget {
   readonly deployment: string;
   readonly namespace: string;
   /** Volumes of the operator's pod the sidecar also reads (e.g. the adapter's task config). */
   readonly operatorVolumeMounts: readonly VolumeMount[];
+  /** Volumes of its own the sidecar needs for this operator (e.g. the HyperFleet API's projected token). */
+  readonly sidecarVolumes?: readonly SidecarVolume[];
 }
 
 export function sidecarPatch(target: PatchTarget): object {
@@ -82,6 +90,7 @@ export function sidecarPatch(target: PatchTarget): object {
                 { name: 'reconcile-shadow-tmp', mountPath: '/tmp' },
                 { name: 'reconcile-shadow-state', mountPath: STATE_DIR },
                 ...target.operatorVolumeMounts,
+                ...(target.sidecarVolumes ?? []).map((v) => v.mount),
               ],
             },
           ],
@@ -91,6 +100,7 @@ export function sidecarPatch(target: PatchTarget): object {
             { name: 'reconcile-shadow-tmp', emptyDir: { sizeLimit: '16Mi' } },
             // The partial summary is a few hundred KiB whatever the fleet's size (docs/scaling.md).
             { name: 'reconcile-shadow-state', emptyDir: { sizeLimit: '16Mi' } },
+            ...(target.sidecarVolumes ?? []).map((v) => v.volume),
           ],
         },
       },

@@ -72,6 +72,7 @@ export function parseConfig(text: string, file: string): ShadowConfig {
   });
   if (raw.models.length === 0 && !raw.recreations) src.fail(['models'], 'name at least one model (or a recreations section)');
   for (const [key, component] of Object.entries(SOURCES)) checkSource(src, ['sources', key], component, raw.sources[key as keyof typeof SOURCES], models);
+  for (const [key, component] of Object.entries(RECREATION_INPUTS)) checkSource(src, ['recreations', key], component, raw.recreations?.[key as keyof typeof RECREATION_INPUTS], models);
   checkListeners(src, raw);
   if (src.problems.length > 0) throw new ValidationError('config', src.problems);
   return { ...raw, models, warnings: src.warnings };

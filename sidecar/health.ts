@@ -31,12 +31,12 @@ export class SourceHealth {
 
   /**
    * @param setUp sets `reconcile_shadow_source_up` for a source.
-   * @param failed counts a source's failure and logs the first.
+   * @param failed counts a source's failure (under its bounded reason, when it gives one) and logs the first.
    * @param info logs a line a source has for the operator.
    */
   constructor(
     private readonly setUp: (source: SourceKind, up: boolean) => void,
-    private readonly failed: (source: SourceKind, error: unknown) => void,
+    private readonly failed: (source: SourceKind, error: unknown, reason?: string) => void,
     private readonly info: (source: SourceKind, line: string) => void,
   ) {}
 
@@ -46,10 +46,10 @@ export class SourceHealth {
     this.setUp(kind, false);
     return {
       state: (up, part = kind) => this.tracked.get(kind)?.reported.set(part, up),
-      error: (error) => {
+      error: (error, reason) => {
         const t = this.tracked.get(kind);
         if (t) t.lastError = error instanceof Error ? error.message : String(error);
-        this.failed(kind, error);
+        this.failed(kind, error, reason);
       },
       info: (line) => this.info(kind, line),
     };
@@ -83,9 +83,12 @@ export class SourceHealth {
     return this.tracked.get(kind)?.lastError;
   }
 
-  /** Before each scrape: every source's `source_up`. */
-  refresh(): void {
-    for (const kind of this.tracked.keys()) this.setUp(kind, this.isUp(kind));
+  /** Before each scrape: every source's `source_up`, and `source_truncated` of those that page. */
+  refresh(setTruncated?: (source: SourceKind, truncated: boolean) => void): void {
+    for (const [kind, t] of this.tracked) {
+      this.setUp(kind, this.isUp(kind));
+      if (t.source?.truncated !== undefined) setTruncated?.(kind, t.source.truncated);
+    }
   }
 
   /** For /readyz: `source <kind>: up|down`, one line per source. */

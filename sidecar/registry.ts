@@ -8,6 +8,7 @@
 import { hyperfleet } from '../collector/hyperfleet/component.js';
 import { journal } from '../collector/journal/component.js';
 import { logs } from '../collector/logs/component.js';
+import { maestro } from '../collector/maestro/component.js';
 import { objects } from '../collector/objects/component.js';
 import { otlp } from '../collector/otlp/component.js';
 import { peers } from '../collector/peers/component.js';
@@ -25,7 +26,7 @@ import { simulator } from '../simulator/component.js';
 export const SOURCES = { journal, simulator, otlp, logs, status, peers } as const;
 
 /** By their key under `recreations:`; `kubernetes` runs whenever the section is there (it says where the cluster is). */
-export const RECREATION_INPUTS = { hyperfleetApi: hyperfleet, kubernetes: objects } as const;
+export const RECREATION_INPUTS = { hyperfleetApi: hyperfleet, maestro, kubernetes: objects } as const;
 
 /**
  * By their top-level key; the metrics and fleet outputs have no config. The fleet's /report (its decisions) comes

@@ -12,7 +12,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DEFAULT_THRESHOLDS } from '../analyzer/decisions/thresholds.js';
-import { FleetState } from '../analyzer/fleet/fleet.js';
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_STUCK_SERIES, DEFAULT_SENTINEL_INTERVAL_SECONDS, type RecreationSettings } from '../analyzer/recreations/config.js';
 import { WALL_CLOCK, type Clock, type SourceComponent, type SourceContext, type SourceHooks } from '../collector/component.js';
 import type { Timers } from '../collector/kube/informer.js';
@@ -76,6 +75,7 @@ function plannedSources(config: ShadowConfig): Planned[] {
   const recreations = config.recreations;
   if (recreations) {
     if (recreations.hyperfleetApi) planned.push({ component: RECREATION_INPUTS.hyperfleetApi, config: recreations.hyperfleetApi });
+    if (recreations.maestro) planned.push({ component: RECREATION_INPUTS.maestro, config: recreations.maestro });
     planned.push({ component: RECREATION_INPUTS.kubernetes, config: recreations.kubernetes ?? {} });
   }
   for (const [key, component] of Object.entries(SOURCES)) {
@@ -121,8 +121,9 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   };
   const health = new SourceHealth(
     (source, up) => m.reconcile_shadow_source_up.set({ source }, up ? 1 : 0),
-    (source, e) => {
+    (source, e, reason) => {
       m.reconcile_shadow_internal_errors_total.inc({ kind: 'source' });
+      if (reason !== undefined) m.reconcile_shadow_source_failures_total.inc({ source, reason });
       logOnce.error(`source ${source}`, e);
     },
     (source, line) => log(`source ${source}: ${line}`),
@@ -146,12 +147,14 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     ...(options.timers ? { timers: options.timers } : {}),
   };
   const peers = config.sources.peers;
-  const fleet = peers ? new FleetState({ keepForMs: peers.keepFor, thresholds: DEFAULT_THRESHOLDS }) : undefined;
+  // Loaded only when configured: the partial format and the decisions behind it.
+  const fleet = peers ? new (await import('../analyzer/fleet/fleet.js')).FleetState({ keepForMs: peers.keepFor, thresholds: DEFAULT_THRESHOLDS }) : undefined;
   const sinks = { attempts: analyzer, ...(recreations ? { observations: recreations.shadow } : {}), ...(fleet ? { partials: fleet } : {}) };
   const sources: Source[] = [];
   const hooksOf = new Map<Source, SourceHooks>();
   for (const { component, config: section } of planned) {
     const hooks = health.register(component.kind);
+    for (const reason of component.failureReasons ?? []) m.reconcile_shadow_source_failures_total.inc({ source: component.kind, reason }, 0);
     try {
       // A source that cannot even be built (a missing token file, no pod name) fails start naming the source.
       const source = await component.create(section, sinks, hooks, context);
@@ -204,7 +207,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
       {
         metrics: async () => {
           for (const o of outputs) o.refresh?.();
-          health.refresh();
+          health.refresh((source, truncated) => m.reconcile_shadow_source_truncated.set({ source }, truncated ? 1 : 0));
           return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
         },
         guarded,

@@ -167,7 +167,9 @@ export class RecreationTracker {
   observe(event: ObjectEvent, object: ManagedObject, atMs: number): void {
     const r = this.inFlightByKey.get(objectKey(object));
     if (!r) return;
-    if (object.uid === r.oldUid) {
+    // A uid derived from the name (a Maestro ManifestWork's) comes back on the recreated object: once the old one is
+    // gone, an object with its uid is the new one.
+    if (object.uid === r.oldUid && r.goneAtMs === undefined) {
       if (event === 'DELETED') {
         r.deletionRequestedAtMs ??= object.deletionTimestampMs ?? atMs;
         r.goneAtMs = atMs;

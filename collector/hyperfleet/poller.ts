@@ -1,25 +1,41 @@
 /**
- * Cluster (and nodepool) state from the HyperFleet API, polled as its docs describe:
- *   GET /api/hyperfleet/v1/{clusters|nodepools}?page=N&pageSize=S&orderBy=created_time asc
- *   → {"kind":"ClusterList","page","size","total","items":[...]}
- * Pages are read until a short page or `total`; the whole poll succeeds or fails together, so a half-read list never
- * looks like deletions. Only resources whose generation, deleted_time or conditions changed are handed on.
- * Soft-deleted resources leave the list, so a resource that disappears is fetched by id (a bounded number per poll):
- * 200 hands on its state with deleted_time, 404 reports it gone.
- * A failure (timeout, connection, 5xx, 4xx, malformed or oversized body) keeps the last good state, marks it stale
- * and retries with exponential backoff; the next success clears it.
+ * HyperFleet API resources (clusters, nodepools, and any entity kind the API's registry declares), polled as the API
+ * pages (hyperfleet-api pkg/handlers/list_params.go, parseListParams; pkg/services/generic.go, loadList):
+ *   GET /api/hyperfleet/v1/{plural}?page=N&size=S&order=created_time asc,id asc
+ *   → {"items":[...],"page":N,"size":<items on this page>,"total":<all>}
+ * `size` is 1..100 (the API refuses more with a 400; it ignores `pageSize`), default 20; oldest first, so resources
+ * created during a read land on later pages. Pages are read until the items read reach `total` or a page is empty,
+ * as hyperfleet-sentinel's fetchPaginated (internal/client/client.go) does, but at most `maxPagesPerPoll` per
+ * collection in one poll: the rest of the list is read by the next polls, continuing at the next page. While a list
+ * takes more than one poll the source is `truncated` (reconcile_shadow_source_truncated, and a log line when it
+ * starts and ends): every resource is still read, once per pass over the list, which then spans several polls.
+ * A poll hands on nothing unless every collection's pages of that poll were read; only resources whose generation,
+ * deleted_time or conditions changed are handed on. Soft-deleted resources leave the list, so a resource missing
+ * from a whole pass is fetched by id (a bounded number per poll): 200 hands on its state with deleted_time, 404
+ * reports it gone. A failure (timeout, connection, 5xx, 401, other 4xx, an unreadable token file, a malformed or
+ * oversized body) keeps the last good state, marks it stale and retries with exponential backoff; the next success
+ * clears it. The token file is read again at most every 30 s, and at once after a 401 (token.ts).
  */
 import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
 import { SYSTEM_TIMERS, type Timers } from '../kube/informer.js';
 import { ObservationProblem, toHyperFleetResource, type HyperFleetResource, type ObservationSink } from '../objects/observation.js';
 import { isRecord } from '../../lib/is-record.js';
+import { JsonClient, PollError, type PollFailure } from './http.js';
+import type { FileToken } from './token.js';
 
-export const HYPERFLEET_COLLECTIONS = { clusters: 'Cluster', nodepools: 'NodePool' } as const;
-export type HyperFleetCollection = keyof typeof HYPERFLEET_COLLECTIONS;
+export { POLL_FAILURES, type PollFailure } from './http.js';
 
-export const POLL_FAILURES = ['timeout', 'connection', 'http_5xx', 'http_4xx', 'malformed_body', 'body_too_large'] as const;
-export type PollFailure = (typeof POLL_FAILURES)[number];
+/** The API's default entity kinds (hyperfleet-api charts/values.yaml `entities`), by their plural. */
+export const HYPERFLEET_KINDS: Readonly<Record<string, string>> = { clusters: 'Cluster', nodepools: 'NodePool', channels: 'Channel', versions: 'Version', wifconfigs: 'WifConfig' };
+
+/** A collection is an entity kind's plural, its URL path segment (pkg/registry EntityDescriptor.Plural). */
+export type HyperFleetCollection = string;
+
+/** The API's largest page (list_params.go, listParams.Size `max=100`). */
+export const MAX_PAGE_SIZE = 100;
+/** How the API orders a list here: oldest first, ties by id, so pages stay put while resources are added. */
+export const LIST_ORDER = 'created_time asc,id asc';
 
 export interface PollerOptions {
   /** e.g. `http://hyperfleet-api:8000` (the `/api/hyperfleet/v1` prefix is added). */
@@ -27,18 +43,19 @@ export interface PollerOptions {
   readonly collections: readonly HyperFleetCollection[];
   readonly intervalMs: number;
   readonly timeoutMs: number;
-  readonly token?: string;
-  /** The API allows 1..100. */
+  /** A bearer token, read from its file as it rotates. */
+  readonly token?: FileToken;
+  /** 1..100 (MAX_PAGE_SIZE); default 100. */
   readonly pageSize?: number;
-  /** A list longer than pageSize × maxPages is cut there (and said so in health). */
-  readonly maxPages?: number;
-  /** Vanished resources looked up by id per poll; the rest wait for the next poll. */
+  /** Pages of one collection read per poll; the rest of its list is read by the next polls. Default 10. */
+  readonly maxPagesPerPoll?: number;
+  /** Vanished resources looked up by id per poll; the rest wait for the next pass. */
   readonly maxLookupsPerPoll?: number;
   readonly maxBodyBytes?: number;
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   readonly timers?: Timers;
   /** The sidecar's health hooks: up after each poll that succeeded, down (and the failure) after each that failed. */
-  readonly hooks?: Pick<SourceHooks, 'state' | 'error'>;
+  readonly hooks?: Pick<SourceHooks, 'state' | 'error' | 'info'>;
 }
 
 export interface PollerHealth {
@@ -49,30 +66,47 @@ export interface PollerHealth {
   readonly consecutiveFailures: number;
   readonly lastFailure?: { readonly reason: PollFailure; readonly message: string };
   readonly lastSuccessMs?: number;
-  /** The last list was cut at maxPages. */
+  /** Some collection's list takes more than one poll to read (its latest pass, or the one under way). */
   readonly truncated: boolean;
 }
 
-class PollError extends Error {
-  constructor(
-    readonly reason: PollFailure,
-    message: string,
-  ) {
-    super(message);
-  }
+/** Where a pass over one collection's list stands. */
+interface Pass {
+  /** The next page to read. */
+  readonly page: number;
+  /** Polls this pass has read pages in. */
+  readonly polls: number;
+  /** Ids read in this pass. */
+  readonly ids: ReadonlySet<string>;
+}
+
+/** One poll's read of a collection, applied only when the whole poll succeeded. */
+interface Read {
+  readonly collection: HyperFleetCollection;
+  readonly items: HyperFleetResource[];
+  readonly pass: Pass;
+  /** The pass reached the end of the list in this poll. */
+  readonly complete: boolean;
+  readonly total: number;
 }
 
 const PREFIX = '/api/hyperfleet/v1';
+const NEW_PASS: Pass = { page: 1, polls: 0, ids: new Set() };
 
 interface Known {
   readonly collection: HyperFleetCollection;
+  readonly kind: string;
   readonly fingerprint: string;
 }
 
 export class HyperFleetPoller implements Source {
   readonly kind = 'hyperfleet' as const;
   private readonly timers: Timers;
+  private readonly http: JsonClient;
   private readonly known = new Map<string, Known>();
+  private readonly passes = new Map<HyperFleetCollection, Pass>();
+  /** Per collection: its latest pass, or the one under way, took more than one poll. */
+  private readonly spansPolls = new Map<HyperFleetCollection, boolean>();
   private running = false;
   private timer: unknown;
   private inFlight: Promise<void> | undefined;
@@ -83,10 +117,21 @@ export class HyperFleetPoller implements Source {
     private readonly sink: ObservationSink,
   ) {
     this.timers = options.timers ?? SYSTEM_TIMERS;
+    const size = options.pageSize ?? MAX_PAGE_SIZE;
+    if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new RangeError(`pageSize ${size}: the API takes 1..${MAX_PAGE_SIZE}`);
+    this.http = new JsonClient({ baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, ...(options.token ? { token: options.token } : {}), ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}) });
   }
 
   get health(): PollerHealth {
     return this.state;
+  }
+
+  get up(): boolean {
+    return this.state.up;
+  }
+
+  get truncated(): boolean {
+    return this.state.truncated;
   }
 
   /** Polls once now, then on the interval (or the backoff after a failure). Never fails: see health. */
@@ -103,7 +148,7 @@ export class HyperFleetPoller implements Source {
     await this.inFlight;
   }
 
-  /** One poll: every page of every collection, then lookups of the vanished. */
+  /** One poll: up to maxPagesPerPoll pages of every collection, then lookups of the vanished. */
   async pollOnce(): Promise<void> {
     const run = this.poll();
     this.inFlight = run;
@@ -123,39 +168,56 @@ export class HyperFleetPoller implements Source {
   }
 
   private async poll(): Promise<void> {
-    let listed: { collection: HyperFleetCollection; items: HyperFleetResource[]; truncated: boolean }[];
+    const reads: Read[] = [];
     try {
-      listed = [];
-      for (const collection of this.options.collections) listed.push({ collection, ...(await this.list(collection)) });
+      for (const collection of this.options.collections) reads.push(await this.read(collection));
     } catch (e) {
       if (!(e instanceof PollError)) throw e;
       this.setHealth({ up: false, stale: true, consecutiveFailures: this.state.consecutiveFailures + 1, lastFailure: { reason: e.reason, message: e.message }, truncated: this.state.truncated });
       return;
     }
     const now = this.timers.now();
-    const seen = new Set<string>();
-    for (const { collection, items } of listed) {
-      for (const r of items) {
-        seen.add(keyOf(collection, r.id));
-        this.handOn(collection, r, now);
-      }
+    const passed = new Set<string>();
+    for (const r of reads) {
+      for (const item of r.items) this.handOn(r.collection, item, now);
+      const spans = r.pass.polls > 1 || !r.complete;
+      if (spans !== (this.spansPolls.get(r.collection) ?? false)) this.options.hooks?.info(this.truncationLine(r, spans));
+      this.spansPolls.set(r.collection, spans);
+      if (r.complete) {
+        for (const id of r.pass.ids) passed.add(keyOf(r.collection, id));
+        this.passes.set(r.collection, NEW_PASS);
+      } else this.passes.set(r.collection, r.pass);
     }
-    await this.lookUpVanished(seen, now);
-    this.setHealth({ up: true, stale: false, consecutiveFailures: 0, lastSuccessMs: now, truncated: listed.some((l) => l.truncated) });
+    const whole = new Set(reads.filter((r) => r.complete).map((r) => r.collection));
+    await this.lookUpVanished(whole, passed, now);
+    this.setHealth({ up: true, stale: false, consecutiveFailures: 0, lastSuccessMs: now, truncated: [...this.spansPolls.values()].some(Boolean) });
   }
 
-  private async list(collection: HyperFleetCollection): Promise<{ items: HyperFleetResource[]; truncated: boolean }> {
-    const pageSize = this.options.pageSize ?? 100;
-    const maxPages = this.options.maxPages ?? 100;
+  private truncationLine(r: Read, spans: boolean): string {
+    const size = this.options.pageSize ?? MAX_PAGE_SIZE;
+    const perPoll = (this.options.maxPagesPerPoll ?? 10) * size;
+    return spans
+      ? `${r.collection}: ${r.total} resources, more than one poll reads (${this.options.maxPagesPerPoll ?? 10} pages of ${size}): the list is read over several polls, each resource once per pass (truncated)`
+      : `${r.collection}: ${r.total} resources, read whole in one poll again (up to ${perPoll} per poll)`;
+  }
+
+  /** This poll's pages of a collection, continuing the pass under way. */
+  private async read(collection: HyperFleetCollection): Promise<Read> {
+    const size = this.options.pageSize ?? MAX_PAGE_SIZE;
+    const maxPages = this.options.maxPagesPerPoll ?? 10;
+    const start = this.passes.get(collection) ?? NEW_PASS;
+    const ids = new Set(start.ids);
     const items: HyperFleetResource[] = [];
-    const ids = new Set<string>();
-    for (let page = 1; page <= maxPages; page++) {
-      const path = `${PREFIX}/${collection}?page=${page}&pageSize=${pageSize}&orderBy=${encodeURIComponent('created_time asc')}`;
-      const body = await this.get(path);
-      const list = body.value;
-      if (!isRecord(list) || !Array.isArray(list.items) || typeof list.total !== 'number') {
-        throw new PollError('malformed_body', `GET ${path}: not a list ({kind, page, size, total, items})`);
+    let page = start.page;
+    let total = 0;
+    for (let n = 0; n < maxPages; n++, page++) {
+      const path = `${PREFIX}/${collection}?page=${page}&size=${size}&order=${encodeURIComponent(LIST_ORDER)}`;
+      const list = (await this.http.get(path)).value;
+      if (!isRecord(list) || !Array.isArray(list.items) || !isCount(list.total) || !isCount(list.size)) {
+        throw new PollError('malformed_body', `GET ${path}: not a list ({items, page, size, total})`);
       }
+      if (list.size !== list.items.length) throw new PollError('malformed_body', `GET ${path}: size ${list.size} but ${list.items.length} items`);
+      total = list.total;
       list.items.forEach((item: unknown, i) => {
         const r = this.validate(item, collection, `GET ${path} items[${i}]`);
         // Pages of a list that changes while it is read may repeat an item.
@@ -164,29 +226,31 @@ export class HyperFleetPoller implements Source {
           items.push(r);
         }
       });
-      if (list.items.length < pageSize || page * pageSize >= list.total) return { items, truncated: false };
+      if (list.size === 0 || (page - 1) * size + list.size >= list.total) {
+        return { collection, items, pass: { page: page + 1, polls: start.polls + 1, ids }, complete: true, total };
+      }
     }
-    return { items, truncated: true };
+    return { collection, items, pass: { page, polls: start.polls + 1, ids }, complete: false, total };
   }
 
-  private async lookUpVanished(seen: ReadonlySet<string>, now: number): Promise<void> {
+  /** Known resources of the collections read whole that the pass did not list: fetched by id. */
+  private async lookUpVanished(whole: ReadonlySet<string>, passed: ReadonlySet<string>, now: number): Promise<void> {
     let lookups = this.options.maxLookupsPerPoll ?? 20;
     for (const [key, k] of [...this.known]) {
-      if (seen.has(key)) continue;
+      if (!whole.has(k.collection) || passed.has(key)) continue;
       if (lookups-- <= 0) return;
       const id = key.slice(k.collection.length + 1);
       const path = `${PREFIX}/${k.collection}/${encodeURIComponent(id)}`;
       let body;
       try {
-        body = await this.get(path, true);
+        body = await this.http.get(path, true);
       } catch (e) {
         if (e instanceof PollError) continue;
         throw e;
       }
       if (body.status === 404) {
         this.known.delete(key);
-        const kind = HYPERFLEET_COLLECTIONS[k.collection];
-        this.sink.observe({ type: 'cluster', time: new Date(now).toISOString(), timeMs: now, cluster: { id, kind, generation: 0, conditions: [], raw: { id, kind } }, gone: true, source: 'hyperfleet' });
+        this.sink.observe({ type: 'cluster', time: new Date(now).toISOString(), timeMs: now, cluster: { id, kind: k.kind, generation: 0, conditions: [], raw: { id, kind: k.kind } }, gone: true, source: 'hyperfleet' });
         continue;
       }
       const r = this.validate(body.value, k.collection, `GET ${path}`);
@@ -196,7 +260,7 @@ export class HyperFleetPoller implements Source {
 
   private validate(value: unknown, collection: HyperFleetCollection, where: string): HyperFleetResource | undefined {
     try {
-      return toHyperFleetResource(value, HYPERFLEET_COLLECTIONS[collection]);
+      return toHyperFleetResource(value, kindOf(collection));
     } catch (e) {
       if (!(e instanceof ObservationProblem)) throw e;
       this.sink.reject({ source: 'hyperfleet', reason: e.reason, where, message: e.message });
@@ -208,75 +272,29 @@ export class HyperFleetPoller implements Source {
     const key = keyOf(collection, r.id);
     const fingerprint = JSON.stringify([r.generation, r.deletedTimeMs ?? null, r.conditions]);
     if (this.known.get(key)?.fingerprint === fingerprint) return;
-    this.known.set(key, { collection, fingerprint });
+    this.known.set(key, { collection, kind: r.kind, fingerprint });
     this.sink.observe({ type: 'cluster', time: new Date(now).toISOString(), timeMs: now, cluster: r, source: 'hyperfleet' });
   }
 
   private setHealth(h: PollerHealth): void {
     this.state = h;
     this.options.hooks?.state(h.up);
-    if (!h.up && h.lastFailure) this.options.hooks?.error(new Error(`${h.lastFailure.reason}: ${h.lastFailure.message}`));
-  }
-
-  /** GET with a timeout and a body cap; `allow404` returns a 404 instead of failing the poll. */
-  private async get(path: string, allow404 = false): Promise<{ status: number; value: unknown }> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
-    const url = this.options.baseUrl.replace(/\/+$/, '') + path;
-    let res: Response;
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
-    try {
-      res = await fetch(url, { headers, signal });
-    } catch (e) {
-      throw failure(e, path);
-    }
-    if (allow404 && res.status === 404) {
-      await res.body?.cancel();
-      return { status: 404, value: undefined };
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new PollError(res.status >= 500 ? 'http_5xx' : 'http_4xx', `GET ${path}: HTTP ${res.status}`);
-    }
-    let text: string;
-    try {
-      text = await readCapped(res, this.options.maxBodyBytes ?? 16 * 1024 * 1024, path);
-    } catch (e) {
-      throw e instanceof PollError ? e : failure(e, path);
-    }
-    try {
-      return { status: res.status, value: JSON.parse(text) as unknown };
-    } catch (e) {
-      throw new PollError('malformed_body', `GET ${path}: body is not JSON: ${(e as Error).message}`);
-    }
+    if (!h.up && h.lastFailure) this.options.hooks?.error(new Error(`${h.lastFailure.reason}: ${h.lastFailure.message}`), h.lastFailure.reason);
   }
 }
 
-function failure(e: unknown, path: string): PollError {
-  const err = e as Error;
-  if (err.name === 'TimeoutError' || err.name === 'AbortError') return new PollError('timeout', `GET ${path}: no answer in time`);
-  return new PollError('connection', `GET ${path}: ${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}`);
+/** The kind of a collection's resources when an item does not say: the registry's default, else its plural singular and capitalised. */
+export function kindOf(collection: HyperFleetCollection): string {
+  const known = HYPERFLEET_KINDS[collection];
+  if (known) return known;
+  const singular = collection.endsWith('s') ? collection.slice(0, -1) : collection;
+  return singular.charAt(0).toUpperCase() + singular.slice(1);
 }
 
-async function readCapped(res: Response, maxBytes: number, path: string): Promise<string> {
-  if (!res.body) return '';
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new PollError('body_too_large', `GET ${path}: body exceeds ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0;
 }
 
 function keyOf(collection: HyperFleetCollection, id: string): string {
   return `${collection}/${id}`;
 }
-

@@ -10,7 +10,7 @@ import { isRecord } from '../../lib/is-record.js';
 export const OBJECT_EVENTS = ['ADDED', 'MODIFIED', 'DELETED'] as const;
 export type ObjectEvent = (typeof OBJECT_EVENTS)[number];
 
-export type ObservationSource = 'journal' | 'kubernetes' | 'hyperfleet' | 'simulator';
+export type ObservationSource = 'journal' | 'kubernetes' | 'hyperfleet' | 'maestro' | 'simulator';
 
 /** A status condition as Kubernetes objects carry it (`status.conditions[]`). */
 export interface ObjectCondition {

@@ -151,6 +151,20 @@ export const METRICS = [
     cardinality: SOURCES,
   },
   {
+    name: 'reconcile_shadow_source_truncated',
+    type: 'gauge',
+    help: 'For a source that pages (the HyperFleet API and Maestro pollers): 1 while a list is longer than one poll reads (maxPagesPerPoll, maxPages), 0 while every list is read whole in one poll. The HyperFleet poller then reads the list over several polls, each resource once per pass; the Maestro poller reads it cut and infers no deletion from it.',
+    labels: ['source'],
+    cardinality: 'the sources that page',
+  },
+  {
+    name: 'reconcile_shadow_source_failures_total',
+    type: 'counter',
+    help: 'Failed polls of a polling source (HyperFleet API, Maestro), by bounded reason: timeout, connection, http_5xx, http_4xx, unauthorized (a 401: the token is read again), token_unavailable, malformed_body, body_too_large. Also counted in reconcile_shadow_internal_errors_total{kind="source"}.',
+    labels: ['source', 'reason'],
+    cardinality: 'the polling sources x 8 reasons',
+  },
+  {
     name: 'reconcile_shadow_internal_errors_total',
     type: 'counter',
     help: 'Failures inside the sidecar, never fatal: publish (an output failed on a record), trace_export, source (a source failed; it retries on its own), metrics and report (an endpoint could not answer).',

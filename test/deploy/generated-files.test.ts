@@ -26,6 +26,7 @@ describe('cli/generate: generated files', () => {
       'dashboards/reconcile-shadow-overview.json',
       'dashboards/reconcile-shadow-recreations.json',
       'dashboards/reconcile-shadow-switch-readiness.json',
+      'deploy/overlays/hyperfleet-adapter/clusterrole.yaml',
       'deploy/overlays/hyperfleet-adapter/patch/deployment.yaml',
       'deploy/overlays/hyperfleet-adapter/shadow.yaml',
       'deploy/overlays/hyperfleet-adapter/sidecar/patch.yaml',

@@ -34,7 +34,8 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual(config.sources, {});
     deepStrictEqual(config.recreations, {
       taskConfig: '/etc/adapter/task-config.yaml',
-      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'] },
+      // The projected token the patch mounts as the adapter's chart does, read again as the kubelet rotates it.
+      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'], pageSize: 100, maxPagesPerPoll: 10, tokenFile: '/var/run/secrets/hyperfleet/token' },
       sentinelInterval: 10_000,
       stuckThresholds: { default: 600_000 },
       maxInFlight: 10_000,

@@ -12,6 +12,7 @@ import { summaryReport } from '../../analyzer/partial/reports.js';
 import { formatAttemptLine } from '../../collector/journal.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
+import { until } from '../alerts/prometheus-server.js';
 import { plantedWorld } from '../analyzer/decisions/planted-world.js';
 import { HOSTED_CLUSTER, hostedClusterWorld } from '../analyzer/decisions/planted-models.js';
 
@@ -42,9 +43,15 @@ summary: {enabled: false}
 partial: ${partial}
 `;
   const partialOf = async (s: Sidecar): Promise<ReturnType<typeof decodePartial>> => decodePartial(await (await fetch(`http://127.0.0.1:${s.metricsAddress.port}/partial`)).text(), '/partial');
+  /** The journal is replayed after start: wait until the sidecar has analysed its `n` attempts. */
+  const analysed = async (s: Sidecar, n: number): Promise<void> => {
+    const total = (): number => s.analyzer.report().controllers[0]?.attempts.total ?? 0;
+    await until(async () => (total() === n ? true : undefined), 10_000, () => `the sidecar to analyse ${n} attempts (${total()} so far)`);
+  };
 
   it('serves everything analysed since start, as an input of its own', async () => {
     sidecar = await startSidecar(parseConfig(config(journal('all.jsonl', () => true), '{instance: operator-7f}'), 'shadow.yaml'), { env: {} });
+    await analysed(sidecar, records.length);
     const partial = await partialOf(sidecar);
     assert.equal(partial.inputs.length, 1);
     assert.equal(partial.inputs[0]!.kind, 'sidecar');
@@ -59,11 +66,13 @@ partial: ${partial}
     const firstHalf = journal('first.jsonl', (i) => i % 2 === 0);
     const secondHalf = journal('second.jsonl', (i) => i % 2 === 1);
     sidecar = await startSidecar(parseConfig(config(firstHalf, `{path: ${JSON.stringify(path)}, instance: op}`), 'shadow.yaml'), { env: {} });
+    await analysed(sidecar, Math.ceil(records.length / 2));
     const first = summaryReport(await partialOf(sidecar)).controllers[0]!.attempts.total;
     await sidecar.stop();
     sidecar = undefined;
     assert.ok(existsSync(path));
     sidecar = await startSidecar(parseConfig(config(secondHalf, `{path: ${JSON.stringify(path)}, instance: op}`), 'shadow.yaml'), { env: {} });
+    await analysed(sidecar, Math.floor(records.length / 2));
     const both = await partialOf(sidecar);
     assert.equal(both.inputs.length, 2);
     assert.equal(summaryReport(both).controllers[0]!.attempts.total, records.length);

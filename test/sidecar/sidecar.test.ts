@@ -105,7 +105,7 @@ describe('reconcile-shadow run (the sidecar)', function () {
     writeFileSync(join(dir, 'shadow.yaml'), journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('summary: {enabled: false}', 'summary: {enabled: maybe}'));
     const r = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
     assert.equal(r.code, 3);
-    assert.equal(r.stderr, `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`);
+    assert.equal(r.stderr, `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`);
   });
 
   it('exits 1 naming the source that failed to start', async () => {

@@ -14,6 +14,7 @@ import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { plantedWorld } from '../analyzer/decisions/planted-world.js';
 import { SMALL, SMALL_REVERSED, smallWorld } from '../analyzer/decisions/planted-models.js';
+import { until } from '../alerts/prometheus-server.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES } from './fake-kube-apiserver.js';
 
 export const FLEET_NAMESPACE = 'hypershift';
@@ -66,6 +67,9 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
     const sidecar = await startSidecar(parseConfig(sidecarConfig(modelFile, `${p.host}:${port}`, `  journal: {path: ${JSON.stringify(journal)}}`, `partial: {instance: ${p.pod}}\n`), `${p.pod}.yaml`), { env: {} });
     port = sidecar.metricsAddress.port;
     peers.push(sidecar);
+    // The journal is replayed after start: the fleet's first read must see all of it.
+    const analysed = (): number => sidecar.analyzer.report().controllers[0]?.attempts.total ?? 0;
+    await until(async () => (analysed() === mine.length ? true : undefined), 20_000, () => `${p.pod} to replay its ${mine.length} attempts (${analysed()} so far)`);
     api.create(RESOURCES.pods, {
       apiVersion: 'v1',
       kind: 'Pod',

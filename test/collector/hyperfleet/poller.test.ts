@@ -1,5 +1,9 @@
 import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HyperFleetPoller, type PollerOptions } from '../../../collector/hyperfleet/poller.js';
+import { FileToken } from '../../../collector/hyperfleet/token.js';
 import type { Timers } from '../../../collector/kube/informer.js';
 import type { ClusterObservation, Observation } from '../../../collector/objects/observation.js';
 import type { Rejection } from '../../../collector/records.js';
@@ -29,7 +33,16 @@ class Sink {
   /** What the poller told the health hooks after each poll. */
   readonly ups: boolean[] = [];
   readonly failures: string[] = [];
-  readonly hooks = { state: (up: boolean) => this.ups.push(up), error: (e: unknown) => this.failures.push((e as Error).message) };
+  readonly reasons: (string | undefined)[] = [];
+  readonly infos: string[] = [];
+  readonly hooks = {
+    state: (up: boolean) => this.ups.push(up),
+    error: (e: unknown, reason?: string) => {
+      this.failures.push((e as Error).message);
+      this.reasons.push(reason);
+    },
+    info: (line: string) => this.infos.push(line),
+  };
   observe(o: Observation): void {
     this.observations.push(o);
   }
@@ -60,15 +73,29 @@ describe('HyperFleet API poller', function () {
   const poller = (sink: Sink, timers = new ManualTimers(), extra: Partial<PollerOptions> = {}) =>
     new HyperFleetPoller({ baseUrl: api.url, collections: ['clusters'], intervalMs: 15_000, timeoutMs: 2000, timers, hooks: sink.hooks, ...extra }, sink);
 
-  it('pages through the list as the API does and hands on only what changed', async () => {
-    for (let i = 0; i < 250; i++) api.createCluster(`c${String(i).padStart(3, '0')}`);
+  const ORDER = 'created_time asc,id asc';
+  const listQueries = () => api.requests.filter((r) => r.path === '/api/hyperfleet/v1/clusters').map((r) => r.query);
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `c${String(i).padStart(3, '0')}`);
+
+  it('reads a 45-cluster fleet whole in one request with size=100 (the API ignores pageSize; its default size is 20)', async () => {
+    for (const id of ids(45)) api.createCluster(id);
     const sink = new Sink();
     const p = poller(sink);
     await p.pollOnce();
-    const lists = api.requests.filter((r) => r.path === '/api/hyperfleet/v1/clusters');
+    assert.deepEqual(listQueries(), [{ page: '1', size: '100', order: ORDER }]);
+    assert.deepEqual(sink.take().map((o) => o.cluster.id), ids(45));
+    assert.deepEqual([p.health.up, p.health.truncated, p.truncated], [true, false, false]);
+    assert.deepEqual(sink.infos, []);
+  });
+
+  it('pages through the list as the API does and hands on only what changed', async () => {
+    for (const id of ids(250)) api.createCluster(id);
+    const sink = new Sink();
+    const p = poller(sink);
+    await p.pollOnce();
     assert.deepEqual(
-      lists.map((r) => r.query),
-      [1, 2, 3].map((page) => ({ page: String(page), pageSize: '100', orderBy: 'created_time asc' })),
+      listQueries(),
+      [1, 2, 3].map((page) => ({ page: String(page), size: '100', order: ORDER })),
     );
     const first = sink.take();
     assert.equal(first.length, 250);
@@ -85,6 +112,105 @@ describe('HyperFleet API poller', function () {
     const changed = sink.take();
     assert.deepEqual(changed.map((o) => [o.cluster.id, o.cluster.generation, o.cluster.conditions[0]!.lastTransitionTimeMs]), [['c007', 2, clock]]);
     assert.deepEqual(p.health, { up: true, stale: false, consecutiveFailures: 0, lastSuccessMs: Date.parse('2026-11-02T00:00:00Z'), truncated: false });
+  });
+
+  it('reads a 300-cluster fleet over polls at 2 pages of 100 per poll, truncated while a pass spans polls', async () => {
+    for (const id of ids(300)) api.createCluster(id);
+    const sink = new Sink();
+    const p = poller(sink, new ManualTimers(), { pageSize: 100, maxPagesPerPoll: 2, maxLookupsPerPoll: 500 });
+    await p.pollOnce();
+    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2']);
+    assert.deepEqual(sink.take().map((o) => o.cluster.id), ids(300).slice(0, 200));
+    assert.deepEqual([p.health.up, p.health.truncated], [true, true]);
+    assert.deepEqual(sink.infos, [
+      'clusters: 300 resources, more than one poll reads (2 pages of 100): the list is read over several polls, each resource once per pass (truncated)',
+    ]);
+
+    // The next poll continues at page 3 and ends the pass: the whole fleet has been read, over two polls.
+    api.softDelete('c010');
+    await p.pollOnce();
+    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2', '3']);
+    const rest = sink.take();
+    // c010 left the list (soft-deleted), so page 3 starts one later; c010 was read in the pass, so it is not looked up.
+    assert.deepEqual(rest.map((o) => o.cluster.id), ids(300).slice(201, 300));
+    assert.ok(!api.requests.some((r) => r.path === '/api/hyperfleet/v1/clusters/c010'));
+    assert.equal(p.health.truncated, true);
+
+    // A new pass: c010 is missing from it, so it is fetched by id and handed on with its deleted_time.
+    for (const id of ids(300).slice(150)) if (id !== 'c010') api.hardDelete(id);
+    await p.pollOnce();
+    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2', '3', '1', '2']);
+    const after = sink.take();
+    assert.deepEqual(after.filter((o) => !o.gone).map((o) => [o.cluster.id, o.cluster.deletedTimeMs]), [['c010', clock]]);
+    assert.equal(after.filter((o) => o.gone).length, 149);
+    // 149 clusters left in the list: read whole in one poll again.
+    assert.deepEqual([p.health.up, p.health.truncated], [true, false]);
+    assert.equal(sink.infos[1], 'clusters: 149 resources, read whole in one poll again (up to 200 per poll)');
+  });
+
+  it('a pass that fails half-way hands nothing on and is read again from where it stood', async () => {
+    for (const id of ids(300)) api.createCluster(id);
+    const sink = new Sink();
+    const p = poller(sink, new ManualTimers(), { maxPagesPerPoll: 2 });
+    await p.pollOnce();
+    sink.take();
+    api.failNext(1, { status: 503 }, (r) => r.query.page === '3');
+    await p.pollOnce();
+    assert.deepEqual([p.health.up, p.health.lastFailure?.reason], [false, 'http_5xx']);
+    await p.pollOnce();
+    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2', '3', '3']);
+    assert.deepEqual(sink.take().map((o) => o.cluster.id), ids(300).slice(200));
+  });
+
+  it('reads the token file again at most every 30 s, and at once after a 401, counted as unauthorized', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hf-token-'));
+    try {
+      const file = join(dir, 'token');
+      writeFileSync(file, 'one\n');
+      api.createCluster('c1');
+      api.requireToken = 'one';
+      const timers = new ManualTimers();
+      const sink = new Sink();
+      const p = poller(sink, timers, { token: new FileToken(file, () => timers.now()) });
+      await p.pollOnce();
+      assert.equal(p.health.up, true);
+      // The kubelet rotates the projected token; the API stops accepting the old one at once.
+      writeFileSync(file, 'two\n');
+      api.requireToken = 'two';
+      timers.nowMs += 10_000;
+      await p.pollOnce();
+      assert.deepEqual([p.health.up, p.health.lastFailure?.reason], [false, 'unauthorized']);
+      assert.deepEqual(sink.reasons, ['unauthorized']);
+      await p.pollOnce();
+      assert.equal(p.health.up, true);
+      // Rotated again: read once the cached copy is 30 s old, without a 401 first.
+      writeFileSync(file, 'three');
+      api.requireToken = 'three';
+      timers.nowMs += 30_000;
+      await p.pollOnce();
+      assert.equal(p.health.up, true);
+      const auths = api.requests.filter((r) => r.path === '/api/hyperfleet/v1/clusters').map((r) => [r.authorization, r.status]);
+      assert.deepEqual(auths, [['Bearer one', 200], ['Bearer one', 401], ['Bearer two', 200], ['Bearer three', 200]]);
+      rmSync(file);
+      timers.nowMs += 30_000;
+      await p.pollOnce();
+      assert.deepEqual([p.health.up, p.health.lastFailure?.reason], [false, 'token_unavailable']);
+      assert.match(p.health.lastFailure!.message, /token file .*token: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("polls any entity kind the API's registry declares, by its plural, and fails on one it does not", async () => {
+    api.create('Channel', 'stable');
+    api.create('Version', 'v4-17', 'v4-17', 'stable');
+    const sink = new Sink();
+    const p = poller(sink, new ManualTimers(), { collections: ['channels', 'versions'] });
+    await p.pollOnce();
+    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id]), [['Channel', 'stable'], ['Version', 'v4-17']]);
+    const unknown = poller(sink, new ManualTimers(), { collections: ['widgets'] });
+    await unknown.pollOnce();
+    assert.deepEqual([unknown.health.lastFailure?.reason, unknown.health.lastFailure?.message], ['http_4xx', 'GET /api/hyperfleet/v1/widgets?page=1&size=100&order=created_time%20asc%2Cid%20asc: HTTP 404']);
   });
 
   it('follows a resource that left the list: soft-deleted with deleted_time, then gone with a 404', async () => {
@@ -115,7 +241,8 @@ describe('HyperFleet API poller', function () {
     sink.take();
     const failures: [Parameters<FakeHyperFleetApi['failNext']>[1], string][] = [
       [{ status: 503 }, 'http_5xx'],
-      [{ status: 401 }, 'http_4xx'],
+      [{ status: 401 }, 'unauthorized'],
+      [{ status: 403 }, 'http_4xx'],
       [{ body: 'malformed' }, 'malformed_body'],
       [{ body: 'not-a-list' }, 'malformed_body'],
       [{ delayMs: 5000 }, 'timeout'],
@@ -125,13 +252,14 @@ describe('HyperFleet API poller', function () {
       await p.pollOnce();
       assert.deepEqual([p.health.up, p.health.stale, p.health.consecutiveFailures, p.health.lastFailure?.reason], [false, true, i + 1, reason]);
     }
-    assert.match(p.health.lastFailure!.message, /GET \/api\/hyperfleet\/v1\/clusters\?page=1&pageSize=100&orderBy=created_time%20asc: no answer in time/);
+    assert.match(p.health.lastFailure!.message, /GET \/api\/hyperfleet\/v1\/clusters\?page=1&size=100&order=created_time%20asc%2Cid%20asc: no answer in time/);
     // Nothing was handed on while failing: no resource looked deleted.
     assert.deepEqual(sink.take(), []);
     await p.pollOnce();
     assert.deepEqual([p.health.up, p.health.stale, p.health.consecutiveFailures], [true, false, 0]);
-    assert.deepEqual(sink.ups, [true, false, false, false, false, false, true]);
-    assert.deepEqual(sink.failures.map((m) => m.split(':')[0]), ['http_5xx', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout']);
+    assert.deepEqual(sink.ups, [true, false, false, false, false, false, false, true]);
+    assert.deepEqual(sink.failures.map((m) => m.split(':')[0]), ['http_5xx', 'unauthorized', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout']);
+    assert.deepEqual(sink.reasons, ['http_5xx', 'unauthorized', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout']);
   });
 
   it('a connection refused is a failure too, and an item that is not a resource is rejected alone', async () => {
@@ -157,7 +285,7 @@ describe('HyperFleet API poller', function () {
       {
         source: 'hyperfleet',
         reason: 'invalid_record',
-        where: 'GET /api/hyperfleet/v1/clusters?page=1&pageSize=100&orderBy=created_time%20asc items[1]',
+        where: 'GET /api/hyperfleet/v1/clusters?page=1&size=100&order=created_time%20asc%2Cid%20asc items[1]',
         message: 'cluster.generation: must be a non-negative integer, got "two"',
       },
     ]);

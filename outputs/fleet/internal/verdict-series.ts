@@ -4,13 +4,13 @@
  * decision series are rewritten whole each time, so a finding or a reason kind the verdict no longer gives leaves
  * no stale 1 behind; a peer that leaves the roster leaves its series.
  */
-import { LOOP_KINDS } from '../../model/types.js';
-import type { FleetView } from '../../analyzer/fleet/fleet.js';
-import { PEER_STATES } from '../../analyzer/fleet/fleet.js';
-import type { VerdictStatus } from '../../analyzer/decisions/verdict.js';
-import type { LoopFinding } from '../../analyzer/decisions/loop-comparison.js';
-import { PEER_FAILURES, type PeerFailure } from '../../collector/peers/sink.js';
-import type { Metrics } from '../metrics/registry.js';
+import { LOOP_KINDS } from '../../../model/types.js';
+import type { FleetView } from '../../../analyzer/fleet/fleet.js';
+import { PEER_STATES } from '../../../analyzer/fleet/fleet.js';
+import type { VerdictStatus } from '../../../analyzer/decisions/verdict.js';
+import type { LoopFinding } from '../../../analyzer/decisions/loop-comparison.js';
+import { PEER_FAILURES, type PeerFailure } from '../../../collector/peers/sink.js';
+import type { Metrics } from '../../metrics/registry.js';
 
 const VERDICTS: readonly VerdictStatus[] = ['ready', 'not-ready', 'inconclusive'];
 const FINDINGS: readonly LoopFinding[] = ['worse-under-phased', 'better-under-phased', 'same', 'inconclusive'];
