@@ -42,7 +42,7 @@ async function resolveInputs(paths: readonly string[], container: OperatorContai
   const read: string[] = [];
   const skipped: SkippedFile[] = [];
   for (const path of paths) {
-    if (path === '-' || !statSync(path).isDirectory()) {
+    if (path === '-' || !isDirectory(path)) {
       read.push(path);
       continue;
     }
@@ -57,6 +57,16 @@ async function resolveInputs(paths: readonly string[], container: OperatorContai
   const twice = read.find((p, i) => read.indexOf(p) !== i);
   if (twice !== undefined) throw new Error(`${twice} is given twice; its attempts would count twice`);
   return { read, skipped };
+}
+
+/** Whether `path` is a folder; throws naming it when it is neither a folder nor a file (with a hint for `a,b`). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (e) {
+    const several = path.includes(',') ? '; to give several logs, repeat the flag: --logs a --logs b' : '';
+    throw new Error(`${(e as Error).message}${several}`, { cause: e });
+  }
 }
 
 /** Reads the logs to their end into `sink`; resolves with the source's books. Throws when an input cannot be read. */
@@ -88,18 +98,22 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
     stream.once('error', (e: Error) => (failure ??= new Error(read.length > 1 ? `${file}: ${e.message}` : e.message)));
     return { stream, name: file };
   });
-  // attempts per file, by where their first line is (`file:line`)
+  // attempts per file, by where their first line is (`file:line`), and the span of their times
   const perFile = new Map(read.map((f) => [f, 0]));
+  const spans = new Map<string, { from: number; until: number; fromText: string; untilText: string }>();
   const counting: RecordSink = {
     ...(sink.received ? { received: (kind, n) => sink.received!(kind, n) } : {}),
     attempt: (a) => {
       const where = a.origin.where ?? '';
       const file = where.slice(0, where.lastIndexOf(':'));
       perFile.set(file, (perFile.get(file) ?? 0) + 1);
+      const span = spans.get(file);
+      if (!span) spans.set(file, { from: a.timeMs, until: a.timeMs, fromText: a.time, untilText: a.time });
+      else if (a.timeMs > span.until) [span.until, span.untilText] = [a.timeMs, a.time];
       sink.attempt(a);
     },
     reject: (r) => sink.reject(r),
-    ...(sink.inputReport ? { inputReport: (kind, report) => sink.inputReport!(kind, () => withFiles(report(), read, perFile, skipped)) } : {}),
+    ...(sink.inputReport ? { inputReport: (kind, report) => sink.inputReport!(kind, () => withFiles(report(), read, perFile, skipped, overlaps(spans))) } : {}),
   };
   const source: OperatorLogSource = new OperatorLogSource(
     {
@@ -118,16 +132,34 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
   if (failure) throw failure;
   if (source.inputStats.lastError !== undefined) throw new Error(source.inputStats.lastError);
   if (read.length > 1) for (const f of read) io.stderr.write(`logs: ${f}: ${perFile.get(f)} attempts\n`);
+  for (const line of overlaps(spans)) io.stderr.write(`logs: ${line}\n`);
   io.stderr.write(`${booksLine(read.length === 1 ? name : `${read.length} files`, source)}\n`);
   return source.stats;
 }
 
+/**
+ * Files whose attempts overlap in time. Only the leader replica reconciles, so one operator's files never do: two
+ * that do are two operators' logs (or one file twice under two names), and their attempts are interleaved by time.
+ */
+function overlaps(spans: ReadonlyMap<string, { from: number; until: number; fromText: string; untilText: string }>): string[] {
+  const files = [...spans].sort((a, b) => a[1].from - b[1].from);
+  const out: string[] = [];
+  // the file whose attempts reach latest among those before
+  let [before, a] = files[0] ?? ['', { from: 0, until: -Infinity, fromText: '', untilText: '' }];
+  for (const [after, b] of files.slice(1)) {
+    if (b.from < a.until) out.push(`${before} and ${after} both have attempts between ${b.fromText} and ${a.until < b.until ? a.untilText : b.untilText}: one operator's replicas take turns (leader election), so these may be two operators' logs; their attempts are read interleaved by time`);
+    if (b.until > a.until) [before, a] = [after, b];
+  }
+  return out;
+}
+
 /** The report's logs source, naming the files read and skipped when there were several or any was skipped. */
-function withFiles(report: SourceInputReport, read: readonly string[], perFile: ReadonlyMap<string, number>, skipped: readonly SkippedFile[]): SourceInputReport {
+function withFiles(report: SourceInputReport, read: readonly string[], perFile: ReadonlyMap<string, number>, skipped: readonly SkippedFile[], overlapping: readonly string[]): SourceInputReport {
   if (read.length === 1 && skipped.length === 0) return report;
   const files = [
     `Read ${read.length} file(s), merged by time, each one operator process (only the leader replica reconciles): ${read.map((f) => `${f} (${perFile.get(f) ?? 0} attempts)`).join(', ')}.`,
     ...(skipped.length > 0 ? [`Skipped ${skipped.length} file(s): ${skipped.map((s) => `${s.path} (${s.why})`).join(', ')}.`] : []),
+    ...overlapping.map((o) => `${o[0]!.toUpperCase()}${o.slice(1)}.`),
   ];
   return { ...report, caveats: [...report.caveats, ...files] };
 }

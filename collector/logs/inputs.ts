@@ -57,12 +57,13 @@ export interface FolderLogs {
   readonly otherFiles: number;
 }
 
-const LOG_FILE = /^(current|previous)(?:\.insecure)?\.log(?:\.gz)?$/;
+const LOG_FILE = /^(current|previous)(\.insecure)?\.log(?:\.gz)?$/;
 
 /** Searches `dir` for the operator container's logs (must-gather layout); paths are `dir` joined with the relative path. */
 export async function findOperatorLogs(dir: string, operator: OperatorContainer): Promise<FolderLogs> {
   const read: ContainerLog[] = [];
   const skipped: SkippedFile[] = [];
+  const insecure: ContainerLog[] = [];
   let otherFiles = 0;
   for (const path of await filesUnder(dir)) {
     const parts = relative(dir, path).split(sep);
@@ -81,8 +82,16 @@ export async function findOperatorLogs(dir: string, operator: OperatorContainer)
       continue;
     }
     const log: ContainerLog = { path, namespace: parts[n - 7]!, pod: parts[n - 5]!, container: parts[n - 4]!, instance: m[1] as 'previous' | 'current' };
-    if (log.namespace === operator.namespace && log.container === operator.container) read.push(log);
-    else skipped.push({ path, why: `another container: ${log.namespace}/${log.pod}/${log.container} (the operator's is ${operator.namespace}/*/${operator.container})` });
+    if (log.namespace !== operator.namespace || log.container !== operator.container) skipped.push({ path, why: `another container: ${log.namespace}/${log.pod}/${log.container} (the operator's is ${operator.namespace}/*/${operator.container})` });
+    else if (m[2] === undefined) read.push(log);
+    else insecure.push(log);
+  }
+  // oc creates `current.log` before it fetches, and fetches again into `current.insecure.log` when that failed: the
+  // first is then empty or cut, the second the log (openshift/oc pkg/cli/admin/inspect/pod.go gatherContainerLogs)
+  for (const retry of insecure) {
+    const first = read.findIndex((r) => r.pod === retry.pod && r.instance === retry.instance);
+    if (first >= 0) skipped.push({ path: read.splice(first, 1)[0]!.path, why: `oc adm inspect fetched this log again as ${retry.path} (the first fetch failed: this one is empty or cut)` });
+    read.push(retry);
   }
   const twice = read.filter((a, i) => read.some((b, j) => j < i && b.pod === a.pod && b.instance === a.instance));
   if (twice.length > 0) throw new Error(`${dir}: ${twice[0]!.namespace}/${twice[0]!.pod} has two ${twice[0]!.instance} logs of ${twice[0]!.container} (${read.filter((r) => r.pod === twice[0]!.pod && r.instance === twice[0]!.instance).map((r) => r.path).join(', ')}); give the one to read with --logs FILE`);

@@ -176,8 +176,20 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     const twice = await runCli(['journal', '--logs', PHASED_LOG, '--logs', PHASED_LOG]);
     assert.deepEqual([twice.code, twice.stderr], [1, `cannot read log ${PHASED_LOG}, ${PHASED_LOG}: ${PHASED_LOG} is given twice; its attempts would count twice\n`]);
     assert.equal((await runCli(['journal', '--logs', '-', '--logs', '-'])).code, 1);
+    const comma = await runCli(['journal', '--logs', `${PHASED_LOG},${PHASED_LOG}`]);
+    assert.deepEqual([comma.code, comma.stderr.trimEnd().endsWith('; to give several logs, repeat the flag: --logs a --logs b')], [1, true]);
     const bad = await runCli(['journal', '--logs', PHASED_LOG, '--container', 'operator']);
     assert.deepEqual([bad.code, bad.stderr.split('\n')[0]], [2, 'reconcile-shadow journal: --container "operator": expected <namespace>/<container>, e.g. hypershift/operator']);
     assert.equal((await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--container', 'a/b'])).code, 2, '--container needs --logs');
+  });
+
+  it('says when two files’ attempts overlap in time: one operator’s replicas take turns, so they may be two operators’', async () => {
+    const phased = join(REPO, 'test/fixtures/logs/real/phased.operator.log.gz');
+    const r = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--logs', REAL_SEQUENTIAL, '--logs', phased, '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const said = `${phased} and ${REAL_SEQUENTIAL} both have attempts between 2026-11-01T00:00:13Z and 2026-11-01T01:59:56Z: one operator's replicas take turns (leader election), so these may be two operators' logs; their attempts are read interleaved by time`;
+    assert.ok(r.stderr.includes(`\nlogs: ${said}\n`), r.stderr);
+    const caveats = (JSON.parse(r.stdout) as { input: { sources: { caveats: string[] }[] } }).input.sources[0]!.caveats;
+    assert.equal(caveats.at(-1), `${said[0]!.toUpperCase()}${said.slice(1)}.`);
   });
 });
