@@ -7,7 +7,7 @@
  * inputs, and the books at the end; the report's logs source names the files too.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
 import type { LogSourceStats, ObservedLoop } from '../collector/logs/assembler.js';
 import { decompressed, findOperatorLogs, HYPERSHIFT_OPERATOR_CONTAINER, inputName, type OperatorContainer, type SkippedFile } from '../collector/logs/inputs.js';
@@ -76,8 +76,10 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
   const total = read.includes('-') ? undefined : read.reduce((sum, f) => sum + statSync(f).size, 0);
   let bytesRead = 0;
   let shown = 0;
+  // pipeline: a read failure reaches the counted stream, and with it the source, rather than leaving it waiting
   const counted = (raw: Readable): Readable =>
-    raw.pipe(
+    pipeline(
+      raw,
       new Transform({
         transform(chunk: Buffer, _encoding, done) {
           bytesRead += chunk.length;
@@ -89,6 +91,7 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
           done(null, chunk);
         },
       }),
+      () => undefined,
     );
   let failure: Error | undefined;
   const streams: NamedStream[] = read.map((file) => {

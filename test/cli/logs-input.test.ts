@@ -165,7 +165,7 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     assert.deepEqual(attempts(viaFolder.stdout), attempts(plainJournal));
   });
 
-  it('refuses a folder without the operator’s logs, a file given twice, stdin twice and a bad --container, naming them', async () => {
+  it('refuses a folder without the operator’s logs, a file given twice, stdin twice, an input that fails mid-way and a bad --container, naming them', async () => {
     mkdirSync(join(dir, 'namespaces/clusters/pods/x/other/other/logs'), { recursive: true });
     writeFileSync(join(dir, 'namespaces/clusters/pods/x/other/other/logs/current.log'), 'x\n');
     const empty = await runCli(['journal', '--logs', dir]);
@@ -178,6 +178,9 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     assert.equal((await runCli(['journal', '--logs', '-', '--logs', '-'])).code, 1);
     const comma = await runCli(['journal', '--logs', `${PHASED_LOG},${PHASED_LOG}`]);
     assert.deepEqual([comma.code, comma.stderr.trimEnd().endsWith('; to give several logs, repeat the flag: --logs a --logs b')], [1, true]);
+    const broken = new Readable({ read: () => broken.destroy(new Error('stdin went away')) });
+    const failing = await runCli(['journal', '--logs', '-', '--logs', PHASED_LOG], broken);
+    assert.deepEqual([failing.code, failing.stderr.split('\n').at(-2)], [1, `cannot read log -, ${PHASED_LOG}: -: stdin went away`]);
     const bad = await runCli(['journal', '--logs', PHASED_LOG, '--container', 'operator']);
     assert.deepEqual([bad.code, bad.stderr.split('\n')[0]], [2, 'reconcile-shadow journal: --container "operator": expected <namespace>/<container>, e.g. hypershift/operator']);
     assert.equal((await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--container', 'a/b'])).code, 2, '--container needs --logs');
