@@ -71,6 +71,16 @@ describe('reconcile-shadow journal --logs', function () {
         progress.map((l) => l.slice(`logs: ${path}: `.length).split(' ')[0]),
         ['10%', '20%', '30%', '40%', '50%', '60%', '70%', '80%', '90%', '100%'],
       );
+      // several inputs: a line per tenth of all their bytes
+      const two = await runCli(['journal', '--logs', PHASED_LOG, '--logs', path]);
+      const both = `logs: ${PHASED_LOG}, ${path}: `;
+      assert.deepEqual(
+        two.stderr
+          .split('\n')
+          .filter((l) => l.startsWith(both) && l.includes('%'))
+          .map((l) => l.slice(both.length).split(' ')[0]),
+        ['10%', '20%', '30%', '40%', '50%', '60%', '70%', '80%', '90%', '100%'],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
