@@ -14,6 +14,7 @@ import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
 import { LogLineAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
 import { unwrapLineFrames } from './line-frames.js';
+import { decompressed } from './inputs.js';
 import { mergeByTime, type NamedStream } from './merge.js';
 import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './file-follower.js';
 import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './pod-log-follower.js';
@@ -219,7 +220,9 @@ export class OperatorLogSource implements Source {
         .catch(onError)
         .finally(() => this.finish());
     } else {
-      const [stream, name] = 'streams' in o.input ? [o.input.streams[0]!.stream, o.input.streams[0]!.name] : 'stream' in o.input ? [o.input.stream, o.input.name] : [o.stdin ?? process.stdin, '-'];
+      // stdin may be a gzipped capture piped in (known by its bytes); a stream's reader opened it as it needs
+      const [stream, name] =
+        'streams' in o.input ? [o.input.streams[0]!.stream, o.input.streams[0]!.name] : 'stream' in o.input ? [o.input.stream, o.input.name] : [decompressed(o.stdin ?? process.stdin), '-'];
       void this.readStream(stream, name)
         .catch(onError)
         .finally(() => this.finish());
