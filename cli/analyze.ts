@@ -13,6 +13,7 @@ import { renderReport } from '../analyzer/report/render.js';
 import { encodePartial } from '../analyzer/partial/format.js';
 import { summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal-reader.js';
+import { inputName, parseOperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE } from '../collector/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
 import type { ReconcileModel } from '../model/types.js';
@@ -22,6 +23,7 @@ import { ANALYZE } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
 import { nothingAnalysed } from './nothing-analysed.js';
 import { analyzeSharded, echoRejections, readSplit, type SplitOptions } from './sharded.js';
+import { readContainer } from './log-flags.js';
 
 export async function analyzeCommand(argv: string[], io: CommandIO): Promise<number> {
   const args = readArgs(ANALYZE, argv, io);
@@ -39,6 +41,9 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   }
   const split = readSplit(ANALYZE, args.values, io, format === 'jsonl' ? 'jsonl rows are written in input order, as each attempt is analysed' : undefined);
   if (typeof split === 'number') return split;
+  const container = readContainer(ANALYZE, args.values.container, io);
+  if (typeof container === 'number') return container;
+  const logs = args.values.logs;
   if (split.workers > 1 || split.shard || format === 'partial') return analyzeInShards(model, args.values, split, io);
 
   const analyzer = new ShadowAnalyzer([model]);
@@ -50,10 +55,10 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
     reject: rejections.reject,
   });
   const afterChunk = (): Promise<void> | undefined => (out.needsFlush ? out.flush() : undefined);
-  const [kind, file] = args.values.logs !== undefined ? ['log', args.values.logs] : ['journal', args.values.journal!];
+  const [kind, file] = logs.length > 0 ? ['log', inputName(logs)] : ['journal', args.values.journal!];
   try {
     // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: ~0.4 s CPU at start
-    if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { file, model, loop, afterChunk }, io);
+    if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container, afterChunk }, io);
     else {
       const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
       await readJournal(input, analyzer, { file, knownOperations: shadow.knownOperations, knownControllers: new Set([model.controller]), afterChunk });
@@ -80,12 +85,14 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
 /** `--workers`, `--shard` or `--format partial`: the input analysed in shards (cli/sharded.ts), then printed as one run. */
 async function analyzeInShards(model: ReconcileModel, values: Values<typeof ANALYZE.flags>, split: SplitOptions, io: CommandIO): Promise<number> {
   const { format } = values;
-  const input = values.logs !== undefined ? ({ kind: 'logs', file: values.logs, loop: values.loop } as const) : ({ kind: 'journal', file: values.journal! } as const);
+  const input =
+    values.logs.length > 0 ? ({ kind: 'logs', files: values.logs, loop: values.loop, container: parseOperatorContainer(values.container)! } as const) : ({ kind: 'journal', file: values.journal! } as const);
+  const name = input.kind === 'logs' ? inputName(input.files) : input.file;
   let outcome;
   try {
     outcome = await analyzeSharded({ model, input, evidence: format === 'partial' }, split.shard ?? WHOLE, split.workers, io);
   } catch (e) {
-    io.stderr.write(`cannot read ${input.kind === 'logs' ? 'log' : 'journal'} ${input.file}: ${(e as Error).message}\n`);
+    io.stderr.write(`cannot read ${input.kind === 'logs' ? 'log' : 'journal'} ${name}: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
   const { partial } = outcome;
@@ -97,7 +104,7 @@ async function analyzeInShards(model: ReconcileModel, values: Values<typeof ANAL
   else if (format !== 'jsonl') out.write(renderReport(report, format));
   await out.flush();
   // A shard of no objects is an answer (the fleet had fewer objects than shards): its partial is still written.
-  const nothing = format === 'partial' ? undefined : nothingAnalysed(report, input.file);
+  const nothing = format === 'partial' ? undefined : nothingAnalysed(report, name);
   if (nothing !== undefined) {
     io.stderr.write(`${nothing}\n`);
     return EXIT.nothingAnalysed;

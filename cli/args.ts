@@ -51,6 +51,7 @@ export interface BooleanFlag extends FlagBase {
 export interface ListFlag extends FlagBase {
   readonly type: 'list';
   readonly value: string;
+  readonly required?: boolean;
 }
 
 export type Flag = StringFlag | ChoiceFlag | IntegerFlag | DurationFlag | BooleanFlag | ListFlag;
@@ -152,7 +153,7 @@ export function parseCommandArgs<F extends Flags>(spec: CommandSpec<F>, argv: re
   for (const [name, flag] of Object.entries(spec.flags)) {
     const given = raw.get(name);
     if (given === undefined) {
-      if (flag.type === 'string' && flag.required) problems.push(`--${name} ${placeholder(flag)} is required: ${flag.help}`);
+      if ((flag.type === 'string' || flag.type === 'list') && flag.required) problems.push(`--${name} ${placeholder(flag)} is required: ${flag.help}`);
       values[name] = defaultValue(flag);
       continue;
     }
@@ -249,13 +250,13 @@ export function usageLine<F extends Flags>(spec: CommandSpec<F>): string {
   const parts: string[] = [];
   const grouped = new Set((spec.oneOf ?? []).flat());
   const shown = new Set<string>();
-  const form = (name: string, flag: Flag): string => (flag.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(flag)}`);
+  const form = (name: string, flag: Flag): string => (flag.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(flag)}${flag.type === 'list' && (flag.required || grouped.has(name)) ? '...' : ''}`);
   for (const [name, flag] of Object.entries(spec.flags)) {
     if (grouped.has(name)) {
       const group = spec.oneOf!.find((g) => g.includes(name))!;
       if (!shown.has(group[0]!)) parts.push(`(${group.map((n) => form(n, spec.flags[n]!)).join(' | ')})`);
       shown.add(group[0]!);
-    } else if (flag.type === 'string' && flag.required) parts.push(form(name, flag));
+    } else if ((flag.type === 'string' || flag.type === 'list') && flag.required) parts.push(form(name, flag));
     else parts.push(`[${form(name, flag)}]${flag.type === 'list' ? '...' : ''}`);
   }
   if (spec.positionals) parts.push(`${spec.positionals.value}...`);
@@ -281,7 +282,7 @@ function wrap(text: string, indent: number, first = indent): string {
 
 function flagHelp(flag: Flag): string {
   const notes: string[] = [];
-  if (flag.type === 'string' && flag.required) notes.push('required');
+  if ((flag.type === 'string' || flag.type === 'list') && flag.required) notes.push('required');
   if ('default' in flag && flag.default !== undefined) notes.push(`default: ${String(flag.default)}`);
   if (flag.with !== undefined) notes.push(`with --${flag.with} only`);
   if (flag.type === 'list') notes.push('repeatable');

@@ -15,7 +15,18 @@ const LOOP_HELP = 'which loop wrote the log: auto proves it from lines only one 
 
 const model = { type: 'string', value: '<name|file>', help: MODEL_HELP, required: true } as const;
 const journal = { type: 'string', value: '<file|->', help: 'a journal: one attempt per JSON line (README "The journal"); - reads stdin' } as const;
-const logs = { type: 'string', value: '<file|->', help: 'an operator log: controller-runtime JSON lines, as `kubectl logs` or a must-gather has them; .gz is gunzipped; - reads stdin' } as const;
+const logs = {
+  type: 'list',
+  value: '<file|dir|->',
+  help: "an operator log: controller-runtime JSON lines, raw, CRI-framed or with `kubectl logs --timestamps` prefixes (detected per line), plain or gzip (by its bytes); - reads stdin; a folder (a must-gather) is searched for the operator container's current and previous logs; several are merged by time, each one operator process (docs/log-source.md)",
+} as const;
+const container = {
+  type: 'string',
+  value: '<namespace/container>',
+  default: 'hypershift/operator',
+  help: "in a folder given to --logs, the container whose logs are the operator's; every other file is skipped and named",
+  with: 'logs',
+} as const;
 const loop = { type: 'choice', choices: LOOPS, default: 'auto', help: LOOP_HELP } as const;
 const workers = {
   type: 'string',
@@ -35,6 +46,7 @@ export const ANALYZE = {
     journal,
     logs,
     loop: { ...loop, with: 'logs' },
+    container,
     format: {
       type: 'choice',
       choices: ['table', 'markdown', 'json', 'jsonl', 'partial'],
@@ -66,6 +78,7 @@ export const REPORT = {
     journal,
     logs,
     loop: { ...loop, with: 'logs' },
+    container,
     format: { type: 'choice', choices: ['html', 'markdown', 'json'], default: 'html', help: 'html: one self-contained file, charts inline; markdown: the same, for a review; json: the decisions as data (docs/decisions.schema.json)' },
     out: { type: 'string', value: '<file>', help: 'write the report to this file instead of stdout' },
     thresholds: { type: 'string', value: '<file>', help: 'a YAML or JSON file of decision thresholds; those it names replace the defaults (docs/decisions.md)' },
@@ -78,6 +91,7 @@ export const REPORT = {
     'reconcile-shadow report --model hypershift-hostedcluster --journal world.jsonl --out report.html',
     'reconcile-shadow report --model hypershift-hostedcluster --journal world.jsonl --format markdown --threshold minObjects=10',
     'reconcile-shadow report --model hypershift-hostedcluster --logs - --format json',
+    'reconcile-shadow report --model hypershift-hostedcluster --logs must-gather.local.5512/ --format markdown',
   ],
   exitCodes: ['ok', 'failure', 'usage', 'invalidConfig', 'nothingAnalysed'],
 } as const satisfies CommandSpec<Flags>;
@@ -124,9 +138,14 @@ export const JOURNAL = {
     logs: { ...logs, required: true },
     model: { ...model, required: false, default: 'hypershift-hostedcluster' },
     loop,
+    container: { ...container, with: undefined },
     strict: { type: 'boolean', help: 'exit 4 when any line was refused' },
   },
-  examples: ['reconcile-shadow journal --logs operator.log > attempts.jsonl', 'reconcile-shadow journal --logs - --loop phased < operator.log'],
+  examples: [
+    'reconcile-shadow journal --logs operator.log > attempts.jsonl',
+    'reconcile-shadow journal --logs - --loop phased < operator.log',
+    'reconcile-shadow journal --logs previous.log --logs current.log > attempts.jsonl',
+  ],
   exitCodes: ['ok', 'failure', 'usage', 'invalidConfig', 'rejectedInput', 'nothingAnalysed'],
 } as const satisfies CommandSpec<Flags>;
 

@@ -12,11 +12,16 @@ import { readArgs } from './args.js';
 import { JOURNAL } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
 import { readLogInto } from './log-input.js';
+import { readContainer } from './log-flags.js';
+import { inputName } from '../collector/logs/inputs.js';
 
 export async function journalCommand(argv: string[], io: CommandIO): Promise<number> {
   const args = readArgs(JOURNAL, argv, io);
   if (typeof args === 'number') return args;
-  const { logs: file, loop, strict } = args.values;
+  const { logs, loop, strict } = args.values;
+  const container = readContainer(JOURNAL, args.values.container, io);
+  if (typeof container === 'number') return container;
+  const file = inputName(logs);
   let model;
   try {
     model = resolveModel(args.values.model);
@@ -30,7 +35,7 @@ export async function journalCommand(argv: string[], io: CommandIO): Promise<num
   const sink: RecordSink = { attempt: (a) => out.write(formatDerivedAttemptLine(a) + '\n'), reject: rejections.reject };
   let attempts;
   try {
-    ({ attempts } = await readLogInto(sink, { file, model, loop, afterChunk: () => (out.needsFlush ? out.flush() : undefined) }, io));
+    ({ attempts } = await readLogInto(sink, { files: logs, model, loop, container, afterChunk: () => (out.needsFlush ? out.flush() : undefined) }, io));
   } catch (e) {
     await out.flush();
     io.stderr.write(`cannot read log ${file}: ${(e as Error).message}\n`);

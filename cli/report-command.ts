@@ -18,6 +18,7 @@ import type { DecisionReport } from '../analyzer/decisions/report.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal-reader.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
+import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE, type Shard } from '../collector/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { YamlSource } from '../lib/yaml-source.js';
@@ -29,6 +30,7 @@ import { REPORT } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
 import { nothingAnalysed } from './nothing-analysed.js';
 import { analyzeSharded, echoRejections, readSplit } from './sharded.js';
+import { readContainer } from './log-flags.js';
 
 export class ThresholdsError extends Error {}
 
@@ -92,10 +94,14 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
 
   const split = readSplit(REPORT, args.values, io);
   if (typeof split === 'number') return split;
-  const [kind, file] = args.values.logs !== undefined ? ['log', args.values.logs] : ['journal', args.values.journal!];
+  const container = readContainer(REPORT, args.values.container, io);
+  if (typeof container === 'number') return container;
+  const logs = args.values.logs;
+  const [kind, file] = logs.length > 0 ? ['log', inputName(logs)] : ['journal', args.values.journal!];
+  const input = { kind, file, logs, loop, container };
   let decided;
   try {
-    decided = split.workers > 1 || split.shard ? await decideInShards(model, { kind, file, loop }, split.shard ?? WHOLE, split.workers, thresholds, io) : await decide(model, { kind, file, loop }, thresholds, io);
+    decided = split.workers > 1 || split.shard ? await decideInShards(model, input, split.shard ?? WHOLE, split.workers, thresholds, io) : await decide(model, input, thresholds, io);
   } catch (e) {
     io.stderr.write(`cannot read ${kind} ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;
@@ -109,19 +115,22 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
 
 interface InputValues {
   readonly kind: string;
+  /** The input's name: the journal, or the logs' paths. */
   readonly file: string;
+  readonly logs: readonly string[];
   readonly loop: ObservedLoop;
+  readonly container: OperatorContainer;
 }
 
 /** One analysis in this thread, rejections echoed as they come: the decisions, or why nothing was analysed. Throws when the input cannot be read. */
-async function decide(model: ReconcileModel, { kind, file, loop }: InputValues, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
+async function decide(model: ReconcileModel, { kind, file, logs, loop, container }: InputValues, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
   const analyzer = new ShadowAnalyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   const rejections = new RejectionEcho(io.stderr);
   analyzer.listen({ reject: rejections.reject });
   // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: ~0.4 s CPU at start
-  if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { file, model, loop }, io);
+  if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container }, io);
   else {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
     await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations, knownControllers: new Set([model.controller]) });
@@ -131,8 +140,8 @@ async function decide(model: ReconcileModel, { kind, file, loop }: InputValues, 
 }
 
 /** `--workers`, `--shard`: the input analysed in shards (cli/sharded.ts), decided as one run. */
-async function decideInShards(model: ReconcileModel, { kind, file, loop }: InputValues, shard: Shard, workers: number, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
-  const input = kind === 'log' ? ({ kind: 'logs', file, loop } as const) : ({ kind: 'journal', file } as const);
+async function decideInShards(model: ReconcileModel, { kind, file, logs, loop, container }: InputValues, shard: Shard, workers: number, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
+  const input = kind === 'log' ? ({ kind: 'logs', files: logs, loop, container } as const) : ({ kind: 'journal', file } as const);
   const { partial, echoed } = await analyzeSharded({ model, input, evidence: true }, shard, workers, io);
   echoRejections(io, echoed, partial.input.rejected);
   return nothingAnalysed(summaryReport(partial), file) ?? decisionReportOf(partial, thresholds);

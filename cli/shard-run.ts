@@ -12,12 +12,15 @@ import { journalLines, readJournal } from '../collector/journal-reader.js';
 import { JournalRouter } from '../collector/journal-shard.js';
 import { LineSplitter } from '../collector/lines.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
+import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { ShardSink } from '../collector/shard-sink.js';
 import { WHOLE, type Shard } from '../collector/shard.js';
 import type { ReconcileModel } from '../model/types.js';
 import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
 
-export type InputSpec = { readonly kind: 'journal'; readonly file: string } | { readonly kind: 'logs'; readonly file: string; readonly loop: ObservedLoop };
+export type InputSpec =
+  | { readonly kind: 'journal'; readonly file: string }
+  | { readonly kind: 'logs'; readonly files: readonly string[]; readonly loop: ObservedLoop; readonly container: OperatorContainer };
 
 /** What a shard is to do: plain data, so that it can be handed to a worker. */
 export interface ShardSpec {
@@ -91,7 +94,7 @@ export function* fileChunks(file: string): Generator<Buffer> {
 
 /** Runs one shard in this thread; `io.stdin` is read for the file `-`. Throws when the input cannot be read. */
 export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOutcome> {
-  const { file } = spec.input;
+  const file = spec.input.kind === 'journal' ? spec.input.file : inputName(spec.input.files);
   const shard = new ShardAnalysis(spec.model, file, spec.evidence);
   if (spec.input.kind === 'journal') {
     const router = new JournalRouter(spec.shard, spec.worker);
@@ -117,7 +120,7 @@ export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOut
     // Loaded only for a log: the log source's modules take ~0.5 s to load (the Kubernetes client among them), which a
     // worker reading a journal would pay for nothing.
     const { readLogInto } = await import('./log-input.js');
-    await readLogInto(sink, { file, model: spec.model, loop: spec.input.loop }, io);
+    await readLogInto(sink, { files: spec.input.files, model: spec.model, loop: spec.input.loop, container: spec.input.container }, io);
   }
   return shard.outcome({ kind: spec.input.kind, name: file, shards: { count: spec.shard.count, indices: [spec.shard.index] } });
 }

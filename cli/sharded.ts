@@ -39,10 +39,10 @@ export interface SplitOptions {
  * `--workers` and `--shard` of a command reading `--journal` or `--logs`; `unsplittable` says why the command's output
  * cannot be split, if so. Throws a usage message.
  */
-export function splitOptions(values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: string | undefined }, unsplittable?: string): SplitOptions {
+export function splitOptions(values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: readonly string[] | undefined }, unsplittable?: string): SplitOptions {
   const why =
     unsplittable ??
-    (values.logs !== undefined
+    (values.logs !== undefined && values.logs.length > 0
       ? 'a log is read in one pass (an attempt spans lines), by one worker; --shard i/n splits its analysis among machines'
       : values.journal === '-'
         ? 'each worker reads the journal file itself, and stdin can be read only once (give the file)'
@@ -55,7 +55,7 @@ export function splitOptions(values: { workers: string; shard?: string | undefin
 /** splitOptions of a command's values, or the usage exit code once the problem is printed as readArgs prints one. */
 export function readSplit<F extends Flags>(
   spec: CommandSpec<F>,
-  values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: string | undefined },
+  values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: readonly string[] | undefined },
   io: CommandIO,
   unsplittable?: string,
 ): SplitOptions | number {

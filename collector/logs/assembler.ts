@@ -19,6 +19,10 @@
  *   the other, so the model or the log is off for that text, and one such text does not flip a run. A run that ends
  *   unproven takes the loop of the run before it (`loop_from_previous_run`: the operator restarted, and only a changed
  *   HYPERSHIFT_RECONCILE_LEGACY would change its loop); when there is none, its attempts are dropped (`loop_unknown`).
+ * - Several inputs (the logs of an operator's replicas and container restarts, merged by time before they reach the
+ *   assembler): each input is one operator process, so each has runs of its own, and an input's end ends its run. A
+ *   replica waiting for the leader lease writes its start-up lines while the leader reconciles; they open a run of
+ *   the waiting replica's, never cut the leader's. Only the leader reconciles, so the runs' attempts do not overlap.
  * - Books, in lines: every line the source accepts (a line of an attempt, or a refused one) is received; it is then
  *   analyzed (part of an attempt handed on) or dropped with a reason. Other lines are ignored, counted by why.
  */
@@ -165,7 +169,8 @@ export class LogLineAssembler {
   /** Runs with attempts held for their loop, oldest first. */
   private readonly waiting: Run[] = [];
   private held = 0;
-  private run: Run = newRun();
+  /** Each input's current run (input 0's exists from the start). */
+  private readonly runs: (Run | undefined)[] = [newRun()];
   /** The loop of the latest decided run, for a run after a restart that proves nothing. */
   private lastRunLoop: LoopKind | undefined;
   private readonly unmapped = new Map<string, UnmappedSampleEntry>();
@@ -200,20 +205,20 @@ export class LogLineAssembler {
     };
   }
 
-  /** One complete line of the log; `where` names it (`file:line`). */
-  line(text: string, where: string): void {
+  /** One complete line of the log; `where` names it (`file:line`); `input` is which of several inputs it is from. */
+  line(text: string, where: string, input = 0): void {
     this.stats.lines++;
     const c = this.classifier.classify(text, where);
     if (c.kind === 'ignored') this.stats.ignored[c.why]++;
     else if (c.kind === 'run') {
       this.stats.ignored.run++;
-      this.startRun(c.line);
+      this.startRun(c.line, input);
     } else {
       this.accept();
       if (c.kind === 'rejected') this.drop(c.reason as LogDropReason, where, c.message);
     }
     if ((c.kind === 'attempt' || c.kind === 'rejected' || c.kind === 'ignored') && c.sighting) this.sampler.see(c.sighting);
-    if (c.kind === 'attempt') this.add(c.line, c.second);
+    if (c.kind === 'attempt') this.add(c.line, c.second, input);
     if (c.second !== undefined && c.second > this.streamSecond) {
       this.streamSecond = c.second;
       this.closeThrough(c.second);
@@ -227,6 +232,14 @@ export class LogLineAssembler {
     this.stats.lines++;
     this.accept();
     this.drop('line_too_long', where, `line of ${bytes} bytes exceeds the limit of ${limit} bytes`);
+  }
+
+  /** One of several inputs ended: its run can prove no more, and settles once its attempts are judged. */
+  endInput(input: number): void {
+    const run = this.runs[input];
+    if (!run) return;
+    run.ended = true;
+    this.settleIfOver(run);
   }
 
   /** The input went quiet: nothing more is coming for the seconds seen, so every held attempt is judged. */
@@ -297,37 +310,50 @@ export class LogLineAssembler {
     this.sink.received?.('logs', 1);
   }
 
-  private startRun(line: RunLine): void {
+  /** The input's current run; an input's first line opens its first run. */
+  private runOf(input: number): Run {
+    let run = this.runs[input];
+    if (!run) {
+      this.runs[input] = run = newRun();
+      this.stats.runs++;
+    }
+    return run;
+  }
+
+  private startRun(line: RunLine, input: number): void {
     const era = line.kind === 'version' && line.version !== undefined ? buildEra(line.version) : undefined;
+    let run = this.runOf(input);
     // The version line comes before the controller's start: both open the same run.
-    if (this.run.attempts > 0) {
+    if (run.attempts > 0) {
       // Once its attempts are judged, nothing more can prove the old run's loop.
-      const old = this.run;
-      old.ended = true;
-      this.settleIfOver(old);
-      this.run = newRun();
+      run.ended = true;
+      this.settleIfOver(run);
+      this.runs[input] = run = newRun();
       this.stats.runs++;
     }
     // A build from before the merge has only the sequential loop.
-    if (era === 'before-merge' && this.options.loop === 'auto') this.run.loop = this.lastRunLoop = 'sequential';
+    if (era === 'before-merge' && this.options.loop === 'auto') run.loop = this.lastRunLoop = 'sequential';
   }
 
-  private add(line: AttemptLine, second: number): void {
+  private add(line: AttemptLine, second: number, input: number): void {
     if (line.reconcileID !== undefined && this.recentIds.has(line.reconcileID) && !this.open.has(line.correlation)) {
       this.drop('late_line', line.where, `a line of attempt ${line.reconcileID} after the attempt was handed on`);
       return;
     }
-    let p = this.open.get(line.correlation);
+    // without a reconcileID the object correlates an attempt's lines, within one input (one operator process)
+    const correlation = line.reconcileID === undefined && input > 0 ? `${input}\u0000${line.correlation}` : line.correlation;
+    let p = this.open.get(correlation);
     if (p && line.reconcileID === undefined && opensAnother(p, line)) {
-      this.open.delete(line.correlation);
+      this.open.delete(correlation);
       p = undefined;
     }
     if (!p) {
+      const run = this.runOf(input);
       p = {
-        correlation: line.correlation,
+        correlation,
         reconcileID: line.reconcileID,
         first: line,
-        run: this.run,
+        run,
         firstSecond: second,
         lastSecond: second,
         lines: 1,
@@ -341,9 +367,9 @@ export class LogLineAssembler {
         progress: undefined,
         ended: false,
       };
-      this.run.attempts++;
-      this.run.assembling++;
-      this.open.set(line.correlation, p);
+      run.attempts++;
+      run.assembling++;
+      this.open.set(correlation, p);
       this.queue.push(p);
     } else {
       p.lines++;

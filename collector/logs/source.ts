@@ -13,14 +13,24 @@ import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
 import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
 import { LogLineAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
-import { unwrapCriFrames } from './cri.js';
+import { unwrapLineFrames } from './line-frames.js';
+import { decompressed } from './inputs.js';
+import { mergeByTime, type NamedStream } from './merge.js';
 import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './file-follower.js';
 import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './pod-log-follower.js';
 import { DEFAULT_SAMPLING_THRESHOLD, type SampledPeriod } from './sampling.js';
 import { resolvePatterns, type LogPatternsInput } from './zap-line.js';
 
-/** A file followed across rotation, stdin, a stream read once (`name` names its lines), or the operator pod's log. */
-export type LogInput = { readonly file: string } | { readonly stdin: true } | { readonly stream: Readable; readonly name: string } | { readonly pod: PodRef };
+/**
+ * A file followed across rotation, stdin, a stream read once (`name` names its lines), several streams read once and
+ * merged by time (an operator's replicas and container restarts: merge.ts), or the operator pod's log.
+ */
+export type LogInput =
+  | { readonly file: string }
+  | { readonly stdin: true }
+  | { readonly stream: Readable; readonly name: string }
+  | { readonly streams: readonly NamedStream[] }
+  | { readonly pod: PodRef };
 
 /** Runs `tick` every `ms` until the returned function is called (injectable so tests tick by hand). */
 export type Scheduler = (ms: number, tick: () => void) => () => void;
@@ -184,7 +194,7 @@ export class OperatorLogSource implements Source {
           watch: o.file?.watch ?? d.fileWatch,
           onError,
         },
-        unwrapCriFrames(this.consumer, this.maxLineBytes),
+        unwrapLineFrames(this.consumer, this.maxLineBytes),
       );
       this.inputStats.rotations = this.file.rotations;
       await this.file.start();
@@ -205,8 +215,14 @@ export class OperatorLogSource implements Source {
       );
       this.inputStats.pod = this.pod.stats;
       await this.pod.start();
+    } else if ('streams' in o.input && o.input.streams.length !== 1) {
+      void this.readMerged(o.input.streams)
+        .catch(onError)
+        .finally(() => this.finish());
     } else {
-      const [stream, name] = 'stream' in o.input ? [o.input.stream, o.input.name] : [o.stdin ?? process.stdin, '-'];
+      // stdin may be a gzipped capture piped in (known by its bytes); a stream's reader opened it as it needs
+      const [stream, name] =
+        'streams' in o.input ? [o.input.streams[0]!.stream, o.input.streams[0]!.name] : 'stream' in o.input ? [o.input.stream, o.input.name] : [decompressed(o.stdin ?? process.stdin), '-'];
       void this.readStream(stream, name)
         .catch(onError)
         .finally(() => this.finish());
@@ -273,7 +289,7 @@ export class OperatorLogSource implements Source {
   }
 
   private async readStream(stream: Readable, name: string): Promise<void> {
-    const consumer = unwrapCriFrames(this.consumer, this.maxLineBytes);
+    const consumer = unwrapLineFrames(this.consumer, this.maxLineBytes);
     const splitter = new LineSplitter(
       {
         line: (text, lineNo) => consumer.line(text, `${name}:${lineNo}`),
@@ -287,6 +303,22 @@ export class OperatorLogSource implements Source {
       await this.options.afterChunk?.();
     }
     splitter.end();
+  }
+
+  private async readMerged(streams: readonly NamedStream[]): Promise<void> {
+    const patterns = resolvePatterns(this.options.patterns);
+    await mergeByTime(
+      streams,
+      {
+        line: (text, where, input) => {
+          this.lastLineAt = this.clock();
+          this.assembler.line(text, where, input);
+        },
+        tooLong: (where, bytes) => this.assembler.tooLong(where, bytes, this.maxLineBytes),
+        inputEnded: (input) => this.assembler.endInput(input),
+      },
+      { timeField: patterns.fields.time, maxLineBytes: this.maxLineBytes, ...(this.options.afterChunk ? { afterChunk: this.options.afterChunk } : {}), stopped: () => this.stopped },
+    );
   }
 
   /** The input is over (stdin ended, or stop()): every held attempt is handed on, once. */

@@ -234,6 +234,53 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       assert.equal(restarted.a.stats.runs, 2);
     });
 
+    it('several inputs (an operator’s processes): a waiting replica’s start-up lines open a run of its own, not cut the leader’s', () => {
+      // the leader (input 0) reconciles; the other replica (input 1) starts meanwhile and waits for the lease
+      const leader = assembler();
+      leader.a.line(successLine(ctx(0, 'a', 'l1')), 'leader.log:1');
+      leader.a.line(managerLine(at(1), 'Starting hypershift-operator-manager', { version: POST_MERGE_VERSION }), 'waiting.log:1', 1);
+      leader.a.line(controllerStartLine(at(1)), 'waiting.log:2', 1);
+      leader.a.line(critical(2, 'b', 'l2'), 'leader.log:2');
+      leader.a.line(critical(3, 'c', 'l3'), 'leader.log:3');
+      leader.a.endInput(0);
+      leader.a.endInput(1);
+      leader.a.end();
+      assert.deepEqual(
+        leader.out.attempts.map((r) => [r.object, r.model]),
+        [
+          ['clusters/a', 'phased'],
+          ['clusters/b', 'phased'],
+          ['clusters/c', 'phased'],
+        ],
+      );
+      assert.deepEqual([nonZero(leader.a.inputReport().notes), leader.a.stats.runs], [{ loop_inherited: 1 }, 2]);
+      // read as one input, the same start-up lines cut the run: its first attempt is left alone and dropped
+      const one = assembler();
+      feed(one.a, [successLine(ctx(0, 'a', 'l1')), managerLine(at(1), 'Starting hypershift-operator-manager', { version: POST_MERGE_VERSION }), controllerStartLine(at(1)), critical(2, 'b', 'l2'), critical(3, 'c', 'l3')]);
+      assert.deepEqual(
+        [one.out.attempts.length, one.out.rejections.map((r) => [r.reason, r.where])],
+        [2, [['loop_unknown', 'x.log:1']]],
+      );
+      // the next leader's run proves nothing: it takes the loop of the run before it, as after a restart
+      const handover = assembler();
+      handover.a.line(critical(0, 'a', 'h1'), 'a.log:1');
+      handover.a.line(critical(1, 'b', 'h2'), 'a.log:2');
+      handover.a.endInput(0);
+      handover.a.line(controllerStartLine(at(30)), 'b.log:1', 1);
+      handover.a.line(successLine(ctx(31, 'c', 'h3')), 'b.log:2', 1);
+      handover.a.endInput(1);
+      handover.a.end();
+      assert.deepEqual(
+        handover.out.attempts.map((r) => [r.object, r.model]),
+        [
+          ['clusters/a', 'phased'],
+          ['clusters/b', 'phased'],
+          ['clusters/c', 'phased'],
+        ],
+      );
+      assert.deepEqual(nonZero(handover.a.inputReport().notes), { loop_from_previous_run: 1 });
+    });
+
     it("the operator's version line: a build from before the merge runs the sequential loop; a later build does not say", () => {
       const old = assembler();
       feed(old.a, [managerLine(at(0), 'Starting hypershift-operator-manager', { version: PRE_MERGE_VERSION }), successLine(ctx(1, 'a', 'v1'))]);

@@ -3,6 +3,7 @@ import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
 import { resolveModel } from '../../../sidecar/files.js';
@@ -81,6 +82,21 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     assert.equal(out.attempts.length, 9);
     assert.deepEqual([source.stats.received, source.stats.analyzed, source.stats.observedLoop], [14, 14, 'phased']);
     assert.deepEqual(out.attempts[3]!.origin, { source: 'logs', reconcileID: 'p0000004', where: '-:5' });
+  });
+
+  it('reads a gzipped capture piped to stdin, known by its bytes, as the plain one', async () => {
+    const plain = collect();
+    const zipped = collect();
+    for (const [out, bytes] of [
+      [plain, Buffer.from(fixtureText('phased'))],
+      [zipped, gzipSync(fixtureText('phased'))],
+    ] as const) {
+      const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([bytes]), model, scheduler: new ManualScheduler().schedule }, out.sink);
+      await source.start();
+      await source.ended;
+    }
+    assert.equal(zipped.attempts.length, 9);
+    assert.deepEqual(zipped.attempts, plain.attempts);
   });
 
   it("unwraps the kubelet's CRI log file framing, joining partial fragments", async () => {
