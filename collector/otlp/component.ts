@@ -1,5 +1,6 @@
 /**
- * `sources.otlp`: the OTLP/HTTP trace receiver (docs/otlp.md) as a registry component. Its defaults are the
+ * `sources.otlp`: the OTLP trace receiver (docs/otlp.md), OTLP/HTTP and, with `grpc`, OTLP/gRPC, as a registry
+ * component. Its defaults are the
  * receiver's own (limits.ts, the assembler's), so the config and the code cannot disagree; the receiver, protobufjs
  * and the .proto are loaded only when the section is configured.
  */
@@ -16,9 +17,16 @@ const T = DEFAULT_TIMEOUTS;
 
 const schema = {
   kind: 'object',
-  doc: 'receive reconcile spans over OTLP/HTTP (docs/otlp.md); every limit answers as the README table says',
+  doc: 'receive reconcile spans over OTLP/HTTP and OTLP/gRPC (docs/otlp.md); every limit answers as the README table says',
   fields: {
     listen: { kind: 'address', default: '127.0.0.1:4318', doc: 'where POST /v1/traces is served' },
+    grpc: {
+      kind: 'object',
+      doc: 'also serve OTLP/gRPC, with the same bearer token, TLS, limits and books (left out: HTTP only)',
+      fields: {
+        listen: { kind: 'address', default: '127.0.0.1:4317', doc: 'where opentelemetry.proto.collector.trace.v1.TraceService/Export is served' },
+      },
+    },
     maxBodyBytes: { kind: 'integer', default: L.maxBodyBytes, min: 1, unit: 'bytes', doc: 'request body on the wire, plain or gzip' },
     maxDecompressedBytes: { kind: 'integer', default: L.maxDecompressedBytes, min: 1, unit: 'bytes', doc: 'gzip body once inflated' },
     maxBufferedBodyBytes: { kind: 'integer', default: L.maxBufferedBodyBytes, min: 1, unit: 'bytes', doc: 'bytes held by bodies being read, all requests together' },
@@ -66,7 +74,7 @@ const schema = {
 
 export const otlp: SourceComponent<typeof schema> = {
   kind: 'otlp',
-  title: 'OTLP/HTTP spans from an instrumented operator',
+  title: 'OTLP/HTTP and OTLP/gRPC spans from an instrumented operator',
   schema,
   reasons: [
     'body_too_large',
@@ -98,6 +106,7 @@ export const otlp: SourceComponent<typeof schema> = {
       {
         host: o.listen.host,
         port: o.listen.port,
+        ...(o.grpc ? { grpc: { host: o.grpc.listen.host, port: o.grpc.listen.port } } : {}),
         ...(token === undefined ? {} : { bearerToken: token }),
         ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
         limits: {
