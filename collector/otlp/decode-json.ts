@@ -190,7 +190,7 @@ function addSpan(span: unknown, limits: DecodeLimits, batch: SpanBatch, last: La
   for (let k = 0; k < list.length; k++) {
     const kv: unknown = list[k];
     if (!isObject(kv) || typeof kv.key !== 'string') throw new SpanFieldProblem('invalid_record', `attributes[${k}]: not a {key, value} object`);
-    if (!kv.key.startsWith(CONVENTION_PREFIX)) continue;
+    if (!kv.key.startsWith(CONVENTION_PREFIX) && limits.keptKeys?.has(kv.key) !== true) continue;
     const value = scalar(kv.value, `attributes[${kv.key}]`);
     if (value === undefined) continue;
     if (typeof value === 'string') checkLength(`attributes[${kv.key}]`, value, limits);

@@ -219,7 +219,7 @@ function keyValue(r: Reader, end: number, span: WireSpan, walk: Walk): void {
     if (field === 0) throw new Error(`illegal tag ${tag} at offset ${r.pos}`);
     if (field === 1) {
       expectWire(field, wire, LEN);
-      key = conventionKey(r, walk.buf);
+      key = conventionKey(r, walk.buf, walk.limits.keptKeys);
     } else if (field === 2) {
       expectWire(field, wire, LEN);
       valueEnd = messageEnd(r, 5);
@@ -236,13 +236,23 @@ function keyValue(r: Reader, end: number, span: WireSpan, walk: Walk): void {
   if (value !== undefined) (span.kept ??= []).push([key, value]);
 }
 
-/** The key when it starts with the convention's prefix; any other key is skipped without becoming a string. */
-function conventionKey(r: Reader, buf: Body): string | undefined {
+/**
+ * The key when it starts with the convention's prefix or is one of `kept` (the span mappings' keys); without `kept`,
+ * any other key is skipped without becoming a string.
+ */
+function conventionKey(r: Reader, buf: Body, kept: ReadonlySet<string> | undefined): string | undefined {
   const at = r.pos;
   const length = r.uint32();
   const start = r.pos;
   r.skip(length);
-  if (length < PREFIX.length || PREFIX.compare(buf, start, start + PREFIX.length) !== 0) return undefined;
+  if (length < PREFIX.length || PREFIX.compare(buf, start, start + PREFIX.length) !== 0) {
+    if (kept === undefined) return undefined;
+    const end = r.pos;
+    r.pos = at;
+    const key = text(r, buf, true);
+    r.pos = end;
+    return kept.has(key) ? key : undefined;
+  }
   r.pos = at;
   return text(r, buf, true);
 }

@@ -12,7 +12,8 @@ import type { RecordSink, RejectReason } from '../records.js';
 import { decodeTraceBatch, type OtlpEncoding } from './decode.js';
 import type { OtlpLimits } from './limits.js';
 import type { SpanQueue } from './queue.js';
-import { UndecodableBody, problemSpans, type SpanProblem } from './span.js';
+import type { SpanMapper } from './span-mappings.js';
+import { UndecodableBody, problemSpans, type DecodeLimits, type SpanProblem } from './span.js';
 
 /** The HTTP status a refusal stands for; gRPC answers the code OTLP pairs with it (responses.ts, GRPC_CODE). */
 export type RefusalStatus = 400 | 401 | 408 | 413 | 415 | 429 | 500 | 503;
@@ -30,12 +31,19 @@ export type Verdict =
 export type Refused = Extract<Verdict, { accepted: false }>;
 
 export class SpanIntake {
+  private readonly decodeLimits: DecodeLimits;
+  private readonly mapper: SpanMapper | undefined;
+
   constructor(
     private readonly limits: OtlpLimits,
     private readonly queue: SpanQueue,
     private readonly sink: RecordSink,
     private readonly retryAfterSeconds: number,
-  ) {}
+    mapper?: SpanMapper,
+  ) {
+    this.mapper = mapper?.active ? mapper : undefined;
+    this.decodeLimits = this.mapper ? { ...limits, keptKeys: this.mapper.keptKeys } : limits;
+  }
 
   /** Refused at the door because the queue is full, else null. */
   admit(where: string): Refused | null {
@@ -46,12 +54,13 @@ export class SpanIntake {
   accept(body: Uint8Array, encoding: OtlpEncoding, where: string): Verdict {
     let decoded;
     try {
-      decoded = decodeTraceBatch(body, encoding, this.limits);
+      decoded = decodeTraceBatch(body, encoding, this.decodeLimits);
     } catch (e) {
       if (!(e instanceof UndecodableBody)) throw e;
       return this.refuseSpans(where, 400, 'undecodable_body', e.message, e.spans ?? 1);
     }
     const { batch: spans, problems } = decoded;
+    this.mapper?.apply(spans);
     const rejected = problemSpans(problems);
     // spans past the limit are rejected one by one, each a call down to the metrics; past twice the limit that work
     // is no longer bounded by the kept spans' (a 4 MiB body holds two million empty spans), so the request is

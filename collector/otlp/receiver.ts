@@ -28,6 +28,7 @@ import { SpanQueue } from './queue.js';
 import { errorResponse, exportResponse, type OtlpResponse } from './responses.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
 import type { SpanBatch } from './span-batch.js';
+import { SpanMapper, type SpanMappingConfig } from './span-mappings.js';
 
 export const TRACES_PATH = '/v1/traces';
 
@@ -53,6 +54,8 @@ export interface OtlpReceiverOptions extends Partial<OtlpTimeouts> {
   readonly retryAfterSeconds?: number;
   /** Spans assembled per event-loop turn. */
   readonly drainSliceSpans?: number;
+  /** Span shapes of other operators mapped onto the convention (span-mappings.ts); the convention alone by default. */
+  readonly spanMappings?: readonly SpanMappingConfig[];
   /** Also serve OTLP/gRPC (TraceService/Export) here, with the same token, TLS, limits and books. */
   readonly grpc?: { readonly host?: string; readonly port?: number };
 }
@@ -98,11 +101,13 @@ export class OtlpReceiver implements Source {
       bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
       shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_TIMEOUTS.shutdownGraceMs,
     };
-    this.assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, ...options.assembly }, sink, scheduler);
+    const mapper = new SpanMapper(options.spanMappings ?? []);
+    const shapes = mapper.active ? { rootShapes: mapper.names } : {};
+    this.assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, ...shapes, ...options.assembly }, sink, scheduler);
     const slice = options.drainSliceSpans ?? DEFAULT_DRAIN_SLICE_SPANS;
     this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, { span: (batch, i, where) => this.assemble(batch, i, where), reject: (r) => sink.reject(r) }, scheduler);
     this.budget = new BodyBudget(this.limits.maxBufferedBodyBytes);
-    this.intake = new SpanIntake(this.limits, this.queue, sink, options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
+    this.intake = new SpanIntake(this.limits, this.queue, sink, options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, mapper);
     this.guard = new ConnectionGuard(this.limits, this.timeouts.headersTimeoutMs, (reason, where, message) => this.intake.count(reason, where, message));
     this.authorized = options.bearerToken === undefined ? () => true : bearerTokenCheck(options.bearerToken);
   }

@@ -387,7 +387,7 @@ class Scanner {
           if (key !== undefined) throw NOT_PLAIN_SPAN;
           if (this.buf[this.i]! <= 0x20) this.skipWhitespace();
           key = this.string(true);
-          convention = key.startsWith(CONVENTION_PREFIX);
+          convention = key.startsWith(CONVENTION_PREFIX) || limits.keptKeys?.has(key) === true;
         } else if (this.isKey(keyEnd, KEY.value)) {
           // the value is read only once the key says whether it is kept
           if (key === undefined || valueSeen) throw NOT_PLAIN_SPAN;
