@@ -19,6 +19,7 @@ import { REJECT_REASONS, type AttemptRecord, type RecordSink, type RejectReason 
 import { pairHash, traceState } from './id-hash.js';
 import { AttemptOrder, Children, PendingTable, PendingAttempt, type PendingRoot } from './pending.js';
 import { RecentSpans } from './recent-spans.js';
+import { SAMPLING_THRESHOLD, adjustedCount } from './sampling.js';
 import type { Scheduler } from './scheduler.js';
 import { ID_WORDS, SpanBatch, TIME_WORDS, hexWords, nanos } from './span-batch.js';
 import { STATUS_ERROR, type AttributeValue, type OtlpSpan } from './span.js';
@@ -285,7 +286,9 @@ export class SpanAssembler {
       operations,
     };
     const record = toAttempt(shaped, { file: root.where, knownOperations: this.options.knownOperations }, 'otlp');
-    return { ...record, origin: { source: 'otlp', traceId: hexWords(p.ids, 0, 4), spanId: hexWords(p.ids, 4, 2), incomplete } };
+    const th = attrs.get(SAMPLING_THRESHOLD);
+    const sampled = typeof th === 'string' ? { adjustedCount: adjustedCount(th) } : {};
+    return { ...record, origin: { source: 'otlp', traceId: hexWords(p.ids, 0, 4), spanId: hexWords(p.ids, 4, 2), incomplete, ...sampled } };
   }
 
   private remove(p: PendingAttempt): void {

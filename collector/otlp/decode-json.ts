@@ -6,6 +6,7 @@
  * digits, so no bigint, lowercased copy or span object is made per span. Bodies in the form exporters write are
  * scanned into it without JSON.parse (scan-json.ts); what the scanner does not take is parsed and walked here.
  */
+import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
 import { scanJsonRequest } from './scan-json.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import {
@@ -196,6 +197,8 @@ function addSpan(span: unknown, limits: DecodeLimits, batch: SpanBatch, last: La
     if (typeof value === 'string') checkLength(`attributes[${kv.key}]`, value, limits);
     (attributes ??= new Map()).set(kv.key, value);
   }
+  const th = samplingThreshold(text(span.traceState, 'traceState'));
+  if (th !== undefined) (attributes ??= new Map()).set(SAMPLING_THRESHOLD, th);
   batch.commit(parentSpanId !== '', name, statusCode, statusMessage, attributes ?? NO_ATTRIBUTES);
 }
 

@@ -1,7 +1,7 @@
 /**
  * `application/x-protobuf` bodies, read straight off the wire with protobufjs' Reader into a SpanBatch (columns, no
  * object per span). Only what the span convention uses becomes JS values: ids and times as 32-bit words, the name,
- * the status and `reconcile.*` scalar attributes (strings must be valid UTF-8, as proto3 requires; short ASCII ones
+ * the status, the sampling threshold of the trace_state (sampling.ts) and `reconcile.*` scalar attributes (strings must be valid UTF-8, as proto3 requires; short ASCII ones
  * come from a cache, ascii-strings.ts). Everything else (resources, scopes, events, links, other attributes and
  * their values) is skipped where it lies, and spans past the per-request limit are only counted. Decoding a body
  * therefore costs about the body's own size in memory: a full object tree (protobufjs' `Type.decode`) of a 4 MiB
@@ -11,6 +11,7 @@
 import protobuf from 'protobufjs';
 import { AsciiStrings } from './ascii-strings.js';
 import { longToBigInt } from './proto.js';
+import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import { CONVENTION_PREFIX, UndecodableBody, checkAttributeCount, checkIds, checkLength, spanProblem, tooManySpans, type AttributeValue, type DecodeLimits, type SpanProblem } from './span.js';
 
@@ -171,6 +172,13 @@ function wireSpan(r: Reader, end: number, walk: Walk): void {
         span.spanAt = bytesAt(r);
         span.spanLength = r.pos - span.spanAt;
         break;
+      case 3: {
+        // present only on sampled traces; a span keeps nothing of it but the sampling threshold
+        expectWire(field, wire, LEN);
+        const th = samplingThreshold(text(r, buf, false));
+        if (th !== undefined) (span.kept ??= []).push([SAMPLING_THRESHOLD, th]);
+        break;
+      }
       case 4:
         expectWire(field, wire, LEN);
         span.parentAt = bytesAt(r);
