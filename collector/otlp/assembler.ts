@@ -15,7 +15,7 @@
  * (pending.ts): nothing is allocated per span but the attempt's share of its columns.
  */
 import { MAX_OPERATIONS_PER_ATTEMPT, toAttempt } from '../journal.js';
-import { REJECT_REASONS, type AttemptRecord, type RecordSink, type RejectReason } from '../records.js';
+import { REJECT_REASONS, type AttemptOrigin, type AttemptRecord, type RecordSink, type RejectReason } from '../records.js';
 import { pairHash, traceState } from './id-hash.js';
 import { AttemptOrder, Children, PendingTable, PendingAttempt, type PendingRoot } from './pending.js';
 import { RecentSpans } from './recent-spans.js';
@@ -286,9 +286,12 @@ export class SpanAssembler {
       operations,
     };
     const record = toAttempt(shaped, { file: root.where, knownOperations: this.options.knownOperations }, 'otlp');
+    const traceId = hexWords(p.ids, 0, 4);
+    const spanId = hexWords(p.ids, 4, 2);
     const th = attrs.get(SAMPLING_THRESHOLD);
-    const sampled = typeof th === 'string' ? { adjustedCount: adjustedCount(th) } : {};
-    return { ...record, origin: { source: 'otlp', traceId: hexWords(p.ids, 0, 4), spanId: hexWords(p.ids, 4, 2), incomplete, ...sampled } };
+    // one literal per shape: the unsampled one is what nearly every attempt takes
+    const origin: AttemptOrigin = typeof th === 'string' ? { source: 'otlp', traceId, spanId, incomplete, adjustedCount: adjustedCount(th) } : { source: 'otlp', traceId, spanId, incomplete };
+    return { ...record, origin };
   }
 
   private remove(p: PendingAttempt): void {
