@@ -11,8 +11,12 @@ import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { SAMPLED_ESTIMATE } from '../../../analyzer/report/summary-state.js';
 import { OtlpReceiver } from '../../../collector/otlp/receiver.js';
 import { adjustedCount, samplingThreshold } from '../../../collector/otlp/sampling.js';
+import { createMetrics } from '../../../outputs/metrics/registry.js';
+import { MetricsPublisher } from '../../../outputs/metrics/publisher.js';
 import { loadModelFile } from '../../../sidecar/files.js';
+import { SOURCES } from '../../../sidecar/registry.js';
 import { REPO } from '../../support/paths.js';
+import { parsePrometheusText, valueOf } from '../../support/prometheus-text.js';
 import { CollectingSink, otlpExporter, tracerProvider, type Encoding } from './helpers.js';
 
 const T0 = BigInt(Date.UTC(2026, 10, 1)) * 1_000_000n;
@@ -54,7 +58,7 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
   });
 
   for (const encoding of ['protobuf', 'json'] as Encoding[]) {
-    it(`weights what the ${encoding} exporter sends: counts are estimates, and the summary says so`, async () => {
+    it(`weights what the ${encoding} exporter sends, in the metrics and the summary, which says its figures are estimates`, async () => {
       const sink = new CollectingSink();
       const receiver = new OtlpReceiver({ port: 0 }, sink);
       await receiver.start();
@@ -77,7 +81,16 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
         ['db/c', undefined],
       ]);
       const analyzer = new ShadowAnalyzer([loadModelFile(join(REPO, 'examples/database-operator/model.yaml'))]);
+      const { registry, metrics } = createMetrics();
+      const publisher = new MetricsPublisher(metrics, analyzer.shadows, Date.now, { version: 'test', sources: [SOURCES.otlp] });
+      analyzer.listen(publisher);
       for (const a of [...sink.attempts].sort((x, y) => x.timeMs - y.timeMs)) analyzer.attempt(a);
+      publisher.refresh();
+      const samples = parsePrometheusText(await registry.metrics());
+      deepStrictEqual(
+        [valueOf(samples, 'reconcile_shadow_attempts_total'), valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }), valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'EnsureSecrets', outcome: 'error' })],
+        [7, 4, 4],
+      );
       const [summary] = analyzer.report().controllers;
       deepStrictEqual(summary!.attempts, { total: 7, byObservedModel: { sequential: 7, phased: 0 }, bySource: { otlp: 7 }, diverged: 4, divergenceRate: 4 / 7, structural: 0, partial: 0, sampled: 2, estimate: SAMPLED_ESTIMATE });
       const op = (name: string): { observed: number; outcomes: unknown; unblocked: number } => {
