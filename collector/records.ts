@@ -27,6 +27,11 @@ export interface AttemptOrigin {
   readonly spanId?: string;
   /** OTLP: analyzed after the wait with only the spans that had arrived. */
   readonly incomplete?: boolean;
+  /**
+   * OTLP: the root span was kept by a consistent-probability sampler (tracestate `ot=th:…`), so the attempt stands for
+   * this many attempts (1 / the sampling probability): what is counted of it is weighted by it, and is an estimate.
+   */
+  readonly adjustedCount?: number;
   /** Logs: the logger may have sampled lines away around this attempt, so counts are lower bounds. */
   readonly sampled?: boolean;
   /** Status: a condition transition, not every attempt; only the failing operations are known. */

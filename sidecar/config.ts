@@ -112,6 +112,6 @@ models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:9464}
 sources:
   simulator: {objects: 40, seed: 1, observe: mixed, speed: 60}
-  otlp: {listen: 127.0.0.1:4318}
+  otlp: {listen: 127.0.0.1:4318, grpc: {listen: 127.0.0.1:4317}}
 summary: {interval: 5s}
 `;

@@ -63,7 +63,8 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   const a = s.attempts;
   const out: string[] = [];
   out.push(heading(`${s.controller} (model ${s.model})`, format, 2));
-  const partial = a.partial > 0 ? `; ${a.partial} seen only in part, so counts from them are lower bounds` : '';
+  const partial =
+    (a.partial > 0 ? `; ${a.partial} seen only in part, so counts from them are lower bounds` : '') + (a.estimate === undefined ? '' : `; ${a.sampled} analyzed from sampled traces: ${a.estimate}`);
   const facts = [
     `attempts: ${a.total} (sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased})${partial}`,
     `diverged: ${a.diverged} (${percent(a.divergenceRate)} of attempts)` +

@@ -49,6 +49,8 @@ export interface SummaryState {
     readonly diverged: number;
     readonly structural: number;
     readonly partial: number;
+    /** Attempts (as analyzed, unweighted) that a probability sampler kept; absent when none. */
+    readonly sampled?: number;
   };
   readonly window: { readonly first: TimeMark | null; readonly last: TimeMark | null };
   /** Objects tracked (outcome history kept) when the state was taken. */
@@ -118,6 +120,7 @@ export function summaryFromState(cm: CompiledModel, state: SummaryState): Contro
       divergenceRate: a.total === 0 ? null : a.diverged / a.total,
       structural: a.structural,
       partial: a.partial,
+      ...(a.sampled === undefined ? {} : { sampled: a.sampled, estimate: SAMPLED_ESTIMATE }),
     },
     objects: state.objects,
     operations,
@@ -125,6 +128,9 @@ export function summaryFromState(cm: CompiledModel, state: SummaryState): Contro
     reorderedPairs: mostFirst(state.reorderedPairs, pairShownOrder).map((p) => ({ first: p.first, second: p.second, count: p.count })),
   };
 }
+
+/** What the summary says when some attempts came from sampled traces. */
+export const SAMPLED_ESTIMATE = 'estimates: some attempts come from traces a probability sampler kept (tracestate ot=th), each counted as its adjusted count (1 / its sampling probability)';
 
 /** Most counted first, ties in `order`. */
 function mostFirst<T extends Counted>(items: readonly T[], order: (a: T, b: T) => number): T[] {
@@ -151,6 +157,7 @@ export function mergeSummaryStates(a: SummaryState, b: SummaryState): SummarySta
       diverged: x.diverged + y.diverged,
       structural: x.structural + y.structural,
       partial: x.partial + y.partial,
+      ...(x.sampled === undefined && y.sampled === undefined ? {} : { sampled: (x.sampled ?? 0) + (y.sampled ?? 0) }),
     },
     window: { first: earlier(a.window.first, b.window.first), last: later(a.window.last, b.window.last) },
     objects: a.objects + b.objects,

@@ -55,6 +55,12 @@ export interface ControllerSummary {
     readonly structural: number;
     /** Attempts seen only in part (OTLP wait expired, sampled logs, status transitions): counts are lower bounds. */
     readonly partial: number;
+    /**
+     * Present when some attempts came from traces a probability sampler kept (tracestate `ot=th:…`): how many, as
+     * analyzed. Every count is then weighted by each attempt's adjusted count, so the figures are estimates.
+     */
+    readonly sampled?: number;
+    readonly estimate?: string;
   };
   readonly objects: number;
   readonly operations: readonly OperationSummary[];
@@ -94,6 +100,8 @@ type Pending = Pick<AttemptAnalysis, 'sequential' | 'phased' | 'unblocked' | 'ne
 export class ControllerSummaryBuilder {
   private total = 0;
   private partial = 0;
+  /** Attempts, as analyzed, that a probability sampler kept: when any, the counts are estimates. */
+  private sampled = 0;
   private sequential = 0;
   private phased = 0;
   /** A map, not an object: a keyed update with a different key per source misses V8's inline cache per attempt. */
@@ -141,21 +149,24 @@ export class ControllerSummaryBuilder {
     this.reordered = new Float64Array(cm.invertedPairs.length);
   }
 
+  /** An attempt kept by a probability sampler counts as its adjusted count (origin.adjustedCount), others as one. */
   add(a: AttemptAnalysis): void {
     const r = a.record;
-    this.total++;
-    if (r.model === 'sequential') this.sequential++;
-    else this.phased++;
-    this.bySource.set(r.origin.source, (this.bySource.get(r.origin.source) ?? 0) + 1);
-    if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial++;
+    const w = r.origin.adjustedCount ?? 1;
+    if (r.origin.adjustedCount !== undefined) this.sampled++;
+    this.total += w;
+    if (r.model === 'sequential') this.sequential += w;
+    else this.phased += w;
+    this.bySource.set(r.origin.source, (this.bySource.get(r.origin.source) ?? 0) + w);
+    if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial += w;
     this.noteTime(r);
     const observed = a.observed;
     const outcomes = a.outcomes;
-    for (let op = 0; op < observed.length; op++) if (observed[op] === 1) this.outcomes[(op << 2) | outcomes[op]!]!++;
-    for (let k = 0; k < a.unblocked.length; k++) if (observed[a.unblocked[k]!] !== 1) this.predicted[a.unblocked[k]!]!++;
-    for (let k = 0; k < a.newlyBlocked.length; k++) if (observed[a.newlyBlocked[k]!] !== 1) this.predicted[a.newlyBlocked[k]!]!++;
-    for (let k = 0; k < a.inconsistent.length; k++) this.inconsistent[a.inconsistent[k]!]!++;
-    this.pendingOf(a).count++;
+    for (let op = 0; op < observed.length; op++) if (observed[op] === 1) this.outcomes[(op << 2) | outcomes[op]!]! += w;
+    for (let k = 0; k < a.unblocked.length; k++) if (observed[a.unblocked[k]!] !== 1) this.predicted[a.unblocked[k]!]! += w;
+    for (let k = 0; k < a.newlyBlocked.length; k++) if (observed[a.newlyBlocked[k]!] !== 1) this.predicted[a.newlyBlocked[k]!]! += w;
+    for (let k = 0; k < a.inconsistent.length; k++) this.inconsistent[a.inconsistent[k]!]! += w;
+    this.pendingOf(a).count += w;
   }
 
   /** The pending count of the attempt's projection; most attempts have the previous attempt's (a healthy fleet). */
@@ -249,6 +260,7 @@ export class ControllerSummaryBuilder {
         diverged: this.diverged,
         structural: this.structural,
         partial: this.partial,
+        ...(this.sampled > 0 ? { sampled: this.sampled } : {}),
       },
       window: {
         first: this.firstText === undefined ? null : { ms: this.firstMs, text: this.firstText },

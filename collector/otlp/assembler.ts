@@ -15,10 +15,11 @@
  * (pending.ts): nothing is allocated per span but the attempt's share of its columns.
  */
 import { MAX_OPERATIONS_PER_ATTEMPT, toAttempt } from '../journal.js';
-import { REJECT_REASONS, type AttemptRecord, type RecordSink, type RejectReason } from '../records.js';
+import { REJECT_REASONS, type AttemptOrigin, type AttemptRecord, type RecordSink, type RejectReason } from '../records.js';
 import { pairHash, traceState } from './id-hash.js';
-import { AttemptOrder, Children, PendingTable, PendingAttempt } from './pending.js';
+import { AttemptOrder, Children, PendingTable, PendingAttempt, type PendingRoot } from './pending.js';
 import { RecentSpans } from './recent-spans.js';
+import { SAMPLING_THRESHOLD, adjustedCount } from './sampling.js';
 import type { Scheduler } from './scheduler.js';
 import { ID_WORDS, SpanBatch, TIME_WORDS, hexWords, nanos } from './span-batch.js';
 import { STATUS_ERROR, type AttributeValue, type OtlpSpan } from './span.js';
@@ -37,6 +38,10 @@ export const ATTR = {
   time: 'reconcile.time',
   operation: 'reconcile.operation',
   outcome: 'reconcile.outcome',
+  /** On a root: when it has no child span, the attempt is this one operation, with the root's own outcome. */
+  selfOperation: 'reconcile.self_operation',
+  /** Set by a span mapping (span-mappings.ts) on a root it could not make an attempt of: why; the attempt is refused. */
+  mappingProblem: 'reconcile.mapping_problem',
 } as const;
 
 export interface SpanAssemblerOptions {
@@ -50,6 +55,8 @@ export interface SpanAssemblerOptions {
   readonly recentSpanMemory: number;
   /** When given, an attempt with an operation outside this set is rejected (`unknown_operation`), as in the journal. */
   readonly knownOperations?: ReadonlySet<string>;
+  /** The span mappings configured besides the convention (span-mappings.ts), named when a span matches none. */
+  readonly rootShapes?: readonly string[];
 }
 
 export const DEFAULT_SPAN_ASSEMBLER_OPTIONS: SpanAssemblerOptions = {
@@ -109,7 +116,8 @@ export class SpanAssembler {
     if (this.recent.has(trace, ids, w, ids, w + 4)) return this.rejectNew(batch, i, where, 'duplicate_span', 'already handed on in an analyzed attempt');
     if (batch.attributes[i]!.has(ATTR.controller)) return this.addRoot(batch, i, where, pairHash(trace, ids[w + 4]!, ids[w + 5]!));
     if (batch.parents[i] === 0) {
-      return this.rejectNew(batch, i, where, 'orphan_span', `neither an attempt root (no ${ATTR.controller} attribute) nor the child of one`);
+      const shapes = this.options.rootShapes ? `, and no span mapping matches: ${this.options.rootShapes.join(', ')}` : '';
+      return this.rejectNew(batch, i, where, 'orphan_span', `neither an attempt root (no ${ATTR.controller} attribute${shapes}) nor the child of one`);
     }
     if (this.recent.has(trace, ids, w, ids, w + 6)) return this.rejectNew(batch, i, where, 'orphan_span', `arrived after its attempt (root ${hexWords(ids, w + 6, 2)}) was analyzed`);
     this.addChild(batch, i, where, pairHash(trace, ids[w + 6]!, ids[w + 7]!));
@@ -138,11 +146,24 @@ export class SpanAssembler {
     p ??= this.open(ids, w, w + 4, hash);
     const t = i * TIME_WORDS;
     const attributes = batch.attributes[i]!;
-    p.root = { name: batch.names[i]!, startHigh: batch.times[t]!, startLow: batch.times[t + 1]!, attributes, where, bytes };
+    p.root = {
+      name: batch.names[i]!,
+      startHigh: batch.times[t]!,
+      startLow: batch.times[t + 1]!,
+      endHigh: batch.times[t + 2]!,
+      endLow: batch.times[t + 3]!,
+      statusCode: batch.statusCodes[i]!,
+      statusMessage: batch.statusMessages[i]!,
+      attributes,
+      where,
+      bytes,
+    };
     this.spansPending++;
     this.bytesPending += bytes;
     const count = intAttribute(attributes, ATTR.operationCount);
-    if (count === null) p.rootProblem = `${ATTR.operationCount}: must be a non-negative integer`;
+    const mappingProblem = attributes.get(ATTR.mappingProblem);
+    if (typeof mappingProblem === 'string') p.rootProblem = mappingProblem;
+    else if (count === null) p.rootProblem = `${ATTR.operationCount}: must be a non-negative integer`;
     else if (count !== undefined) p.expected = count;
     if (p.expected === undefined) this.settling.push(p);
     this.arrived(p);
@@ -249,9 +270,12 @@ export class SpanAssembler {
     const attrs = root.attributes;
     const generation = intAttribute(attrs, ATTR.generation);
     const operations = this.shapedOperations;
-    while (operations.length < order.length) operations.push({ name: '', outcome: undefined, error: undefined, durationSeconds: 0 });
-    operations.length = order.length;
-    for (let k = 0; k < order.length; k++) shapeOperation(operations[k]!, p.children, order[k]!);
+    const self = order.length === 0 ? attrs.get(ATTR.selfOperation) : undefined;
+    const count = typeof self === 'string' && self !== '' ? 1 : order.length;
+    while (operations.length < count) operations.push({ name: '', outcome: undefined, error: undefined, durationSeconds: 0 });
+    operations.length = count;
+    if (count > order.length) shapeSelfOperation(operations[0]!, root, self as string);
+    else for (let k = 0; k < order.length; k++) shapeOperation(operations[k]!, p.children, order[k]!);
     const shaped = {
       time: timeText(root.startHigh, root.startLow, attrs),
       controller: jsonSafe(attrs.get(ATTR.controller)),
@@ -262,7 +286,12 @@ export class SpanAssembler {
       operations,
     };
     const record = toAttempt(shaped, { file: root.where, knownOperations: this.options.knownOperations }, 'otlp');
-    return { ...record, origin: { source: 'otlp', traceId: hexWords(p.ids, 0, 4), spanId: hexWords(p.ids, 4, 2), incomplete } };
+    const traceId = hexWords(p.ids, 0, 4);
+    const spanId = hexWords(p.ids, 4, 2);
+    const th = attrs.get(SAMPLING_THRESHOLD);
+    // one literal per shape: the unsampled one is what nearly every attempt takes
+    const origin: AttemptOrigin = typeof th === 'string' ? { source: 'otlp', traceId, spanId, incomplete, adjustedCount: adjustedCount(th) } : { source: 'otlp', traceId, spanId, incomplete };
+    return { ...record, origin };
   }
 
   private remove(p: PendingAttempt): void {
@@ -344,6 +373,16 @@ function shapeOperation(op: ShapedOperation, c: Children, k: number): void {
   op.outcome = outcome;
   op.error = outcome === 'error' && statusMessage !== '' ? statusMessage : undefined;
   op.durationSeconds = durationNs(c.startHigh(k), c.startLow(k), c.endHigh(k), c.endLow(k)) / 1e9;
+}
+
+/** The one operation an attempt whose root has no children stands for: the root's own outcome and duration. */
+function shapeSelfOperation(op: ShapedOperation, root: PendingRoot, name: string): void {
+  const declared = root.attributes.get(ATTR.outcome);
+  const outcome = declared === undefined ? (root.statusCode === STATUS_ERROR ? 'error' : 'ok') : jsonSafe(declared);
+  op.name = name;
+  op.outcome = outcome;
+  op.error = outcome === 'error' && root.statusMessage !== '' ? root.statusMessage : undefined;
+  op.durationSeconds = durationNs(root.startHigh, root.startLow, root.endHigh, root.endLow) / 1e9;
 }
 
 /**

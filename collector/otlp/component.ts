@@ -1,5 +1,6 @@
 /**
- * `sources.otlp`: the OTLP/HTTP trace receiver (docs/otlp.md) as a registry component. Its defaults are the
+ * `sources.otlp`: the OTLP trace receiver (docs/otlp.md), OTLP/HTTP and, with `grpc`, OTLP/gRPC, as a registry
+ * component. Its defaults are the
  * receiver's own (limits.ts, the assembler's), so the config and the code cannot disagree; the receiver, protobufjs
  * and the .proto are loaded only when the section is configured.
  */
@@ -9,6 +10,7 @@ import type { SourceComponent } from '../component.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
 import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from './assembler.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from './limits.js';
+import { DEFAULT_OPERATION, MAPPING_SHAPES } from './span-mappings.js';
 
 const L = DEFAULT_LIMITS;
 const A = DEFAULT_SPAN_ASSEMBLER_OPTIONS;
@@ -16,9 +18,34 @@ const T = DEFAULT_TIMEOUTS;
 
 const schema = {
   kind: 'object',
-  doc: 'receive reconcile spans over OTLP/HTTP (docs/otlp.md); every limit answers as the README table says',
+  doc: 'receive reconcile spans over OTLP/HTTP and OTLP/gRPC (docs/otlp.md); every limit answers as the README table says',
   fields: {
     listen: { kind: 'address', default: '127.0.0.1:4318', doc: 'where POST /v1/traces is served' },
+    grpc: {
+      kind: 'object',
+      doc: 'also serve OTLP/gRPC, with the same bearer token, TLS, limits and books (left out: HTTP only)',
+      fields: {
+        listen: { kind: 'address', default: '127.0.0.1:4317', doc: 'where opentelemetry.proto.collector.trace.v1.TraceService/Export is served' },
+      },
+    },
+    spanMappings: {
+      kind: 'list',
+      default: [],
+      doc: "other operators' reconcile spans read as attempts, besides the reconcile.* convention (docs/otlp.md, Other operators' spans)",
+      of: {
+        kind: 'object',
+        fields: {
+          shape: { kind: 'enum', values: MAPPING_SHAPES, required: true, doc: 'kube-rs (`reconciling object`), tekton (`<Kind>:ReconcileKind`), span (a name of your choice), reconcile (the convention: always on)' },
+          controller: { kind: 'string', doc: "the model's controller; kube-rs and tekton default to the object's kind, lowercased; required for span" },
+          loop: { kind: 'enum', values: ['sequential', 'phased'], default: 'sequential', doc: 'the loop the operator runs (its spans do not say)' },
+          operation: { kind: 'string', default: DEFAULT_OPERATION, doc: 'the one operation of an attempt whose root span has no child span' },
+          namespaced: { kind: 'boolean', default: true, doc: 'kube-rs: object.ref ends in .namespace (false: a cluster-scoped kind)' },
+          span: { kind: 'string', doc: 'span: the root span name' },
+          nameAttribute: { kind: 'string', doc: "span: the attribute holding the object's name" },
+          namespaceAttribute: { kind: 'string', doc: "span: the attribute holding the object's namespace (none: cluster-scoped)" },
+        },
+      },
+    },
     maxBodyBytes: { kind: 'integer', default: L.maxBodyBytes, min: 1, unit: 'bytes', doc: 'request body on the wire, plain or gzip' },
     maxDecompressedBytes: { kind: 'integer', default: L.maxDecompressedBytes, min: 1, unit: 'bytes', doc: 'gzip body once inflated' },
     maxBufferedBodyBytes: { kind: 'integer', default: L.maxBufferedBodyBytes, min: 1, unit: 'bytes', doc: 'bytes held by bodies being read, all requests together' },
@@ -66,7 +93,7 @@ const schema = {
 
 export const otlp: SourceComponent<typeof schema> = {
   kind: 'otlp',
-  title: 'OTLP/HTTP spans from an instrumented operator',
+  title: 'OTLP/HTTP and OTLP/gRPC spans from an instrumented operator',
   schema,
   reasons: [
     'body_too_large',
@@ -90,6 +117,14 @@ export const otlp: SourceComponent<typeof schema> = {
     'internal_error',
     ...REFUSED_BY_ANALYZER,
   ],
+  check(o, fail) {
+    o.spanMappings.forEach((m, i) => {
+      const own = m.shape === 'span' ? [] : (['span', 'nameAttribute', 'namespaceAttribute'] as const).filter((k) => m[k] !== undefined);
+      for (const k of own) fail(['spanMappings', i, k], 'only for shape: span');
+      const missing = m.shape === 'span' ? (['span', 'nameAttribute', 'controller'] as const).filter((k) => m[k] === undefined) : [];
+      if (missing.length > 0) fail(['spanMappings', i], `shape span needs span, nameAttribute and controller; missing: ${missing.join(', ')}`);
+    });
+  },
   async create(o, sinks, _hooks, context) {
     const { OtlpReceiver } = await import('./receiver.js');
     const pem = (path: string): Buffer => readFileSync(path);
@@ -98,6 +133,8 @@ export const otlp: SourceComponent<typeof schema> = {
       {
         host: o.listen.host,
         port: o.listen.port,
+        spanMappings: o.spanMappings,
+        ...(o.grpc ? { grpc: { host: o.grpc.listen.host, port: o.grpc.listen.port } } : {}),
         ...(token === undefined ? {} : { bearerToken: token }),
         ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
         limits: {

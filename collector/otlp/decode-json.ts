@@ -6,6 +6,7 @@
  * digits, so no bigint, lowercased copy or span object is made per span. Bodies in the form exporters write are
  * scanned into it without JSON.parse (scan-json.ts); what the scanner does not take is parsed and walked here.
  */
+import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
 import { scanJsonRequest } from './scan-json.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import {
@@ -190,12 +191,14 @@ function addSpan(span: unknown, limits: DecodeLimits, batch: SpanBatch, last: La
   for (let k = 0; k < list.length; k++) {
     const kv: unknown = list[k];
     if (!isObject(kv) || typeof kv.key !== 'string') throw new SpanFieldProblem('invalid_record', `attributes[${k}]: not a {key, value} object`);
-    if (!kv.key.startsWith(CONVENTION_PREFIX)) continue;
+    if (!kv.key.startsWith(CONVENTION_PREFIX) && limits.keptKeys?.has(kv.key) !== true) continue;
     const value = scalar(kv.value, `attributes[${kv.key}]`);
     if (value === undefined) continue;
     if (typeof value === 'string') checkLength(`attributes[${kv.key}]`, value, limits);
     (attributes ??= new Map()).set(kv.key, value);
   }
+  const th = samplingThreshold(text(span.traceState, 'traceState'));
+  if (th !== undefined) (attributes ??= new Map()).set(SAMPLING_THRESHOLD, th);
   batch.commit(parentSpanId !== '', name, statusCode, statusMessage, attributes ?? NO_ATTRIBUTES);
 }
 

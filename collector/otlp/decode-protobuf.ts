@@ -1,7 +1,7 @@
 /**
  * `application/x-protobuf` bodies, read straight off the wire with protobufjs' Reader into a SpanBatch (columns, no
  * object per span). Only what the span convention uses becomes JS values: ids and times as 32-bit words, the name,
- * the status and `reconcile.*` scalar attributes (strings must be valid UTF-8, as proto3 requires; short ASCII ones
+ * the status, the sampling threshold of the trace_state (sampling.ts) and `reconcile.*` scalar attributes (strings must be valid UTF-8, as proto3 requires; short ASCII ones
  * come from a cache, ascii-strings.ts). Everything else (resources, scopes, events, links, other attributes and
  * their values) is skipped where it lies, and spans past the per-request limit are only counted. Decoding a body
  * therefore costs about the body's own size in memory: a full object tree (protobufjs' `Type.decode`) of a 4 MiB
@@ -11,6 +11,7 @@
 import protobuf from 'protobufjs';
 import { AsciiStrings } from './ascii-strings.js';
 import { longToBigInt } from './proto.js';
+import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import { CONVENTION_PREFIX, UndecodableBody, checkAttributeCount, checkIds, checkLength, spanProblem, tooManySpans, type AttributeValue, type DecodeLimits, type SpanProblem } from './span.js';
 
@@ -171,6 +172,13 @@ function wireSpan(r: Reader, end: number, walk: Walk): void {
         span.spanAt = bytesAt(r);
         span.spanLength = r.pos - span.spanAt;
         break;
+      case 3: {
+        // present only on sampled traces; a span keeps nothing of it but the sampling threshold
+        expectWire(field, wire, LEN);
+        const th = samplingThreshold(text(r, buf, false));
+        if (th !== undefined) (span.kept ??= []).push([SAMPLING_THRESHOLD, th]);
+        break;
+      }
       case 4:
         expectWire(field, wire, LEN);
         span.parentAt = bytesAt(r);
@@ -219,7 +227,7 @@ function keyValue(r: Reader, end: number, span: WireSpan, walk: Walk): void {
     if (field === 0) throw new Error(`illegal tag ${tag} at offset ${r.pos}`);
     if (field === 1) {
       expectWire(field, wire, LEN);
-      key = conventionKey(r, walk.buf);
+      key = conventionKey(r, walk.buf, walk.limits.keptKeys);
     } else if (field === 2) {
       expectWire(field, wire, LEN);
       valueEnd = messageEnd(r, 5);
@@ -236,13 +244,23 @@ function keyValue(r: Reader, end: number, span: WireSpan, walk: Walk): void {
   if (value !== undefined) (span.kept ??= []).push([key, value]);
 }
 
-/** The key when it starts with the convention's prefix; any other key is skipped without becoming a string. */
-function conventionKey(r: Reader, buf: Body): string | undefined {
+/**
+ * The key when it starts with the convention's prefix or is one of `kept` (the span mappings' keys); without `kept`,
+ * any other key is skipped without becoming a string.
+ */
+function conventionKey(r: Reader, buf: Body, kept: ReadonlySet<string> | undefined): string | undefined {
   const at = r.pos;
   const length = r.uint32();
   const start = r.pos;
   r.skip(length);
-  if (length < PREFIX.length || PREFIX.compare(buf, start, start + PREFIX.length) !== 0) return undefined;
+  if (length < PREFIX.length || PREFIX.compare(buf, start, start + PREFIX.length) !== 0) {
+    if (kept === undefined) return undefined;
+    const end = r.pos;
+    r.pos = at;
+    const key = text(r, buf, true);
+    r.pos = end;
+    return kept.has(key) ? key : undefined;
+  }
   r.pos = at;
   return text(r, buf, true);
 }

@@ -13,6 +13,10 @@ export interface PendingRoot {
   readonly name: string;
   readonly startHigh: number;
   readonly startLow: number;
+  readonly endHigh: number;
+  readonly endLow: number;
+  readonly statusCode: number;
+  readonly statusMessage: string;
   readonly attributes: ReadonlyMap<string, AttributeValue>;
   /** The request it came in, for rejections. */
   readonly where: string;

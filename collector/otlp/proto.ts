@@ -13,6 +13,7 @@ export interface OtlpTypes {
   readonly request: protobuf.Type;
   readonly response: protobuf.Type;
   readonly rpcStatus: protobuf.Type;
+  readonly retryInfo: protobuf.Type;
 }
 
 let types: OtlpTypes | undefined;
@@ -24,6 +25,7 @@ export function otlpTypes(): OtlpTypes {
       request: root.lookupType('reconcile_shadow.otlp.ExportTraceServiceRequest'),
       response: root.lookupType('reconcile_shadow.otlp.ExportTraceServiceResponse'),
       rpcStatus: root.lookupType('reconcile_shadow.otlp.RpcStatus'),
+      retryInfo: root.lookupType('reconcile_shadow.otlp.RetryInfo'),
     };
   }
   return types;

@@ -1,13 +1,15 @@
 /**
- * The OTLP/HTTP trace receiver: `POST /v1/traces` -> body (limits, gunzip, timeouts) -> decode -> bounded queue ->
- * assembler -> RecordSink. Answers as the OTLP/HTTP spec says (docs/otlp.md has the table). Every refused request,
- * span and connection is handed to `sink.reject` with `where` naming it, and `sink.received` counts what arrived in
- * the same unit, so received = analyzed + dropped holds exactly:
+ * The OTLP trace receiver: `POST /v1/traces` -> body (limits, gunzip, timeouts) -> decode -> bounded queue ->
+ * assembler -> RecordSink, and, when `grpc` is set, the OTLP/gRPC TraceService/Export into the same intake
+ * (grpc.ts). Answers as the OTLP spec says (docs/otlp.md has the table). Every refused request, span and connection
+ * is handed to `sink.reject` with `where` naming it, and `sink.received` counts what arrived in the same unit, so
+ * received = analyzed + dropped holds exactly:
  *   - a request whose body was read counts its spans, whatever its answer (a protobuf body refused for one bad string
  *     still has countable spans); one whose body could not be read as a request counts as one;
  *   - a request refused with 429 or 503 counts as one, whenever it was refused: its spans are not lost, the exporter
  *     sends them again, and that delivery is counted in spans;
  *   - a connection cut before its request's headers were complete counts as one (connections.ts).
+ * The refusals themselves, and their books, are the intake's (intake.ts), shared by both transports.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -17,14 +19,16 @@ import { bearerTokenCheck } from './bearer.js';
 import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './assembler.js';
 import { BodyBudget, BodyProblem, BodyRead, declaredLength, isSupportedEncoding } from './body.js';
 import { ConnectionGuard } from './connections.js';
-import { decodeTraceBatch, encodingOf, type OtlpEncoding } from './decode.js';
+import { encodingOf, type OtlpEncoding } from './decode.js';
+import type { OtlpGrpcServer } from './grpc.js';
+import { SpanIntake, type RefusalStatus, type Verdict } from './intake.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, TIMEOUT_CHECK_MS, type OtlpLimits, type OtlpTimeouts } from './limits.js';
 import { otlpTypes } from './proto.js';
 import { SpanQueue } from './queue.js';
 import { errorResponse, exportResponse, type OtlpResponse } from './responses.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
 import type { SpanBatch } from './span-batch.js';
-import { UndecodableBody, problemSpans, type SpanProblem } from './span.js';
+import { SpanMapper, type SpanMappingConfig } from './span-mappings.js';
 
 export const TRACES_PATH = '/v1/traces';
 
@@ -50,10 +54,15 @@ export interface OtlpReceiverOptions extends Partial<OtlpTimeouts> {
   readonly retryAfterSeconds?: number;
   /** Spans assembled per event-loop turn. */
   readonly drainSliceSpans?: number;
+  /** Span shapes of other operators mapped onto the convention (span-mappings.ts); the convention alone by default. */
+  readonly spanMappings?: readonly SpanMappingConfig[];
+  /** Also serve OTLP/gRPC (TraceService/Export) here, with the same token, TLS, limits and books. */
+  readonly grpc?: { readonly host?: string; readonly port?: number };
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4318;
+export const DEFAULT_GRPC_PORT = 4317;
 const DEFAULT_DRAIN_SLICE_SPANS = 1_000;
 
 /** What `handle` resolves to: an answer, or nothing when the client is gone. */
@@ -67,8 +76,10 @@ export class OtlpReceiver implements Source {
   private readonly queue: SpanQueue;
   private readonly budget: BodyBudget;
   private readonly guard: ConnectionGuard;
+  private readonly intake: SpanIntake;
   private readonly authorized: (authorization: string | undefined) => boolean;
   private server: Server | undefined;
+  private grpcServer: OtlpGrpcServer | undefined;
   private requests = 0;
   /** Bodies being read. */
   private readonly reading = new Set<BodyRead>();
@@ -90,17 +101,20 @@ export class OtlpReceiver implements Source {
       bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
       shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_TIMEOUTS.shutdownGraceMs,
     };
-    this.assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, ...options.assembly }, sink, scheduler);
+    const mapper = new SpanMapper(options.spanMappings ?? []);
+    const shapes = mapper.active ? { rootShapes: mapper.names } : {};
+    this.assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, ...shapes, ...options.assembly }, sink, scheduler);
     const slice = options.drainSliceSpans ?? DEFAULT_DRAIN_SLICE_SPANS;
     this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, { span: (batch, i, where) => this.assemble(batch, i, where), reject: (r) => sink.reject(r) }, scheduler);
     this.budget = new BodyBudget(this.limits.maxBufferedBodyBytes);
-    this.guard = new ConnectionGuard(this.limits, this.timeouts.headersTimeoutMs, (reason, where, message) => this.count(reason, where, message));
+    this.intake = new SpanIntake(this.limits, this.queue, sink, options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, mapper);
+    this.guard = new ConnectionGuard(this.limits, this.timeouts.headersTimeoutMs, (reason, where, message) => this.intake.count(reason, where, message));
     this.authorized = options.bearerToken === undefined ? () => true : bearerTokenCheck(options.bearerToken);
   }
 
   /** Listening and not stopping: what `reconcile_shadow_source_up` should say for this source. */
   get up(): boolean {
-    return this.server?.listening === true && !this.stopping;
+    return this.server?.listening === true && (this.options.grpc === undefined || this.grpcServer !== undefined) && !this.stopping;
   }
 
   /** Attempts waiting for more spans. */
@@ -151,6 +165,22 @@ export class OtlpReceiver implements Source {
       });
     });
     this.server = server;
+    if (this.options.grpc) {
+      // grpc-js is loaded only when gRPC is configured
+      const { OtlpGrpcServer } = await import('./grpc.js');
+      const grpc = new OtlpGrpcServer(
+        { host: this.options.grpc.host ?? DEFAULT_HOST, port: this.options.grpc.port ?? DEFAULT_GRPC_PORT, ...(tls ? { tls } : {}) },
+        this.limits,
+        { intake: this.intake, authorized: this.authorized, stopping: () => this.stopping },
+      );
+      try {
+        await grpc.start();
+      } catch (e) {
+        server.close();
+        throw e;
+      }
+      this.grpcServer = grpc;
+    }
   }
 
   /** Where it listens (after start); with port 0 this is the port the system chose. */
@@ -158,6 +188,12 @@ export class OtlpReceiver implements Source {
     const a = this.server?.address() as AddressInfo | null | undefined;
     if (!a) throw new Error('OtlpReceiver: not started');
     return { host: a.address, port: a.port };
+  }
+
+  /** Where OTLP/gRPC is served (after start, when configured). */
+  grpcAddress(): { host: string; port: number } {
+    if (!this.grpcServer) throw new Error('OtlpReceiver: gRPC not started');
+    return this.grpcServer.address();
   }
 
   /**
@@ -173,6 +209,8 @@ export class OtlpReceiver implements Source {
 
   private async shutdown(): Promise<void> {
     const server = this.server;
+    // gRPC calls carry their whole message when they reach the intake: they are answered at once (503 while stopping)
+    const grpcStopped = this.grpcServer?.stop(this.timeouts.shutdownGraceMs);
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await this.settledWithin(this.timeouts.shutdownGraceMs);
@@ -185,6 +223,7 @@ export class OtlpReceiver implements Source {
       server.closeAllConnections();
       await closed;
     }
+    await grpcStopped;
     this.queue.drainAll();
     this.assembler.flush();
   }
@@ -252,19 +291,20 @@ export class OtlpReceiver implements Source {
     // while stopping the body is still read (and dropped) before the 503, so the client is not reset mid-send
     const body = await this.read(req, where, encoding);
     if (!Buffer.isBuffer(body)) return body;
-    if (arrivedStopping) return this.unavailable(where, encoding);
-    return this.accept(body, encoding, where);
+    if (arrivedStopping) return answer(encoding, this.intake.unavailable(where));
+    return answer(encoding, this.intake.accept(body, encoding, where));
   }
 
   /** Refuses a request at the door (before its body is read): queue full, no room for its body, or too large. */
   private admit(req: IncomingMessage, where: string, encoding: OtlpEncoding): Answer | null {
-    if (this.queue.full) return this.busy(where, encoding, this.queueState());
+    const full = this.intake.admit(where);
+    if (full) return answer(encoding, full);
     const declared = declaredLength(req);
     if (declared !== undefined && declared > this.limits.maxBodyBytes) {
       return this.refuse(where, encoding, 413, 'body_too_large', `content-length ${declared} exceeds the limit of ${this.limits.maxBodyBytes} bytes`, { connection: 'close' });
     }
     if (this.budget.full || (declared !== undefined && this.budget.bytes + declared > this.budget.limit)) {
-      return this.busy(where, encoding, `bodies being read hold ${this.budget.bytes} bytes (limit ${this.budget.limit})${declared === undefined ? '' : ` and this one is ${declared}`}`);
+      return answer(encoding, this.intake.busy(where, `bodies being read hold ${this.budget.bytes} bytes (limit ${this.budget.limit})${declared === undefined ? '' : ` and this one is ${declared}`}`));
     }
     return null;
   }
@@ -283,87 +323,28 @@ export class OtlpReceiver implements Source {
         this.refuse(where, encoding, 400, e.reason, e.message);
         return undefined;
       }
-      const headers = { ...(e.status === 429 || e.status === 503 ? this.retryAfter() : {}), ...(e.connectionClose ? { connection: 'close' } : {}) };
-      return this.refuse(where, encoding, e.status, e.reason, e.message, headers);
+      return answer(encoding, this.intake.refuse(where, e.status, e.reason, e.message, e.status === 429 || e.status === 503), e.connectionClose ? { connection: 'close' } : {});
     } finally {
       this.reading.delete(read);
       read.release();
     }
   }
 
-  private accept(body: Buffer, encoding: OtlpEncoding, where: string): OtlpResponse {
-    let decoded;
-    try {
-      decoded = decodeTraceBatch(body, encoding, this.limits);
-    } catch (e) {
-      if (!(e instanceof UndecodableBody)) throw e;
-      return this.refuseSpans(where, encoding, 400, 'undecodable_body', e.message, e.spans ?? 1);
-    }
-    const { batch: spans, problems } = decoded;
-    const rejected = problemSpans(problems);
-    // spans past the limit are rejected one by one, each a call down to the metrics; past twice the limit that work
-    // is no longer bounded by the kept spans' (a 4 MiB body holds two million empty spans), so the request is
-    // refused whole and its rejections are queued, to be counted in slices
-    if (spans.length + rejected > 2 * this.limits.maxSpansPerRequest) {
-      const message = `${spans.length + rejected} spans: more than twice the limit of ${this.limits.maxSpansPerRequest} spans per request`;
-      return this.refuseSpans(where, encoding, 413, 'too_many_spans', message, spans.length + rejected);
-    }
-    const bytes = spans.totalBytes;
-    // requests decoded side by side must not overfill the queue together
-    if (this.queue.length > 0 && this.queue.length + spans.length > this.limits.maxQueuedSpans) {
-      return this.busy(where, encoding, `the queue holds ${this.queue.length} spans and this request has ${spans.length} (limit ${this.limits.maxQueuedSpans})`);
-    }
-    if (this.queue.length > 0 && this.queue.bytes + bytes > this.limits.maxQueuedBytes) {
-      return this.busy(where, encoding, `the queue holds ${this.queue.bytes} bytes of spans and this request has ${bytes} (limit ${this.limits.maxQueuedBytes})`);
-    }
-    this.sink.received?.('otlp', spans.length + rejected);
-    for (const p of problems) {
-      const rejection = { source: 'otlp', reason: p.reason, where, message: p.message } as const;
-      for (let i = p.count ?? 1; i > 0; i--) this.sink.reject(rejection);
-    }
-    this.queue.push(spans, where);
-    return exportResponse(encoding, rejected, summarize(problems, rejected));
-  }
-
   private cutByShutdown(): BodyProblem {
     return new BodyProblem(503, 'shutdown', `the receiver stopped: the body did not end within the ${this.timeouts.shutdownGraceMs} ms grace`);
   }
 
-  /** Why the queue is full: the span count or the bytes. */
-  private queueState(): string {
-    if (this.queue.length >= this.limits.maxQueuedSpans) return `the queue holds ${this.queue.length} spans (limit ${this.limits.maxQueuedSpans})`;
-    return `the queue holds ${this.queue.bytes} bytes of spans (limit ${this.limits.maxQueuedBytes})`;
+  /** A request refused whole before its spans could be counted, answered over HTTP. */
+  private refuse(where: string, encoding: OtlpEncoding, status: RefusalStatus, reason: RejectReason, message: string, headers?: Record<string, string>): OtlpResponse {
+    return answer(encoding, this.intake.refuse(where, status, reason, message), headers);
   }
+}
 
-  private busy(where: string, encoding: OtlpEncoding, why: string): OtlpResponse {
-    return this.refuse(where, encoding, 429, 'queue_full', `${why}: retry later`, this.retryAfter());
-  }
-
-  private unavailable(where: string, encoding: OtlpEncoding): OtlpResponse {
-    return this.refuse(where, encoding, 503, 'shutdown', 'the receiver is stopping', this.retryAfter());
-  }
-
-  /** A request refused whole before its spans could be counted: one record received and one dropped. */
-  private refuse(where: string, encoding: OtlpEncoding, status: number, reason: RejectReason, message: string, headers?: Record<string, string>): OtlpResponse {
-    this.count(reason, where, message);
-    return errorResponse(encoding, status, message, headers);
-  }
-
-  /** A request refused whole after its `spans` were counted: that many received and dropped, the drops in slices. */
-  private refuseSpans(where: string, encoding: OtlpEncoding, status: number, reason: RejectReason, message: string, spans: number): OtlpResponse {
-    this.sink.received?.('otlp', spans);
-    this.queue.pushRejections({ source: 'otlp', reason, where, message }, spans);
-    return errorResponse(encoding, status, message);
-  }
-
-  private count(reason: RejectReason, where: string, message: string): void {
-    this.sink.received?.('otlp', 1);
-    this.sink.reject({ source: 'otlp', reason, where, message });
-  }
-
-  private retryAfter(): Record<string, string> {
-    return { 'retry-after': String(this.options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) };
-  }
+/** A verdict as an OTLP/HTTP answer: 200 with an ExportTraceServiceResponse, or the status with a google.rpc.Status. */
+function answer(encoding: OtlpEncoding, verdict: Verdict, headers: Record<string, string> = {}): OtlpResponse {
+  if (verdict.accepted) return exportResponse(encoding, verdict.rejectedSpans, verdict.errorMessage);
+  const retry: Record<string, string> = verdict.retryAfterSeconds === undefined ? {} : { 'retry-after': String(verdict.retryAfterSeconds) };
+  return errorResponse(encoding, verdict.status, verdict.message, { ...retry, ...headers });
 }
 
 /** Writes the answer (or drops the connection of a client that is gone); resolves once it is handed to the socket. */
@@ -378,13 +359,4 @@ function send(res: ServerResponse, answer: Answer, closing: boolean): Promise<vo
     res.writeHead(answer.status, { ...answer.headers, ...(closing ? { connection: 'close' } : {}), 'content-length': String(answer.body.byteLength) });
     res.end(answer.body, resolve);
   });
-}
-
-/** The `partial_success.error_message`: how many per reason, and the first span's problem. */
-function summarize(problems: readonly SpanProblem[], rejected: number): string {
-  if (problems.length === 0) return '';
-  const byReason = new Map<string, number>();
-  for (const p of problems) byReason.set(p.reason, (byReason.get(p.reason) ?? 0) + (p.count ?? 1));
-  const counts = [...byReason].map(([reason, n]) => `${n} ${reason}`).join(', ');
-  return `${rejected} span(s) rejected (${counts}); first: ${problems[0]!.message}`;
 }

@@ -1,7 +1,8 @@
 /**
  * OTLP/HTTP response bodies, in the encoding of the request (JSON when the request's own type was not understood):
  * 200 carries an ExportTraceServiceResponse, with `partial_success` only when spans were rejected;
- * errors carry a google.rpc.Status whose code is the gRPC code matching the HTTP status.
+ * errors carry a google.rpc.Status whose code is the gRPC code matching the HTTP status. OTLP/gRPC answers the same
+ * codes (grpcCode), and back-pressure carries a google.rpc.RetryInfo in the status details (retryStatusDetails).
  */
 import { MEDIA_TYPES, type OtlpEncoding } from './decode.js';
 import { otlpTypes } from './proto.js';
@@ -24,6 +25,23 @@ const GRPC_CODE: Readonly<Record<number, number>> = {
   503: 14, // UNAVAILABLE
 };
 
+/** The gRPC status code OTLP pairs with an HTTP status (UNKNOWN for one it does not name). */
+export function grpcCode(status: number): number {
+  return GRPC_CODE[status] ?? 2;
+}
+
+const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * The `grpc-status-details-bin` of a refusal the client should retry after `seconds`: a google.rpc.Status whose
+ * details hold a google.rpc.RetryInfo, which is what the OTLP spec asks of RESOURCE_EXHAUSTED for it to be retried.
+ */
+export function retryStatusDetails(code: number, message: string, seconds: number): Uint8Array {
+  const t = otlpTypes();
+  const retryInfo = t.retryInfo.encode({ retryDelay: { seconds, nanos: 0 } }).finish();
+  return t.rpcStatus.encode({ code, message, details: [{ typeUrl: RETRY_INFO_TYPE, value: retryInfo }] }).finish();
+}
+
 export function exportResponse(encoding: OtlpEncoding, rejectedSpans: number, errorMessage: string): OtlpResponse {
   const partial = rejectedSpans > 0 ? { partialSuccess: { rejectedSpans, errorMessage } } : {};
   const body =
@@ -35,7 +53,7 @@ export function exportResponse(encoding: OtlpEncoding, rejectedSpans: number, er
 }
 
 export function errorResponse(encoding: OtlpEncoding, status: number, message: string, headers: Readonly<Record<string, string>> = {}): OtlpResponse {
-  const rpcStatus = { code: GRPC_CODE[status] ?? 2, message };
+  const rpcStatus = { code: grpcCode(status), message };
   const body = encoding === 'protobuf' ? otlpTypes().rpcStatus.encode(rpcStatus).finish() : json(rpcStatus);
   return { status, headers: { 'content-type': MEDIA_TYPES[encoding], ...headers }, body };
 }

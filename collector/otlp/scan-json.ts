@@ -19,6 +19,7 @@
  * decodes it as toString would.
  */
 import { AsciiStrings } from './ascii-strings.js';
+import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import { CONVENTION_PREFIX, spanProblem, tooManySpans, type AttributeValue, type DecodeLimits, type SpanProblem } from './span.js';
 
@@ -89,6 +90,7 @@ function spanKey(key: string): SpanKey {
 
 const SPAN_KEY = {
   traceId: spanKey('traceId'),
+  traceState: spanKey('traceState'),
   spanId: spanKey('spanId'),
   parentSpanId: spanKey('parentSpanId'),
   name: spanKey('name'),
@@ -107,6 +109,7 @@ const START = 16;
 const END = 32;
 const STATUS = 64;
 const ATTRIBUTES = 128;
+const TRACE_STATE = 256;
 
 /** The value of each hex digit (either case), -1 for any other byte. */
 const HEX = new Int8Array(256).fill(-1);
@@ -274,12 +277,14 @@ class Scanner {
     let statusCode = 0;
     let statusMessage = '';
     let attributes: Map<string, AttributeValue> | undefined;
+    let threshold: string | undefined;
     for (let more = this.firstKey(NOT_PLAIN_SPAN); more; more = this.nextKey(NOT_PLAIN_SPAN)) {
       // by the key's first byte, then its bytes and closing quote: no pass over the key to find its end first
       let field = 0;
       switch (buf[this.i]) {
         case 0x74: // t
           if (this.isNext(SPAN_KEY.traceId)) field = TRACE_ID;
+          else if (this.isNext(SPAN_KEY.traceState)) field = TRACE_STATE;
           break;
         case 0x73: // s
           if (this.isNext(SPAN_KEY.spanId)) field = SPAN_ID;
@@ -355,9 +360,13 @@ class Scanner {
         case ATTRIBUTES:
           attributes = this.attributes();
           break;
+        case TRACE_STATE:
+          threshold = samplingThreshold(this.string(false));
+          break;
       }
     }
     if ((seen & (TRACE_ID | SPAN_ID)) !== (TRACE_ID | SPAN_ID)) throw NOT_PLAIN_SPAN;
+    if (threshold !== undefined) (attributes ??= new Map()).set(SAMPLING_THRESHOLD, threshold);
     batch.commit(hasParent, name, statusCode, statusMessage, attributes ?? NO_ATTRIBUTES);
   }
 
@@ -387,7 +396,7 @@ class Scanner {
           if (key !== undefined) throw NOT_PLAIN_SPAN;
           if (this.buf[this.i]! <= 0x20) this.skipWhitespace();
           key = this.string(true);
-          convention = key.startsWith(CONVENTION_PREFIX);
+          convention = key.startsWith(CONVENTION_PREFIX) || limits.keptKeys?.has(key) === true;
         } else if (this.isKey(keyEnd, KEY.value)) {
           // the value is read only once the key says whether it is kept
           if (key === undefined || valueSeen) throw NOT_PLAIN_SPAN;

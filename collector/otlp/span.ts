@@ -64,6 +64,8 @@ export interface DecodeLimits {
   readonly maxAttributesPerSpan: number;
   /** A span whose name, status message or kept string attribute is longer is rejected (`invalid_record`). */
   readonly maxStringLength: number;
+  /** Attribute keys kept besides `reconcile.*`: the ones the configured span mappings read (span-mappings.ts). */
+  readonly keptKeys?: ReadonlySet<string>;
 }
 
 /** A span refused while decoding: counted, reported in `partial_success`, never handed on. */

@@ -153,17 +153,19 @@ export class MetricsPublisher implements AnalysisListener {
   attempt(shadow: ControllerShadow, a: AttemptAnalysis): void {
     const t = this.tables.get(shadow);
     if (!t) return;
-    t.attempts.add((a.record.model === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1));
+    // an attempt a probability sampler kept stands for its adjusted count of attempts (collector/otlp/sampling.ts)
+    const w = a.record.origin.adjustedCount ?? 1;
+    t.attempts.add((a.record.model === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1), w);
     const { observed, outcomes } = a;
-    for (let op = 0; op < observed.length; op++) if (observed[op] === 1) t.observed.add(op * OUTCOMES + outcomes[op]!);
-    for (const op of a.unblocked) t.unblocked.add(op);
-    for (const op of a.newlyBlocked) t.newlyBlocked.add(op);
-    for (const op of a.structural) t.structural.add(op);
-    for (const pair of a.reordered) t.reordered.add(pair);
-    for (const [blocker, blocked] of a.phased.blockedBy) t.blockedBy.add(blocker * t.groups + blocked);
+    for (let op = 0; op < observed.length; op++) if (observed[op] === 1) t.observed.add(op * OUTCOMES + outcomes[op]!, w);
+    for (const op of a.unblocked) t.unblocked.add(op, w);
+    for (const op of a.newlyBlocked) t.newlyBlocked.add(op, w);
+    for (const op of a.structural) t.structural.add(op, w);
+    for (const pair of a.reordered) t.reordered.add(pair, w);
+    for (const [blocker, blocked] of a.phased.blockedBy) t.blockedBy.add(blocker * t.groups + blocked, w);
     const origin = a.record.origin;
     const source = SOURCE_ROW.get(origin.source)!;
-    if (origin.incomplete || origin.sampled || origin.transition) this.incomplete.add(source);
+    if (origin.incomplete || origin.sampled || origin.transition) this.incomplete.add(source, w);
     this.lastRecord.set(source, this.wallClock() / 1000);
   }
 

@@ -44,7 +44,7 @@ export class LiveDemo {
     this.started ??= new Promise<string>((resolve, reject) => {
       const dir = mkdtempSync(join(tmpdir(), 'rs-docs-demo-'));
       const config = join(dir, 'embedded-default.yaml');
-      writeFileSync(config, EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0'));
+      writeFileSync(config, EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0'));
       const stderr = new PassThrough();
       let log = '';
       stderr.on('data', (c: Buffer) => {

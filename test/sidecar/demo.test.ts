@@ -1,6 +1,6 @@
 /**
  * The demo a newcomer runs first (`make run`: `reconcile-shadow run` on its embedded default), through the same
- * command, with the embedded default's config (only its two ports moved to free ones, so the test never collides
+ * command, with the embedded default's config (only its three ports moved to free ones, so the test never collides
  * with a running demo): within 15 s every headline has a non-zero series, the first live summary says how fast the
  * simulated clock runs, each source is printed once, /report says its times are simulated, and what Prometheus
  * compares with time() is wall-clock time.
@@ -33,7 +33,7 @@ describe('the demo: reconcile-shadow run on its embedded default', function () {
   it('shows every headline within 15 s, says it runs on a simulated clock, prints each source once, and keeps metrics in wall-clock time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shadow-demo-'));
     const config = join(dir, 'embedded-default.yaml');
-    writeFileSync(config, EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0'));
+    writeFileSync(config, EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0'));
     let log = '';
     const stderr = new PassThrough();
     stderr.on('data', (c: Buffer) => (log += c.toString()));

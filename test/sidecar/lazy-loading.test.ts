@@ -22,6 +22,7 @@ describe('sidecar: heavy components load only when configured', function () {
     for (const [entry, heavy] of [
       ['outputs/traces/exporter.ts', '@opentelemetry/sdk-trace-base'],
       ['collector/otlp/receiver.ts', 'protobufjs'],
+      ['collector/otlp/grpc.ts', '@grpc/grpc-js'],
       ['sidecar/recreations.ts', '@marcbachmann/cel-js'],
       ['collector/status/source.ts', '@kubernetes/client-node'],
     ] as const) {
