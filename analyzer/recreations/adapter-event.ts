@@ -94,6 +94,8 @@ export interface EventOutcome {
   readonly params: Readonly<Record<string, unknown>>;
   readonly preconditions: readonly { readonly name: string; readonly matched: boolean; readonly errors: readonly RuleError[] }[];
   readonly resources: readonly ResourceOutcome[];
+  /** What `resources.*` holds at the end of the event: the resources found and their nested discoveries. */
+  readonly discovered: readonly string[];
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
@@ -253,6 +255,7 @@ class EventRun {
       skipped: phase === 'param_extraction' ? 'ParameterExtractionFailed' : 'PreconditionFailed',
       params: this.ctx.params,
       preconditions: this.preconditionResults,
+      discovered: [],
       resources: this.compiled.config.resources.map((resource) => ({ resource, decision: 'error', reason: `${phase === 'param_extraction' ? 'parameter extraction' : 'precondition evaluation'} failed: ${error.message}`, conflict: false, errors: [error] })),
     });
     const skipped = (why: string): EventOutcome => ({
@@ -260,6 +263,7 @@ class EventRun {
       skipped: why,
       params: this.ctx.params,
       preconditions: this.preconditionResults,
+      discovered: [],
       resources: this.compiled.config.resources.map((resource) => ({ resource, decision: 'skip', reason: `resources skipped: ${why}`, conflict: false, errors: [] })),
     });
 
@@ -467,6 +471,7 @@ class EventRun {
       params: this.ctx.params,
       preconditions: this.preconditionResults,
       resources: out,
+      discovered: Object.keys(this.ctx.resources).filter((k) => this.ctx.resources[k] !== undefined),
     };
   }
 

@@ -47,6 +47,7 @@ export function dryRunJson(outcome: EventOutcome): Record<string, unknown> {
       skipped: outcome.skipped ?? null,
       failure: outcome.failure ? { phase: outcome.failure.phase, ...err(outcome.failure.error) } : null,
       preconditions: outcome.preconditions.map((p) => ({ name: p.name, matched: p.matched, ruleErrors: p.errors.map(err) })),
+      discovered: outcome.discovered,
       params: Object.fromEntries(Object.entries(outcome.params).filter(([k]) => !['adapter', 'config', 'env', 'event'].includes(k)).map(([k, v]) => [k, jsonValue(v)])),
     },
     resources: outcome.resources.map(dryRunRow),
@@ -72,6 +73,7 @@ export function renderDryRunTable(outcome: EventOutcome): string {
   const out = [line(header), ...cells.map(line), ''];
   out.push(`event: ${outcome.status}${outcome.skipped ? `, resources skipped: ${outcome.skipped}` : ''}${outcome.failure ? `, failed in ${outcome.failure.phase}: ${outcome.failure.error.rule}: ${outcome.failure.error.message}` : ''}`);
   for (const p of outcome.preconditions) out.push(`precondition ${p.name}: ${p.matched ? 'met' : 'not met'}`);
+  if (outcome.discovered.length > 0) out.push(`resources after the event: ${outcome.discovered.join(', ')}`);
   for (const p of outcome.preconditions) for (const e of p.errors) out.push(`rule error (not matched): precondition ${p.name}: ${e.rule}: ${e.reason}: ${e.message}`);
   for (const r of rows) for (const e of r.decision === 'error' ? r.ruleErrors.slice(0, -1) : r.ruleErrors) out.push(`rule error (not matched): resource ${r.resource} ${e.rule}: ${e.reason}: ${e.message}`);
   const params = Object.entries(outcome.params).filter(([k]) => !['adapter', 'config', 'env', 'event'].includes(k));

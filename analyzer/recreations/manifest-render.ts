@@ -27,10 +27,16 @@ function templateOf(key: object, text: string): GoTemplate | TemplateError {
   return t;
 }
 
+const texts = new WeakMap<object, string>();
+
+/** The manifest's text as the adapter renders it; a mapping is written back to YAML once. */
 export function manifestText(r: ResourceSpec): string | undefined {
   const m = r.manifest;
   if (!m) return undefined;
-  return m.kind === 'text' ? m.text : stringify(m.value, { sortMapEntries: true, singleQuote: true, lineWidth: 0 });
+  if (m.kind === 'text') return m.text;
+  let text = texts.get(m);
+  if (text === undefined) texts.set(m, (text = stringify(m.value, { sortMapEntries: true, singleQuote: true, lineWidth: 0 })));
+  return text;
 }
 
 export function renderManifest(r: ResourceSpec, params: Readonly<Record<string, unknown>>, now: () => Date): RenderedManifest {

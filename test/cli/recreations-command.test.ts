@@ -220,6 +220,9 @@ describe('reconcile-shadow recreations --dry-run-event', () => {
     assert.deepEqual(await dryRun(join(maestro, 'dryrun-maestro-adapter-task-config.yaml'), join(DRY, 'dryrun-api-responses.json'), join(maestro, 'dryrun-maestro-discovery.json'), join(DRY, 'dryrun-maestro-adapter-config.yaml')), [
       'resource0 ManifestWork cluster1/manifestwork-symbol000: skip (upstream dry run: update) generation 5 unchanged',
     ]);
+    // Its nested discoveries are found inside the discovered ManifestWork (manifest/generation.go DiscoverNestedManifest).
+    const r = await run(['--task-config', join(maestro, 'dryrun-maestro-adapter-task-config.yaml'), '--adapter-config', join(DRY, 'dryrun-maestro-adapter-config.yaml'), '--dry-run-event', join(DRY, 'event.json'), '--dry-run-api-responses', join(DRY, 'dryrun-api-responses.json'), '--dry-run-discovery', join(maestro, 'dryrun-maestro-discovery.json'), '--format', 'json']);
+    assert.deepEqual((JSON.parse(r.stdout) as { event: { discovered: string[] } }).event.discovered, ['resource0', 'namespace0', 'configmap0']);
   });
 
   it('refuses the invalid upstream fixture at load, as the adapter does (exit 3)', async () => {
