@@ -199,6 +199,14 @@ interface Context {
   adapter: Record<string, unknown>;
 }
 
+/** The deployment config as CEL sees it, converted once per config rather than per event. */
+const celConfigs = new WeakMap<CompiledAdapterConfig, unknown>();
+function celConfig(c: CompiledAdapterConfig): unknown {
+  let v = celConfigs.get(c);
+  if (v === undefined) celConfigs.set(c, (v = toCelValue(c.configMap, Number.MAX_SAFE_INTEGER) ?? {}));
+  return v;
+}
+
 export function executeEvent(compiled: CompiledTaskConfig, inputs: EventInputs): EventOutcome {
   return new EventRun(compiled, inputs).run();
 }
@@ -220,7 +228,7 @@ class EventRun {
     this.ctx = {
       params: {
         adapter: this.cel({ name: adapter.name, version: adapter.version }),
-        config: this.cel(inputs.adapterConfig.configMap),
+        config: celConfig(inputs.adapterConfig),
         env: { ...inputs.env },
         event: this.cel(inputs.event),
       },
