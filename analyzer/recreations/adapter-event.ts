@@ -470,7 +470,7 @@ class EventRun {
       const outcome = this.resource(r);
       out.push(outcome);
       // Apply failures stop the event; delete failures do not (resource_executor.go ExecuteAll).
-      if (outcome.decision === 'error' && !outcome.reason.startsWith('delete')) failure = outcome.errors[outcome.errors.length - 1];
+      if (outcome.decision === 'error' && !outcome.reason.startsWith('delete: ')) failure = outcome.errors[outcome.errors.length - 1];
     }
     const failedOne = out.find((o) => o.decision === 'error');
     return {
@@ -507,13 +507,21 @@ class EventRun {
           return { ...base, decision: 'skip', reason: 'lifecycle.create.when condition evaluated to false' };
         }
       }
-      let conflict = false;
+      // A failure on the delete path does not stop the event (resource_executor.go ExecuteAll goes on after it).
+      const deleting = (why: string): ResourceOutcome => {
+        try {
+          return this.deleteResource(r, target, errors, why);
+        } catch (e) {
+          if (!(e instanceof StepFailure)) throw e;
+          return fail(e, 'delete: ');
+        }
+      };
       if (rules.deleteWhen && this.gate(rules.deleteWhen, 'lifecycle.delete.when', errors)) {
-        conflict = rules.recreateWhen !== undefined && this.gate(rules.recreateWhen, 'lifecycle.recreate.when (proposal)', []);
-        return { ...this.deleteResource(r, target, errors, 'lifecycle.delete.when evaluated to true'), conflict };
+        const conflict = rules.recreateWhen !== undefined && this.gate(rules.recreateWhen, 'lifecycle.recreate.when (proposal)', []);
+        return { ...deleting('lifecycle.delete.when evaluated to true'), conflict };
       }
       if (rules.recreateWhen && this.gate(rules.recreateWhen, 'lifecycle.recreate.when (proposal)', errors)) {
-        const d = this.deleteResource(r, target, errors, 'lifecycle.recreate.when (proposal) evaluated to true: deleted now, created by the next event');
+        const d = deleting('lifecycle.recreate.when (proposal) evaluated to true: deleted now, created by the next event');
         return d.decision === 'delete' && d.before ? { ...d, decision: 'recreate', trigger: 'rule' } : d;
       }
       return this.apply(r, target, errors);
