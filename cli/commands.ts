@@ -153,16 +153,24 @@ export const RECREATIONS = {
   name: 'recreations',
   summary: "dry-run an adapter's lifecycle rules over recorded objects and report every recreation",
   about:
-    "Replays an observation journal through a HyperFleet adapter's CEL lifecycle rules in shadow mode and prints every recreation found, finished or not (unfinished ones aged at the journal's last time), with the predicted unreconciled time under the blocking and the Sentinel flow (docs/recreations.md). A broken CEL expression in the task config is named with file:line:column and a caret.",
+    "Replays an observation journal through a HyperFleet adapter's lifecycle rules in shadow mode and prints every recreation found, finished or not (unfinished ones aged at the journal's last time), with the predicted unreconciled time under the blocking and the Sentinel flow (docs/recreations.md). With --dry-run-event instead of --journal it takes the adapter's own dry-run files (the event, the mock API responses, the discovered objects) and prints, per resource, what the adapter would do and why. A broken CEL expression in the task config is named with file:line:column and a caret.",
   flags: {
-    'task-config': { type: 'string', value: '<file>', required: true, help: "the adapter's task config (AdapterTaskConfig YAML)" },
-    journal: { type: 'string', value: '<file|->', required: true, help: 'the observation journal: one observed object state per JSON line; - reads stdin' },
-    format: { type: 'choice', choices: ['table', 'json', 'jsonl'], default: 'table', help: 'table for a terminal, json with the summary, jsonl: one row per recreation' },
+    'task-config': { type: 'string', value: '<file>', required: true, help: "the adapter's task config (AdapterTaskConfig YAML), as the adapter is given it" },
+    'adapter-config': { type: 'string', value: '<file>', help: "the adapter's deployment config (adapter-config.yaml): adapter name, config.*, the API base URL" },
+    proposals: { type: 'string', value: '<file>', help: 'proposed rules the adapter does not implement yet (lifecycle.recreate.when per resource)' },
+    journal: { type: 'string', value: '<file|->', help: 'the observation journal: one observed object state per JSON line; - reads stdin' },
+    'dry-run-event': { type: 'string', value: '<file>', help: "the adapter's dry-run CloudEvent (its data is event.*); instead of --journal" },
+    'dry-run-api-responses': { type: 'string', value: '<file>', help: 'the mock HyperFleet API responses of the adapter dry run (unmatched requests answer 200 {})' },
+    'dry-run-discovery': { type: 'string', value: '<file>', help: 'the objects present before the event (the dry run discovery overrides)' },
+    format: { type: 'choice', choices: ['table', 'json', 'jsonl'], default: 'table', help: 'table for a terminal, json with the summary, jsonl: one row per recreation (per resource with --dry-run-event)' },
     'stuck-threshold': { type: 'duration', default: '10m', help: 'an unfinished recreation older than this counts as stuck' },
     'sentinel-interval': { type: 'duration', default: '10s', help: 'the Sentinel event interval, for the predicted non-blocking flow' },
     strict: { type: 'boolean', help: 'exit 4 when any journal line was rejected' },
   },
-  examples: ['reconcile-shadow recreations --task-config examples/adapter-task-config.yaml --journal objects.jsonl --stuck-threshold 15m'],
+  examples: [
+    'reconcile-shadow recreations --task-config examples/adapter-task-config.yaml --proposals examples/recreation-proposals.yaml --journal objects.jsonl --stuck-threshold 15m',
+    'reconcile-shadow recreations --task-config task.yaml --adapter-config adapter.yaml --dry-run-event event.json --dry-run-api-responses api.json --dry-run-discovery discovery.json',
+  ],
   exitCodes: ['ok', 'failure', 'usage', 'invalidConfig', 'rejectedInput', 'nothingAnalysed'],
 } as const satisfies CommandSpec<Flags>;
 

@@ -11,7 +11,11 @@ import { trackerOptions } from '../analyzer/recreations/config.js';
 import { contractRow, detailedRow, renderTable, sortEntries, summarize, unfinishedEntries, UnreconciledSummary, type RecreationEntry } from '../analyzer/recreations/report.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../analyzer/recreations/shadow.js';
-import { loadTaskConfigFile } from '../sidecar/files.js';
+import { loadAdapterConfigFile, loadShadowedTaskConfig } from '../sidecar/files.js';
+import { executeEvent } from '../analyzer/recreations/adapter-event.js';
+import { objectWorld, parseDryRunApiResponses, parseDryRunDiscovery, parseDryRunEvent } from '../analyzer/recreations/dry-run-inputs.js';
+import { dryRunJson, dryRunRow, renderDryRunTable } from '../analyzer/recreations/dry-run-report.js';
+import { readFileSync } from 'node:fs';
 import { ValidationError } from '../lib/validation-error.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
 import { splitStream } from '../collector/lines.js';
@@ -23,16 +27,31 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
   const args = readArgs(RECREATIONS, argv, io);
   if (typeof args === 'number') return args;
   const { journal, format, strict } = args.values;
+  const dryRunEvent = args.values['dry-run-event'];
+  const usage = (problem: string): number => {
+    io.stderr.write(`${problem}\n`);
+    return EXIT.usage;
+  };
+  if ((journal === undefined) === (dryRunEvent === undefined)) return usage('give either --journal <file|-> (replay observations) or --dry-run-event <file> (the adapter dry-run inputs)');
+  if (journal !== undefined && (args.values['dry-run-api-responses'] !== undefined || args.values['dry-run-discovery'] !== undefined)) {
+    return usage('--dry-run-api-responses and --dry-run-discovery go with --dry-run-event, not --journal');
+  }
 
   let compiled: CompiledTaskConfig;
   try {
-    compiled = CompiledTaskConfig.compile(loadTaskConfigFile(args.values['task-config']), new CelRuntime());
+    const adapterConfigFile = args.values['adapter-config'];
+    compiled = CompiledTaskConfig.compile(loadShadowedTaskConfig(args.values['task-config'], args.values.proposals), new CelRuntime(), {
+      env: process.env as Record<string, string>,
+      ...(adapterConfigFile ? { adapterConfig: loadAdapterConfigFile(adapterConfigFile) } : {}),
+    });
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
-    io.stderr.write(`invalid task config:\n${e.message}\n`);
+    io.stderr.write(`invalid ${e.kind === 'adapter task config' ? 'task config' : e.kind}:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }
   for (const n of compiled.notices) io.stderr.write(`notice: ${n}\n`);
+  if (dryRunEvent !== undefined) return dryRun(compiled, dryRunEvent, args.values['dry-run-api-responses'], args.values['dry-run-discovery'], format, io);
+  if (journal === undefined) return EXIT.usage;
 
   const options = trackerOptions({ sentinelIntervalSeconds: args.values['sentinel-interval'] / 1000, stuckThresholdsMs: { default: args.values['stuck-threshold'] } });
   const entries: RecreationEntry[] = [];
@@ -80,4 +99,34 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
     return EXIT.nothingAnalysed;
   }
   return strict && rejections.count > 0 ? EXIT.rejectedInput : EXIT.ok;
+}
+
+/** One adapter event from the adapter's own dry-run files, decided without acting; the clock is the event's `time`. */
+function dryRun(compiled: CompiledTaskConfig, eventFile: string, apiFile: string | undefined, discoveryFile: string | undefined, format: string, io: CommandIO): number {
+  let inputs;
+  try {
+    const read = (f: string): string => readFileSync(f, 'utf8');
+    const eventText = read(eventFile);
+    const event = parseDryRunEvent(eventText, eventFile);
+    const stamp = (JSON.parse(eventText) as { time?: unknown }).time;
+    const time = typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN;
+    inputs = {
+      event,
+      api: apiFile === undefined ? () => ({ status: 200, body: {} }) : parseDryRunApiResponses(read(apiFile), apiFile)(),
+      objects: objectWorld(discoveryFile === undefined ? [] : parseDryRunDiscovery(read(discoveryFile), discoveryFile)),
+      nowMs: Number.isNaN(time) ? 0 : time,
+    };
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
+      return EXIT.invalidConfig;
+    }
+    io.stderr.write(`cannot read the dry-run inputs: ${(e as Error).message}\n`);
+    return EXIT.failure;
+  }
+  const outcome = executeEvent(compiled, { ...inputs, env: compiled.env, adapterConfig: compiled.adapterConfig });
+  if (format === 'jsonl') io.stdout.write(outcome.resources.map((r) => JSON.stringify(dryRunRow(r)) + '\n').join(''));
+  else if (format === 'json') io.stdout.write(JSON.stringify(dryRunJson(outcome), null, 2) + '\n');
+  else io.stdout.write(renderDryRunTable(outcome));
+  return EXIT.ok;
 }

@@ -71,6 +71,8 @@ export interface SourceContext {
 /** The recreation shadow a source needs when the config has no `recreations` section (the demo's adapter world). */
 export interface RecreationNeed {
   readonly taskConfig: string;
+  /** The shadow's proposed rules beside the task config. */
+  readonly proposals?: string;
   readonly stuckThresholdMs: number;
 }
 

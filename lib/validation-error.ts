@@ -4,7 +4,7 @@
  */
 
 /** What the file is, for the line a command prints before the problems (`invalid model:`). */
-export type FileKind = 'config' | 'model' | 'adapter task config' | 'thresholds';
+export type FileKind = 'config' | 'model' | 'adapter task config' | 'adapter config' | 'recreation proposals' | 'adapter dry-run input' | 'thresholds';
 
 export class ValidationError extends Error {
   constructor(

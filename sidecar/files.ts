@@ -4,7 +4,9 @@
  * ever see text.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { parseAdapterConfig, type CompiledAdapterConfig } from '../analyzer/recreations/adapter-config.js';
+import { applyProposals } from '../analyzer/recreations/proposals.js';
 import { parseTaskConfig, type RefReader, type TaskConfig } from '../analyzer/recreations/task-config.js';
 import { packageRoot } from '../lib/package-root.js';
 import { ValidationError } from '../lib/validation-error.js';
@@ -25,13 +27,19 @@ export function loadModelFile(path: string): ReconcileModel {
 }
 
 /**
- * Manifest refs name paths inside the adapter's container (`/etc/adapter/job.yaml`); they are read as given, or else
- * from next to the task config, so a copy of the adapter's ConfigMap files in one folder works as is.
+ * Manifest refs as the adapter resolves them (hyperfleet-adapter internal/configloader/loader.go
+ * loadTaskConfigFileReferences, pkg/utils/path.go ResolveSecurePath): a relative ref against the task config's
+ * directory, keeping its subdirectories, and never outside it. An absolute ref names a path inside the adapter's
+ * container (`/etc/adapter/job.yaml`, the ConfigMap's mount); it is read as given, or else from next to the task
+ * config, so a copy of the ConfigMap's files in one folder works as is.
  */
 export function refReaderFor(taskConfigFile: string): RefReader {
+  const base = resolve(dirname(taskConfigFile));
   return (ref) => {
-    for (const path of [ref, join(dirname(taskConfigFile), basename(ref))]) if (existsSync(path)) return readFileSync(path, 'utf8');
-    return undefined;
+    const candidates = isAbsolute(ref) ? [ref, join(base, basename(ref))] : [resolve(base, ref)];
+    if (!isAbsolute(ref) && relative(base, candidates[0]!).startsWith('..')) return { error: `path ${JSON.stringify(ref)} escapes base directory` };
+    for (const path of candidates) if (existsSync(path)) return { text: readFileSync(path, 'utf8') };
+    return { error: `referenced file ${JSON.stringify(ref)} does not exist (resolved to ${JSON.stringify(candidates[0])})` };
   };
 }
 
@@ -43,4 +51,22 @@ export function loadTaskConfigFile(file: string): TaskConfig {
     throw new ValidationError('adapter task config', [`${file}: cannot read: ${(e as Error).message}`]);
   }
   return parseTaskConfig(text, file, refReaderFor(file));
+}
+
+function readOrFail(file: string, kind: 'adapter config' | 'recreation proposals'): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ValidationError(kind, [`${file}: cannot read: ${(e as Error).message}`]);
+  }
+}
+
+/** The adapter's task config with the shadow's proposed rules (`recreations.proposals`, `--proposals`) added. */
+export function loadShadowedTaskConfig(taskConfigFile: string, proposalsFile?: string): TaskConfig {
+  const config = loadTaskConfigFile(taskConfigFile);
+  return proposalsFile === undefined ? config : applyProposals(config, readOrFail(proposalsFile, 'recreation proposals'), proposalsFile);
+}
+
+export function loadAdapterConfigFile(file: string): CompiledAdapterConfig {
+  return parseAdapterConfig(readOrFail(file, 'adapter config'), file);
 }

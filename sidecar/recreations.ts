@@ -11,7 +11,7 @@ import { RecreationShadow } from '../analyzer/recreations/shadow.js';
 import type { ObjectWatch } from '../collector/objects/observation.js';
 import type { Rejection } from '../collector/records.js';
 import type { RecreationPipelineView } from '../outputs/component.js';
-import { loadTaskConfigFile } from './files.js';
+import { loadAdapterConfigFile, loadShadowedTaskConfig } from './files.js';
 
 export class RecreationPipeline implements RecreationPipelineView {
   readonly shadow: RecreationShadow;
@@ -33,7 +33,10 @@ export class RecreationPipeline implements RecreationPipelineView {
     failed: (error: unknown) => void,
     rejected: (r: Rejection) => void,
   ) {
-    const compiled = CompiledTaskConfig.compile(loadTaskConfigFile(settings.taskConfig), new CelRuntime(), { env: settings.env ?? {} });
+    const compiled = CompiledTaskConfig.compile(loadShadowedTaskConfig(settings.taskConfig, settings.proposals), new CelRuntime(), {
+      env: settings.env ?? {},
+      ...(settings.adapterConfig ? { adapterConfig: loadAdapterConfigFile(settings.adapterConfig) } : {}),
+    });
     const tracker = trackerOptionsOf(settings);
     this.shadow = new RecreationShadow(compiled, tracker, { rejected }, failed);
     this.kinds = [...new Set(compiled.resources.map((r) => r.kind))];

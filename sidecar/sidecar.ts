@@ -96,6 +96,7 @@ function recreationSettings(config: ShadowConfig, planned: readonly Planned[]): 
     if (!need) continue;
     const settings: RecreationSettings = {
       taskConfig: need.taskConfig,
+      ...(need.proposals ? { proposals: need.proposals } : {}),
       sentinelInterval: DEFAULT_SENTINEL_INTERVAL_SECONDS * 1000,
       stuckThresholds: { default: need.stuckThresholdMs },
       maxInFlight: DEFAULT_MAX_IN_FLIGHT,

@@ -12,6 +12,8 @@ import { VirtualClock } from './virtual-clock.js';
 
 /** The example task config: the validation Job the adapter world manages. */
 export const EXAMPLE_TASK_CONFIG = join(packageRoot(), 'examples', 'adapter-task-config.yaml');
+/** The designed recreate rule, proposed beside the example's unchanged task config. */
+export const EXAMPLE_PROPOSALS = join(packageRoot(), 'examples', 'recreation-proposals.yaml');
 
 const MINUTE = 60_000;
 /** How often the worlds are advanced to the clock's now. */
@@ -43,7 +45,7 @@ export const simulator: SourceComponent<typeof schema> = {
   schema,
   reasons: [...REFUSED_BY_ANALYZER],
   clock: (config) => new VirtualClock(Date.now(), config.speed),
-  recreations: (config) => (config.recreations ? { taskConfig: EXAMPLE_TASK_CONFIG, stuckThresholdMs: DEMO_STUCK_THRESHOLD_MS } : undefined),
+  recreations: (config) => (config.recreations ? { taskConfig: EXAMPLE_TASK_CONFIG, proposals: EXAMPLE_PROPOSALS, stuckThresholdMs: DEMO_STUCK_THRESHOLD_MS } : undefined),
   async create(config, sinks, _hooks, context) {
     const { SimulatorSource } = await import('./source.js');
     const adapterWorld = config.recreations ? { ...DEFAULT_ADAPTER_WORLD, ...DEMO_ADAPTER_WORLD, startMs: context.clock.now() } : undefined;

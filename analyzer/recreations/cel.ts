@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Environment, ParseError, type ASTNode } from '@marcbachmann/cel-js';
+import { registerAdapterFunctions } from './cel-adapter-functions.js';
 import type { ExpressionSpec } from './task-config.js';
 
 export interface CelLimits {
@@ -56,12 +57,26 @@ export type EvalResult = { readonly ok: true; readonly value: unknown } | { read
 
 export class CelCompileError extends Error {}
 
+/**
+ * Whether a result counts as matched, as the adapter's EvaluateSafe decides (criteria/cel_evaluator.go): an
+ * evaluation error is not matched (the error is kept for the report), a bool is itself, and any other value is
+ * matched unless it is null or empty (an empty string, list or map).
+ */
+export function celMatched(r: EvalResult): boolean {
+  if (!r.ok) return false;
+  const v = r.value;
+  if (typeof v === 'boolean') return v;
+  if (v === null || v === undefined || v === '') return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof Map) return v.size > 0;
+  if (typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array)) return Object.keys(v).length > 0;
+  return true;
+}
+
 export interface CompiledExpression {
   readonly spec: ExpressionSpec;
   /** The parsed expression: what it reads of its inputs is found by walking it (reads.ts). */
   readonly ast: ASTNode;
-  /** Set when type-checking found a function the shadow does not provide: every evaluation fails with this. */
-  readonly unsupported?: string;
   evaluate(context: Readonly<Record<string, unknown>>): EvalResult;
 }
 
@@ -113,10 +128,8 @@ export class CelRuntime {
         maxMapEntries: limits.maxMapEntries,
         maxCallArguments: limits.maxCallArguments,
       },
-    })
-      .registerFunction('now(): google.protobuf.Timestamp', () => new Date(this.nowMs))
-      // Adapter rules write `timestamp(now())`; cel-go accepts a timestamp there, cel-js needs the overload.
-      .registerFunction('timestamp(google.protobuf.Timestamp): google.protobuf.Timestamp', (t: Date) => t);
+    });
+    registerAdapterFunctions(this.env, () => this.nowMs);
   }
 
   /** Compiles once; throws CelCompileError naming file:line:column, the owner field and the caret. */
@@ -138,11 +151,10 @@ export class CelRuntime {
     }
     const regex = unsafeRegex(parsed.ast);
     if (regex) throw this.compileError(spec, `refused: ${regex.message}`, regex.pos);
-    const check = parsed.check();
-    const unsupported = check.valid ? undefined : (check.error?.message.split('\n')[0] ?? 'type check failed');
+    // Like the adapter (cel_evaluator.go EvaluateSafe), no type check: variables are dyn, so type errors and unknown
+    // functions surface when evaluated.
     const budget = this.limits.evalBudgetMs;
     const evaluate = (context: Readonly<Record<string, unknown>>): EvalResult => {
-      if (unsupported) return { ok: false, reason: 'unsupported_function', message: unsupported };
       const started = performance.now();
       try {
         const value: unknown = parsed(context);
@@ -152,7 +164,7 @@ export class CelRuntime {
         return { ok: false, ...classify(e) };
       }
     };
-    return { spec, ast: parsed.ast, ...(unsupported ? { unsupported } : {}), evaluate };
+    return { spec, ast: parsed.ast, evaluate };
   }
 
   private compileError(spec: ExpressionSpec, message: string, offset: number): CelCompileError {
@@ -184,6 +196,7 @@ function classify(e: unknown): { reason: EvalErrorReason; message: string } {
   if (message.startsWith('Unknown variable')) return { reason: 'unknown_variable', message };
   if (message.includes('division by zero') || message.includes('modulus by zero')) return { reason: 'division_by_zero', message };
   if (/cannot convert|type error/.test(message)) return { reason: 'conversion', message };
+  if (/[Ff]unction not found|found no matching overload for '[a-zA-Z]+' applied to/.test(message) && /not found/.test(message)) return { reason: 'unsupported_function', message };
   return { reason: 'evaluation_failed', message };
 }
 

@@ -5,7 +5,9 @@
  * as soon as it exists.
  *
  *   recreations:
- *     taskConfig: adapter-task-config.yaml      # the adapter's own task config
+ *     taskConfig: adapter-task-config.yaml      # the adapter's own task config, unchanged
+ *     adapterConfig: adapter-config.yaml        # its deployment config (optional)
+ *     proposals: recreation-proposals.yaml      # the shadow's proposed rules (optional)
  *     env: {NAMESPACE: hyperfleet}              # values for env.* params
  *     sentinelInterval: 10s
  *     stuckThresholds: {default: 10m, Job: 15m}
@@ -30,7 +32,9 @@ export const DEFAULT_READINESS: Readonly<Record<string, Readiness>> = {
 
 /** The shadow's own keys of the section, in the config schema's format (lib/schema.ts). */
 export const RECREATION_SETTINGS = {
-  taskConfig: { kind: 'string', required: true, doc: "the adapter's task config (adapter-task-config.yaml)" },
+  taskConfig: { kind: 'string', required: true, doc: "the adapter's task config (adapter-task-config.yaml), unchanged" },
+  adapterConfig: { kind: 'string', doc: "the adapter's deployment config (adapter-config.yaml): adapter name, config.*, API base URL" },
+  proposals: { kind: 'string', doc: 'the shadow\'s proposed rules (lifecycle.recreate.when per resource), beside the unchanged task config' },
   env: { kind: 'map', of: { kind: 'string' }, doc: 'values for env.* params' },
   sentinelInterval: { kind: 'duration', default: `${DEFAULT_SENTINEL_INTERVAL_SECONDS}s`, min: '100ms', doc: 'Sentinel event interval for the predicted non-blocking flow' },
   stuckThresholds: { kind: 'map', of: { kind: 'duration' }, doc: 'per kind, and `default` (10m) for the others' },

@@ -13,7 +13,9 @@
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { children } from './cel.js';
 import { ReadSet } from './projection.js';
-import type { ExpressionSpec, TaskConfig } from './task-config.js';
+import { GoTemplate } from './go-template.js';
+import { manifestText } from './manifest-render.js';
+import type { ExpressionSpec, ResourceSpec, TaskConfig } from './task-config.js';
 
 /** A chain of field selections from a name. */
 interface Access {
@@ -30,10 +32,8 @@ export interface InputReads {
 
 /** The name the cluster's state has in every context, whether or not a precondition calls the API for it. */
 export const CLUSTER_STATE = 'checkClusterState';
-/** An API call the shadow answers from the cluster's state: the cluster's or nodepool's own resource. */
-export const RESOURCE_URL = /\/(clusters|nodepools)\/\{\{/;
-/** `event.*` fields that come from the resource's identity, not from its state. */
-const IDENTITY_FIELDS = new Set(['id', 'generation', 'kind']);
+/** An API call the live shadow answers from the cluster's state: the cluster's or nodepool's own resource, nothing under it. */
+export const RESOURCE_URL = /\/(clusters|nodepools)\/\{\{[^}]*\}\}\/?$/;
 
 /**
  * What the config reads of its inputs. `astOf` gives the compiled form of an expression (undefined for one that did
@@ -45,8 +45,8 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
 
   // Names that hold the cluster's state itself in the context; reading `<name>.x` reads the state's `x`.
   const stateNames = new Set([CLUSTER_STATE]);
-  for (const p of config.params) if (p.source.kind === 'api_call' && p.source.url && RESOURCE_URL.test(p.source.url)) stateNames.add(p.name);
-  for (const pre of config.preconditions) if (pre.apiCallUrl && RESOURCE_URL.test(pre.apiCallUrl)) stateNames.add(pre.name);
+  for (const p of config.params) if (p.source.kind === 'api_call' && RESOURCE_URL.test(p.source.call.url.text)) stateNames.add(p.name);
+  for (const pre of config.preconditions) if (pre.apiCall && RESOURCE_URL.test(pre.apiCall.url.text)) stateNames.add(pre.name);
   const readContext = (path: readonly string[], whole: boolean): void => {
     const [root, ...rest] = path;
     if (root !== undefined && stateNames.has(root)) cluster.add(rest, whole);
@@ -60,9 +60,7 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
   for (const p of config.params) {
     const s = p.source;
     // A param's own value is kept whole: it is part of the context, and its `type` converts all of it.
-    if (s.kind === 'event' && !IDENTITY_FIELDS.has(s.field)) cluster.add(s.field.split('.'), true);
-    if (s.kind === 'path') readContext(s.path, true);
-    if (s.kind === 'api_call' && p.type !== undefined && stateNames.has(p.name)) cluster.add([], true);
+    if (s.kind === 'string') readContext(s.value.split('.'), true);
     if (s.kind === 'expression') readExpression(s.expression, inContext);
   }
   for (const pre of config.preconditions) {
@@ -73,11 +71,12 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
       if (cap.field !== undefined) cluster.add(cap.field.split('.'), true);
       else readExpression(cap.expression, (a, whole) => cluster.add([a.root, ...a.path], whole));
     }
-    for (const c of pre.conditions) readContext(c.field.split('.'), c.operator !== 'exists');
+    // Read whole even for `exists`: it is false for an empty string, list or map (criteria/evaluator.go evaluateExists).
+    for (const c of pre.conditions) readContext(fieldPath(c.field), true);
     readExpression(pre.expression, inContext);
   }
   for (const r of config.resources) {
-    for (const path of r.generationAnnotation?.paths ?? []) readContext(path, true);
+    for (const path of manifestReads(r)) readContext(path, true);
     for (const rule of [r.createWhen, r.deleteWhen, r.recreateWhen]) {
       readExpression(rule, (a, whole) => {
         if (a.root !== 'resources') return inContext(a, whole);
@@ -88,6 +87,35 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
     }
   }
   return { cluster, objects };
+}
+
+/** A condition's field as a path of names (`{.a.b}`, `.a.b`, `a.b`); a JSONPath filter or index stops it. */
+function fieldPath(field: string): string[] {
+  const p = field.trim().replace(/^\{|\}$/g, '').replace(/^\$?\./, '');
+  const out: string[] = [];
+  for (const part of p.split('.')) {
+    const name = /^[A-Za-z0-9_-]+/.exec(part)?.[0];
+    if (!name) break;
+    out.push(name);
+    if (name !== part) break;
+  }
+  return out;
+}
+
+/** The param paths a resource's templates read: its manifest's, its discovery's and its Maestro target's. */
+function manifestReads(r: ResourceSpec): (readonly string[])[] {
+  const text = manifestText(r);
+  const templates: (GoTemplate | undefined)[] = [r.discovery.namespace, r.discovery.byName, r.targetCluster, ...(r.discovery.labelSelector ?? []).flat()];
+  for (const nd of r.nestedDiscoveries) templates.push(nd.discovery.namespace, nd.discovery.byName, ...(nd.discovery.labelSelector ?? []).flat());
+  const paths = templates.flatMap((t) => t?.paths ?? []);
+  if (text === undefined) return paths;
+  try {
+    // A template that reads the data whole (`{{ . }}`, or a path under `with`/`range`) is read as a whole.
+    const t = GoTemplate.parse(text);
+    return [...paths, ...t.paths, ...(t.readsWhole ? [[]] : [])];
+  } catch {
+    return paths;
+  }
 }
 
 /** Calls `read` for every chain of field selections in the expression, as described above. */

@@ -26,9 +26,10 @@ import {
   type ObservationSink,
 } from '../../collector/objects/observation.js';
 import { Listeners } from '../../lib/listeners.js';
-import type { EvalErrorReason, EvalResult } from './cel.js';
-import { decideLifecycle, type LifecycleDecision, type LifecycleDecisionKind } from './lifecycle-decision.js';
-import type { ClusterContext, ClusterIdentity, CompiledResource, CompiledTaskConfig } from './rules.js';
+import type { EvalResult } from './cel.js';
+import { executeEvent, type ApiAnswer, type KubeObject, type ObjectQuery, type ObjectWorld, type RuleError } from './adapter-event.js';
+import type { LifecycleDecision, LifecycleDecisionKind } from './lifecycle-decision.js';
+import type { CompiledResource, CompiledTaskConfig } from './rules.js';
 import { RecreationTracker, type FinishedRecreation, type InFlightRecreation, type TrackedObject, type TrackerOptions, type TrackerSnapshot } from './tracker.js';
 import { UnreconciledTracker, type UnreconciledPeriod } from './unreconciled.js';
 
@@ -44,7 +45,7 @@ export interface ShadowListener {
 export interface RuleErrorExample {
   readonly resource: string;
   readonly rule: string;
-  readonly reason: EvalErrorReason;
+  readonly reason: RuleError['reason'];
   readonly message: string;
   count: number;
 }
@@ -78,6 +79,9 @@ const EMPTY_STATE: EvalResult = Object.freeze({ ok: true, value: Object.freeze({
 /** What is kept of an object between its events. */
 interface StoredObject extends TrackedObject {
   readonly resource: CompiledResource;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Kubernetes keeps an object with finalizers after a delete (deletionTimestamp set) until they are done. */
+  readonly hasFinalizers: boolean;
   readonly creationTimestampMs: number | undefined;
   /** Only the generation annotation: the apply decision and the tracker read no other. */
   readonly annotations: Readonly<Record<string, string>>;
@@ -85,8 +89,8 @@ interface StoredObject extends TrackedObject {
   readonly input: EvalResult;
 }
 
-/** A cluster (or nodepool), as a context needs it, and the objects made for it. */
-interface ClusterEntry extends ClusterIdentity {
+/** A cluster (or nodepool), as an event needs it, and the objects made for it. */
+interface ClusterEntry {
   readonly id: string;
   kind: string;
   generation: number;
@@ -94,9 +98,8 @@ interface ClusterEntry extends ClusterIdentity {
   known: boolean;
   /** Since when the API reports it Reconciled=False (a recreation rebuilt after a restart was triggered then). */
   reconciledFalseSinceMs: number | undefined;
-  /** Its state as the rules see it, projected once per observation; the context is built from it when first needed. */
+  /** Its state as the rules see it, projected once per observation: the API's answer for its own URL. */
   state: EvalResult;
-  ctx: ClusterContext | undefined;
   /** Its objects, of every resource, in the order first seen (an array of exactly their number: usually one). */
   objects: StoredObject[];
 }
@@ -117,6 +120,7 @@ export class RecreationShadow implements ObservationSink {
   private readonly unreconciled: UnreconciledTracker;
   private readonly clusters = new Map<string, ClusterEntry>();
   private readonly generationAnnotations = new Map<string, Readonly<Record<string, string>>>();
+  private readonly byName: ReadonlyMap<string, CompiledResource>;
   private lastTimeMs = 0;
 
   private readonly listeners: Listeners<ShadowListener>;
@@ -134,6 +138,7 @@ export class RecreationShadow implements ObservationSink {
     },
   ) {
     this.listeners = new Listeners(failed);
+    this.byName = new Map(compiled.resources.map((r) => [r.name, r]));
     if (listener) this.listeners.add(listener);
     this.tracker = new RecreationTracker(trackerOptions, {
       finished: (r) => {
@@ -226,53 +231,91 @@ export class RecreationShadow implements ObservationSink {
     this.evaluate(updated, o.timeMs);
   }
 
-  /** Every resource of the cluster, in config order, as the adapter would decide them now. */
+  /** One adapter event for the cluster, now: every resource in config order, as the adapter would decide them. */
   private evaluate(entry: ClusterEntry, atMs: number): void {
-    const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
-    const current = new Map<string, StoredObject>();
-    const resources: Record<string, unknown> = {};
-    for (const resource of this.compiled.resources) {
-      const stored = newest(entry.objects, resource.name);
-      if (!stored) continue;
-      current.set(resource.name, stored);
-      if (stored.input.ok) resources[resource.name] = stored.input.value;
-    }
-    for (const resource of this.compiled.resources) {
-      const stored = current.get(resource.name);
-      const d: LifecycleDecision =
-        stored && !stored.input.ok
-          ? { resource, decision: 'error', conflict: false, error: { rule: 'resources input', reason: stored.input.reason, message: stored.input.message } }
-          : decideLifecycle({ resource, ctx, resources, ...(stored ? { object: stored } : {}), desiredGeneration: this.compiled.desiredGeneration(resource, ctx) });
-      this.count(d);
-      this.listeners.emit('decision', d, atMs);
-      if (d.decision === 'recreate' && stored) {
-        this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: d.trigger!, atMs }));
+    for (const { stored, decision } of this.decide(entry, atMs)) {
+      this.count(decision);
+      this.listeners.emit('decision', decision, atMs);
+      if (decision.decision === 'recreate' && stored) {
+        this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: decision.trigger!, atMs }));
       }
     }
+  }
+
+  /** The event's decisions of the watched resources, each with the object it is about. */
+  private decide(entry: ClusterEntry, atMs: number): { resource: CompiledResource; stored: StoredObject | undefined; decision: LifecycleDecision }[] {
+    const outcome = executeEvent(this.compiled, {
+      event: { id: entry.id, kind: entry.kind, generation: entry.generation },
+      env: this.compiled.env,
+      adapterConfig: this.compiled.adapterConfig,
+      api: (method, url) => this.answer(entry, method, url),
+      objects: this.world(entry),
+      nowMs: atMs,
+    });
+    const out: { resource: CompiledResource; stored: StoredObject | undefined; decision: LifecycleDecision }[] = [];
+    for (const o of outcome.resources) {
+      const resource = this.byName.get(o.resource.name);
+      if (!resource) continue;
+      const mine = entry.objects.filter((s) => s.resource.name === resource.name);
+      const stored = (o.target && mine.find((s) => s.name === o.target!.name && s.namespace === o.target!.namespace)) || newest(mine);
+      const broken = mine.find((s) => !s.input.ok);
+      const decision: LifecycleDecision =
+        broken && !broken.input.ok
+          ? { resource, decision: 'error', reason: 'resources input', conflict: false, error: { rule: 'resources input', reason: broken.input.reason, message: broken.input.message }, ruleErrors: [] }
+          : {
+              resource,
+              decision: o.decision,
+              reason: o.reason,
+              conflict: o.conflict,
+              ...(o.trigger ? { trigger: o.trigger } : {}),
+              ...(o.decision === 'error' && o.errors.length > 0 ? { error: o.errors[o.errors.length - 1]! } : {}),
+              ruleErrors: o.decision === 'error' ? o.errors.slice(0, -1) : o.errors,
+            };
+      out.push({ resource, stored, decision });
+    }
+    return out;
+  }
+
+  /**
+   * The HyperFleet API as the shadow can answer it: the resource's own URL from the state it holds (an API call
+   * answers only its own URL); anything else is not answered, as an unreachable API would be.
+   */
+  private answer(entry: ClusterEntry, method: string, url: string): ApiAnswer {
+    const path = url.split('?')[0]!.replace(/\/$/, '');
+    const own = path.endsWith(`/clusters/${entry.id}`) || path.endsWith(`/nodepools/${entry.id}`);
+    if (method !== 'GET' || !own) return { error: 'not answered: the shadow holds only the resource\'s own state' };
+    if (!entry.state.ok) return { error: `${entry.state.reason}: ${entry.state.message}` };
+    return { status: 200, body: entry.state.value };
+  }
+
+  /** The cluster's objects as the adapter's discovery and apply read them. */
+  private world(entry: ClusterEntry): ObjectWorld {
+    const same = (s: StoredObject, q: ObjectQuery): boolean => s.resource.kind === q.kind && s.resource.apiVersion === q.apiVersion;
+    return {
+      get: (q) => {
+        const s = entry.objects.find((o) => same(o, q) && o.namespace === q.namespace && o.name === q.name);
+        return s && kubeObject(s);
+      },
+      list: (q) => entry.objects.filter((o) => same(o, q) && (q.namespace === '' || o.namespace === q.namespace) && Object.entries(q.labels).every(([k, v]) => o.labels[k] === v)).map(kubeObject),
+    };
   }
 
   /** Picks up a recreation already under way when the object is first seen (the sidecar restarted). */
   private rebuild(resource: CompiledResource, entry: ClusterEntry, object: ManagedObject, stored: StoredObject): void {
     if (!resource.recreates) return;
     const falseSince = entry.reconciledFalseSinceMs;
+    const decided = (): LifecycleDecision | undefined => this.decide(entry, object.deletionTimestampMs ?? object.creationTimestampMs ?? 0).find((d) => d.resource === resource && d.stored === stored)?.decision;
     if (object.deletionTimestampMs !== undefined) {
-      const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
-      const d = decideLifecycle({
-        resource,
-        ctx,
-        resources: stored.input.ok ? { [resource.name]: stored.input.value } : {},
-        object: stored,
-        desiredGeneration: this.compiled.desiredGeneration(resource, ctx),
-      });
-      if (d.decision !== 'recreate') return;
+      const d = decided();
+      if (d?.decision !== 'recreate') return;
       const atMs = falseSince !== undefined && falseSince <= object.deletionTimestampMs ? falseSince : object.deletionTimestampMs;
       this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: d.trigger!, atMs, rebuilt: true }));
       return;
     }
     const created = object.creationTimestampMs;
     if (falseSince === undefined || created === undefined || created < falseSince || entry.generation <= 1) return;
-    const ctx = (entry.ctx ??= this.compiled.contextOf(entry, entry.state));
-    if (object.annotations[GENERATION_ANNOTATION] !== this.compiled.desiredGeneration(resource, ctx)) return;
+    // At the cluster's current generation: the apply would skip it.
+    if (decided()?.decision !== 'skip') return;
     const readiness = this.trackerOptions.readiness(object.kind);
     if (readiness.kind === 'exists') return;
     if (readiness.kind === 'condition' && object.conditions.some((c) => c.type === readiness.type && c.status === 'True')) return;
@@ -296,7 +339,7 @@ export class RecreationShadow implements ObservationSink {
 
   /** A new entry, whose state the caller sets next. */
   private newEntry(id: string): ClusterEntry {
-    const entry: ClusterEntry = { id, kind: 'Cluster', generation: 0, known: false, reconciledFalseSinceMs: undefined, state: EMPTY_STATE, ctx: undefined, objects: [] };
+    const entry: ClusterEntry = { id, kind: 'Cluster', generation: 0, known: false, reconciledFalseSinceMs: undefined, state: EMPTY_STATE, objects: [] };
     this.clusters.set(entry.id, entry);
     return entry;
   }
@@ -307,14 +350,13 @@ export class RecreationShadow implements ObservationSink {
     return this.update(entry, { id: entry.id, kind: 'Cluster', generation }, false, state);
   }
 
-  /** A new state for the cluster: its context is built again when next needed. */
-  private update(entry: ClusterEntry, cluster: ClusterIdentity, known: boolean, state: EvalResult): ClusterEntry {
+  /** A new state for the cluster. */
+  private update(entry: ClusterEntry, cluster: { id: string; kind: string; generation: number }, known: boolean, state: EvalResult): ClusterEntry {
     entry.kind = cluster.kind;
     entry.generation = cluster.generation;
     entry.known = known;
     entry.reconciledFalseSinceMs = undefined;
     entry.state = state;
-    entry.ctx = undefined;
     return entry;
   }
 
@@ -323,6 +365,8 @@ export class RecreationShadow implements ObservationSink {
     return {
       resource,
       kind: resource.kind,
+      labels: object.labels,
+      hasFinalizers: Array.isArray((object.raw.metadata as { finalizers?: unknown } | undefined)?.finalizers) && ((object.raw.metadata as { finalizers: unknown[] }).finalizers.length > 0),
       namespace: object.namespace,
       name: object.name,
       uid: object.uid,
@@ -348,19 +392,40 @@ export class RecreationShadow implements ObservationSink {
     if (!byDecision) this.stats.decisions.set(kind, (byDecision = new Map<LifecycleDecisionKind | 'conflict', number>()));
     byDecision.set(d.decision, (byDecision.get(d.decision) ?? 0) + 1);
     if (d.conflict) byDecision.set('conflict', (byDecision.get('conflict') ?? 0) + 1);
-    if (!d.error) return;
-    const id = `${d.resource.name}\u0000${d.error.rule}\u0000${d.error.reason}`;
-    const example = this.stats.ruleErrors.get(id);
-    if (example) example.count++;
-    else if (this.stats.ruleErrors.size < MAX_ERROR_EXAMPLES) {
-      this.stats.ruleErrors.set(id, { resource: d.resource.name, rule: d.error.rule, reason: d.error.reason, message: d.error.message, count: 1 });
+    for (const e of d.error ? [...d.ruleErrors, d.error] : d.ruleErrors) {
+      const id = `${d.resource.name}\u0000${e.rule}\u0000${e.reason}`;
+      const example = this.stats.ruleErrors.get(id);
+      if (example) example.count++;
+      else if (this.stats.ruleErrors.size < MAX_ERROR_EXAMPLES) this.stats.ruleErrors.set(id, { resource: d.resource.name, rule: e.rule, reason: e.reason, message: e.message, count: 1 });
     }
   }
 }
 
-/** The object the adapter's discovery would pick when several match: the most recently created. */
-function newest(objects: readonly StoredObject[], resource: string): StoredObject | undefined {
+/** Of a resource's objects, the one a recreation is about when the event names none: the most recently created. */
+function newest(objects: readonly StoredObject[]): StoredObject | undefined {
   let best: StoredObject | undefined;
-  for (const s of objects) if (s.resource.name === resource && (!best || (s.creationTimestampMs ?? 0) > (best.creationTimestampMs ?? 0))) best = s;
+  for (const s of objects) if (!best || (s.creationTimestampMs ?? 0) > (best.creationTimestampMs ?? 0)) best = s;
   return best;
+}
+
+/** A stored object as the adapter's client returns it: its identity, generation annotation and the parts its rules read. */
+function kubeObject(s: StoredObject): KubeObject {
+  const input = s.input.ok && typeof s.input.value === 'object' && s.input.value !== null ? (s.input.value as Record<string, unknown>) : {};
+  const meta = typeof input.metadata === 'object' && input.metadata !== null ? (input.metadata as Record<string, unknown>) : {};
+  const annotations = typeof meta.annotations === 'object' && meta.annotations !== null ? (meta.annotations as Record<string, unknown>) : {};
+  return {
+    ...input,
+    apiVersion: s.resource.apiVersion,
+    kind: s.resource.kind,
+    metadata: {
+      ...meta,
+      name: s.name,
+      namespace: s.namespace,
+      uid: s.uid,
+      labels: s.labels,
+      annotations: { ...annotations, ...s.annotations },
+      ...(s.deletionTimestampMs !== undefined ? { deletionTimestamp: new Date(s.deletionTimestampMs).toISOString() } : {}),
+      ...(s.hasFinalizers ? { finalizers: ['(kept)'] } : {}),
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { CelRuntime } from '../../analyzer/recreations/cel.js';
 import { trackerOptions } from '../../analyzer/recreations/config.js';
-import { loadTaskConfigFile } from '../../sidecar/files.js';
+import { loadShadowedTaskConfig } from '../../sidecar/files.js';
 import { CompiledTaskConfig } from '../../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../../analyzer/recreations/shadow.js';
 import type { FinishedRecreation } from '../../analyzer/recreations/tracker.js';
@@ -13,7 +13,7 @@ import { RecreationMetrics } from '../../outputs/metrics/recreations.js';
 import { recreationsLine } from '../../outputs/summary/live-summary.js';
 import { RecreationPipeline } from '../../sidecar/recreations.js';
 import { AdapterWorld, DEFAULT_ADAPTER_WORLD } from '../../simulator/adapter-world.js';
-import { EXAMPLE_TASK_CONFIG } from '../../simulator/component.js';
+import { EXAMPLE_PROPOSALS, EXAMPLE_TASK_CONFIG } from '../../simulator/component.js';
 import { SimulatorSource } from '../../simulator/source.js';
 import { VirtualClock } from '../../simulator/virtual-clock.js';
 import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';
@@ -37,7 +37,7 @@ describe('adapter world simulator', () => {
 
   it('shadowed with the example task config: recreations by the rule, some stuck behind finalizers, deletes with conflicts', () => {
     const finished: FinishedRecreation[] = [];
-    const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadTaskConfigFile(EXAMPLE_TASK_CONFIG), new CelRuntime()), trackerOptions(), { finished: (r) => finished.push(r) });
+    const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()), trackerOptions(), { finished: (r) => finished.push(r) });
     const end = DEFAULT_ADAPTER_WORLD.startMs + 8 * HOURS;
     for (const o of new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed: 1 }).advance(end)) shadow.observe(o);
     // Seed 1, 8 hours: 202 recreations finished (37 of them stuck behind a finalizer), 3 still in flight (1 stuck).
@@ -68,7 +68,7 @@ describe('adapter world simulator', () => {
   it('the demo: the adapter world through the recreation pipeline shows recreations, some stuck, in the metrics and the summary', async () => {
     let wall = 0;
     const metrics = createMetrics();
-    const pipeline = new RecreationPipeline({ taskConfig: EXAMPLE_TASK_CONFIG, sentinelInterval: 10_000, maxInFlight: 10_000, maxStuckSeries: 50 }, ['cluster'], (e) => assert.fail(String(e)), () => assert.fail('no rejections'));
+    const pipeline = new RecreationPipeline({ taskConfig: EXAMPLE_TASK_CONFIG, proposals: EXAMPLE_PROPOSALS, sentinelInterval: 10_000, maxInFlight: 10_000, maxStuckSeries: 50 }, ['cluster'], (e) => assert.fail(String(e)), () => assert.fail('no rejections'));
     const clock = new VirtualClock(DEFAULT_ADAPTER_WORLD.startMs, 60, () => wall);
     const publisher = new RecreationMetrics(metrics.metrics, { maxStuckSeries: pipeline.maxStuckSeries, kinds: pipeline.kinds, stuckThresholdMs: pipeline.stuckThresholdMs, resourceTypes: pipeline.resourceTypes, speed: 60 });
     pipeline.shadow.listen(publisher);

@@ -66,7 +66,7 @@ describe('the recreations config section', () => {
   extra: true
 `).problems,
       [
-        'shadow.yaml:6 recreations.extra: unknown field (allowed: taskConfig, env, sentinelInterval, stuckThresholds, readiness, maxInFlight, maxStuckSeries, hyperfleetApi, maestro, kubernetes)',
+        'shadow.yaml:6 recreations.extra: unknown field (allowed: taskConfig, adapterConfig, proposals, env, sentinelInterval, stuckThresholds, readiness, maxInFlight, maxStuckSeries, hyperfleetApi, maestro, kubernetes)',
         'shadow.yaml:2 recreations.taskConfig: required',
         'shadow.yaml:2 recreations.env.A: must be a non-empty string, got 1',
         'shadow.yaml:4 recreations.stuckThresholds.Job: must be a duration with its unit, like 500ms, 10s, 5m or 1h, got "soon"',

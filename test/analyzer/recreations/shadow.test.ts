@@ -280,4 +280,18 @@ describe('recreation shadow', () => {
     assert.equal(failures.length, decisions + 1);
     assert.ok(failures.every((e) => e instanceof Error && e.message === 'exporter down'));
   });
+
+  it("live, an API call answers only the resource's own URL: a required param on another URL fails every event, one on the cluster's own is its state", () => {
+    const reasons: string[] = [];
+    const other = shadowOf(JOB_TASK_CONFIG.replace('  - name: is_deleting', '  - name: statuses\n    required: true\n    source: {api_call: {method: GET, url: "/clusters/{{ .clusterId }}/statuses"}}\n  - name: is_deleting'), {
+      decision: (d) => reasons.push(`${d.decision}: ${d.reason}`),
+    });
+    other.observe(cluster(at(0), { id: 'c1', generation: 1 }));
+    assert.deepEqual(reasons, ["error: parameter extraction failed: failed to extract required parameter 'statuses': GET /clusters/c1/statuses: not answered: the shadow holds only the resource's own state"]);
+    // One adapter event per change, every resource decided once in it: the cluster line, then the Job's ADDED.
+    const own = shadowOf(JOB_TASK_CONFIG);
+    own.observe(cluster(at(0), { id: 'c1', generation: 1, deleted: at(0) }));
+    own.observe(job('ADDED', at(1), { cluster: 'c1', uid: 'u', generation: 1, created: at(1) }));
+    assert.deepEqual(Object.fromEntries(own.stats.decisions.get('Job')!), { delete: 2 });
+  });
 });

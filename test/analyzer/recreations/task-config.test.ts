@@ -59,121 +59,116 @@ resources:
       by_selectors:
         label_selector: {hyperfleet.io/cluster-id: "{{ .clusterId }}", app: validator}
     recreate_on_change: true
-    lifecycle:
-      recreate:
-        when:
-          expression: |
-            resources.?job.hasValue()
-            && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]
 `,
       FILE,
     );
     assert.deepEqual(cfg.notices, []);
     assert.deepEqual(
-      cfg.params.map((p) => [p.name, p.source.kind, p.type, p.default]),
+      cfg.params.map((p) => [p.name, p.source.kind, p.type, p.default, p.required]),
       [
-        ['clusterId', 'event', 'string', undefined],
-        ['generation', 'event', 'int', undefined],
-        ['region', 'env', undefined, 'us-east-1'],
-        ['is_deleting', 'expression', undefined, undefined],
+        ['clusterId', 'string', 'string', undefined, false],
+        ['generation', 'string', 'int', undefined, false],
+        ['region', 'string', undefined, 'us-east-1', false],
+        ['is_deleting', 'expression', undefined, undefined, false],
       ],
     );
     const isDeleting = cfg.params[3]!.source;
     assert.ok(isDeleting.kind === 'expression');
     assert.deepEqual([isDeleting.expression.line, isDeleting.expression.column, isDeleting.expression.block], [12, 27, false]);
     const pre = cfg.preconditions[0]!;
-    assert.deepEqual([pre.name, pre.apiCallUrl, pre.captures.map((c) => c.name), pre.conditions], ['clusterStatus', '/clusters/{{ .clusterId }}', ['clusterName', 'ready'], [{ field: 'clusterName', operator: 'exists' }]]);
+    assert.deepEqual([pre.name, pre.apiCall?.method, pre.apiCall?.url.text, pre.captures.map((c) => c.name), pre.conditions], ['clusterStatus', 'GET', '/clusters/{{ .clusterId }}', ['clusterName', 'ready'], [{ field: 'clusterName', operator: 'exists' }]]);
     const [ns, job] = cfg.resources;
     assert.deepEqual([ns!.name, ns!.kind, ns!.apiVersion, ns!.recreateOnChange, ns!.discovery.byName?.text, ns!.generationAnnotation?.text], ['namespace', 'Namespace', 'v1', false, '{{ .clusterId }}-k8s', '{{ .generation }}']);
     assert.equal(ns!.deleteWhen?.source, 'is_deleting');
     assert.equal(ns!.where, 'task.yaml:23');
-    assert.deepEqual([job!.transport, job!.recreateOnChange, job!.discovery.namespace?.text, Object.keys(job!.discovery.labelSelector ?? {})], ['kubernetes', true, '{{ .clusterId }}-k8s', ['hyperfleet.io/cluster-id', 'app']]);
-    const rec = job!.recreateWhen!;
-    assert.deepEqual([rec.line, rec.column, rec.block, rec.owner], [47, 13, true, 'resource "job" lifecycle.recreate.when.expression']);
+    assert.deepEqual([job!.transport, job!.recreateOnChange, job!.discovery.namespace?.text, (job!.discovery.labelSelector ?? []).map(([k]) => k.text)], ['kubernetes', true, '{{ .clusterId }}-k8s', ['hyperfleet.io/cluster-id', 'app']]);
+    assert.equal(job!.recreateWhen, undefined);
   });
 
-  it('ignores what it does not use with a notice naming file:line, never refusing it', () => {
-    const cfg = parseTaskConfig(
-      `params:
-  - name: clusterId
-    source: event.id
+  it('refuses a key the adapter does not know, with its reason (configloader/viper_loader.go loadTaskConfig: KnownFields(true))', () => {
+    assert.deepEqual(
+      problems(`params:
+  - {name: clusterId, source: event.id, unknown: 1}
   - name: token
-    source: {file: /var/run/token}
-  - name: region
-    source: config.region
+    source: {file: {path: /var/run/token}, extra: ignored}
+preconditions:
+  - {name: p, expression: "true", description: x}
 resources:
-  - name: mw
-    transport: {client: maestro}
-    manifest: {apiVersion: work.open-cluster-management.io/v1, kind: ManifestWork}
-    discovery: {by_name: "mw-{{ .clusterId }}"}
-    nested_discoveries: [{name: ns, discovery: {by_name: x}}]
-    lifecycle:
-      orphan: {when: {expression: "false"}}
   - name: job
-    manifest: {ref: /etc/adapter/job.yaml}
+    manifest: {apiVersion: batch/v1, kind: Job, metadata: {name: j}}
     discovery: {by_name: "job-{{ .clusterId }}"}
     retention: {historyLimit: 3}
+    lifecycle:
+      delete: {when: {expression: "false"}}
+      recreate: {when: {expression: "true"}}
+extra: 1
+`),
+      [
+        'task.yaml:15 extra: field extra not found in type configloader.AdapterTaskConfig',
+        'task.yaml:2 params[0].unknown: field unknown not found in type configloader.Parameter',
+        'task.yaml:6 preconditions[0].description: field description not found in type configloader.Precondition',
+        'task.yaml:11 resources[0].retention: field retention not found in type configloader.Resource',
+        'task.yaml:14 resources[0].lifecycle.recreate: field recreate not found in type configloader.ResourceLifecycle',
+      ],
+    );
+  });
+
+  it('reads Maestro resources with nested discoveries, and a manifest ref as raw text through the given reader (loader.go loadTaskConfigFileReferences)', () => {
+    const cfg = parseTaskConfig(
+      `params: [{name: clusterId, source: event.id}]
+resources:
+  - name: mw
+    transport: {client: maestro, maestro: {target_cluster: "{{ .clusterId }}"}}
+    manifest: {ref: templates/mw.yaml}
+    discovery: {by_name: "mw-{{ .clusterId }}"}
+    nested_discoveries: [{name: ns0, discovery: {by_name: x}}]
 post:
   payloads: []
-extra: 1
 `,
       FILE,
+      (ref) => (ref === 'templates/mw.yaml' ? { text: 'apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata:\n  annotations:\n    hyperfleet.io/generation: "{{ .generationId }}"\n' } : { error: 'nope' }),
     );
-    assert.deepEqual(cfg.notices, [
-      'task.yaml:22 extra: not used by the shadow; ignored',
-      'task.yaml:5 params[1].source: param source file is not available to the shadow; "token" stays unset unless it has a default',
-      'task.yaml:7 params[2].source: param source "config.region" is not available to the shadow; "region" stays unset unless it has a default',
-      'task.yaml:13 resources[0].nested_discoveries: sub-resources inside a ManifestWork are not watched',
-      'task.yaml:10 resources[0].transport: transport "maestro": the shadow watches Kubernetes objects only, so "mw" is not shadowed',
-      'task.yaml:15 resources[0].lifecycle.orphan: not used by the shadow; ignored',
-      'task.yaml:19 resources[1].retention: not used by the shadow; ignored',
-      "task.yaml:17 resources[1].manifest.ref: manifest /etc/adapter/job.yaml could not be read; the resource's kind and generation annotation are unknown",
+    const mw = cfg.resources[0]!;
+    assert.deepEqual([mw.transport, mw.targetCluster?.text, mw.kind, mw.apiVersion, mw.manifest?.kind, mw.generationAnnotation?.params, mw.nestedDiscoveries.map((n) => n.name)], [
+      'maestro',
+      '{{ .clusterId }}',
+      'ManifestWork',
+      'work.open-cluster-management.io/v1',
+      'text',
+      ['generationId'],
+      ['ns0'],
     ]);
+    assert.deepEqual(cfg.notices, []);
   });
 
-  it('reads a manifest ref through the given reader, and the older spec-wrapped layout', () => {
-    const cfg = parseTaskConfig(
-      `apiVersion: hyperfleet.redhat.com/v1alpha1
-kind: AdapterTaskConfig
-metadata: {name: example}
-spec:
-  params: [{name: clusterId, source: event.id}]
-  resources:
-    - name: job
-      manifest: {ref: /etc/adapter/job.yaml}
-      discovery: {by_name: "job-{{ .clusterId }}"}
-`,
-      FILE,
-      (ref) => (ref === '/etc/adapter/job.yaml' ? 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  annotations: {hyperfleet.io/generation: "{{ .generationId }}"}\n' : undefined),
-    );
-    assert.deepEqual(cfg.notices, ['task.yaml:5 spec: older AdapterTaskConfig layout: reading params, preconditions and resources under spec']);
-    assert.deepEqual([cfg.resources[0]!.kind, cfg.resources[0]!.apiVersion, cfg.resources[0]!.generationAnnotation?.params], ['Job', 'batch/v1', ['generationId']]);
-  });
-
-  it('refuses what the adapter itself would refuse, every problem with file:line and field', () => {
+  it('refuses what the adapter\'s validator refuses, every problem with file:line and field (configloader/validator.go)', () => {
     assert.deepEqual(
       problems(`resources:
   - name: a
     manifest: {apiVersion: v1, kind: ConfigMap}
   - name: a
-    discovery: {by_name: x}
-  - name: b
     manifest: {apiVersion: v1, kind: ConfigMap}
-    discovery: {by_name: "{{ now | date }}"}
+    discovery: {by_name: x}
+  - name: b-c
+    manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: "{{ .nope }}"}}
+    discovery: {by_name: "{{ if }}", by_selectors: {label_selector: {a: b}}}
     recreate_on_change: "yes"
     lifecycle:
-      delete: {propagationPolicy: Orphan}
-      recreate: {when: {expression: ""}}
+      delete: {propagationPolicy: Never}
 `),
       [
-        'task.yaml:2 resources[0].discovery: resource "a" needs a discovery (by_name or by_selectors), as the adapter requires',
+        'task.yaml:2 resources[0].discovery: resource "a": discovery is required',
         'task.yaml:4 resources[1].name: duplicate resource "a"',
-        'task.yaml:8 resources[2].discovery.by_name: unsupported template action {{ now | date }} in "{{ now | date }}" (only {{ .name }} with lower/upper)',
-        'task.yaml:9 resources[2].recreate_on_change: must be true or false, got "yes"',
-        'task.yaml:11 resources[2].lifecycle.delete: lifecycle.delete needs when.expression',
-        'task.yaml:12 resources[2].lifecycle.recreate.when.expression: required non-empty CEL expression',
+        'task.yaml:7 resources[2].name: "b-c": must start with lowercase letter and contain only letters, numbers, underscores (no hyphens)',
+        'task.yaml:9 resources[2].discovery: resource "b-c": by_name and by_selectors are mutually exclusive',
+        'task.yaml:9 resources[2].discovery.by_name: failed to parse template: missing command in "{{ if }}"',
+        'task.yaml:10 resources[2].recreate_on_change: cannot unmarshal "yes" into bool',
+        'task.yaml:12 resources[2].lifecycle.delete.when.expression: lifecycle.delete.when.expression is required: without it the resource will never be deleted',
+        'task.yaml:12 resources[2].lifecycle.delete.propagationPolicy: invalid propagationPolicy "Never": must be one of Background, Foreground, Orphan',
+        'task.yaml:8 resources[2].manifest.metadata.name: undefined template variable "nope"',
       ],
     );
+    assert.deepEqual(problems('spec: {resources: []}\n'), ['task.yaml:1 spec: field spec not found in type configloader.AdapterTaskConfig']);
     assert.deepEqual(problems('resources: [\n'), ['task.yaml:2 (document): Flow sequence in block collection must be sufficiently indented and end with a ]']);
     assert.deepEqual(problems('- a\n- b\n'), ['task.yaml:1 (document): a task config is a YAML mapping']);
   });

@@ -4,7 +4,9 @@
  */
 import { CelRuntime } from '../../../analyzer/recreations/cel.js';
 import { trackerOptions, type TrackerSettings } from '../../../analyzer/recreations/config.js';
-import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
+import { parseDocument, isMap, isSeq, stringify } from 'yaml';
+import { applyProposals } from '../../../analyzer/recreations/proposals.js';
+import { CompiledTaskConfig, type CompileOptions } from '../../../analyzer/recreations/rules.js';
 import { RecreationShadow, type ShadowListener } from '../../../analyzer/recreations/shadow.js';
 import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
 import { toHyperFleetResource, toManagedObject, type Observation } from '../../../collector/objects/observation.js';
@@ -26,7 +28,7 @@ preconditions:
     expression: "!has(checkClusterState.spec) || !has(checkClusterState.spec.paused) || !checkClusterState.spec.paused"
 resources:
   - name: job
-    manifest: {apiVersion: batch/v1, kind: Job, metadata: {annotations: {hyperfleet.io/generation: "{{ .generation }}"}}}
+    manifest: {apiVersion: batch/v1, kind: Job, metadata: {name: "validate-{{ .clusterId }}", namespace: "hf-{{ .clusterId }}", annotations: {hyperfleet.io/generation: "{{ .generation }}"}}}
     discovery: {namespace: "hf-{{ .clusterId }}", by_name: "validate-{{ .clusterId }}"}
     recreate_on_change: ${recreateOnChange}
     lifecycle:
@@ -36,6 +38,8 @@ ${lifecycle}
 export const JOB_TASK_CONFIG = `params:
   - {name: clusterId, source: event.id}
   - {name: generation, source: event.generation}
+  - name: checkClusterState
+    source: {api_call: {method: GET, url: "/clusters/{{ .clusterId }}"}}
   - name: is_deleting
     source: {expression: "checkClusterState.?deleted_time.hasValue()"}
 resources:
@@ -45,6 +49,8 @@ resources:
       kind: Job
       metadata:
         name: "validate-{{ .clusterId }}"
+        namespace: "hf-{{ .clusterId }}"
+        labels: {hyperfleet.io/cluster-id: "{{ .clusterId }}"}
         annotations: {hyperfleet.io/generation: "{{ .generation }}"}
     discovery:
       namespace: "hf-{{ .clusterId }}"
@@ -60,8 +66,32 @@ export const T0 = Date.parse('2026-11-02T00:00:00Z');
 export const at = (seconds: number): number => T0 + seconds * 1000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
-export function compile(yaml: string, runtime = new CelRuntime()): CompiledTaskConfig {
-  return CompiledTaskConfig.compile(parseTaskConfig(yaml, 'task.yaml'), runtime);
+/**
+ * Splits a test's task config as a team would: `lifecycle.recreate` of each resource moves to a proposals file (the
+ * adapter's strict decoding refuses it), the rest stays the adapter's file.
+ */
+export function splitProposals(yaml: string): { taskConfig: string; proposals: string | undefined } {
+  const doc = parseDocument(yaml);
+  const resources = doc.get('resources');
+  const proposed: { name: unknown; lifecycle: { recreate: unknown } }[] = [];
+  if (isSeq(resources)) {
+    for (const r of resources.items) {
+      if (!isMap(r)) continue;
+      const lifecycle = r.get('lifecycle');
+      if (!isMap(lifecycle) || !lifecycle.has('recreate')) continue;
+      proposed.push({ name: r.get('name'), lifecycle: { recreate: (lifecycle.get('recreate', true) as { toJSON(): unknown }).toJSON() } });
+      lifecycle.delete('recreate');
+      if (lifecycle.items.length === 0) r.delete('lifecycle');
+    }
+  }
+  if (proposed.length === 0) return { taskConfig: yaml, proposals: undefined };
+  return { taskConfig: doc.toString(), proposals: stringify({ apiVersion: 'reconcile-shadow/v1', kind: 'RecreationProposals', resources: proposed }) };
+}
+
+export function compile(yaml: string, runtime = new CelRuntime(), options: CompileOptions = {}): CompiledTaskConfig {
+  const { taskConfig, proposals } = splitProposals(yaml);
+  const config = parseTaskConfig(taskConfig, 'task.yaml');
+  return CompiledTaskConfig.compile(proposals === undefined ? config : applyProposals(config, proposals, 'proposals.yaml'), runtime, options);
 }
 
 export function shadowOf(yaml: string, listener: ShadowListener = {}, settings: TrackerSettings = {}): RecreationShadow {

@@ -16,9 +16,9 @@ import { createMetrics } from '../../../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../../../outputs/metrics/publisher.js';
 import { CelRuntime } from '../../../analyzer/recreations/cel.js';
 import { trackerOptions } from '../../../analyzer/recreations/config.js';
-import { EXAMPLE_TASK_CONFIG } from '../../../simulator/component.js';
+import { EXAMPLE_PROPOSALS, EXAMPLE_TASK_CONFIG } from '../../../simulator/component.js';
 import { SOURCES } from '../../../sidecar/registry.js';
-import { loadTaskConfigFile } from '../../../sidecar/files.js';
+import { loadShadowedTaskConfig } from '../../../sidecar/files.js';
 import { RecreationMetrics } from '../../../outputs/metrics/recreations.js';
 import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../../../analyzer/recreations/shadow.js';
@@ -87,7 +87,7 @@ async function exposition(): Promise<string> {
   analyzer.reject({ source: 'journal', reason: 'invalid_json', where: 'j.jsonl:2', message: 'z' });
 
   const recreations = new RecreationMetrics(metrics, { maxStuckSeries: 2, kinds: ['Job'], stuckThresholdMs: () => 600_000, resourceTypes: ['cluster', 'nodepool'] });
-  const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadTaskConfigFile(EXAMPLE_TASK_CONFIG), new CelRuntime()), trackerOptions(), recreations);
+  const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()), trackerOptions(), recreations);
   const end = DEFAULT_ADAPTER_WORLD.startMs + 8 * HOUR;
   for (const o of new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed: 1 }).advance(end)) shadow.observe(o);
 
