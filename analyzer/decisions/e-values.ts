@@ -91,8 +91,11 @@ export function logTwoProportionE(c: TwoCounts, side: Side): number {
   return numerator - denominator;
 }
 
+/** Above e^690 (about 1e300) an e-value is reported as that: every bar is far below, and JSON has no infinity. */
+export const LOG_E_CAP = 690;
+
 export function twoProportionE(c: TwoCounts, side: Side): number {
-  return Math.exp(logTwoProportionE(c, side));
+  return Math.exp(Math.min(LOG_E_CAP, logTwoProportionE(c, side)));
 }
 
 /** The anytime-valid (1 − α) confidence sequence for one rate: every θ the Beta(½, ½) mixture has not bet 1/α against. */
