@@ -22,6 +22,9 @@ import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import { decideVerdict } from '../../../analyzer/decisions/verdict.js';
 import type { ControllerSummary } from '../../../analyzer/report/summary.js';
 import { parseModel } from '../../../model/load.js';
+import { SMALL, smallWorld } from './planted-models.js';
+import { plantedWorld, Xorshift } from './planted-world.js';
+import { decisionReport } from '../../../analyzer/decisions/report.js';
 import { attempt, TINY } from './tiny-model.js';
 
 const CM = compileModel(TINY);
@@ -72,6 +75,19 @@ describe('decision rules', () => {
     assert.equal(failed.status, 'fail');
     assert.match(failed.reasons[0]!.message, /^sample ratio: healthy objects of the phased loop show 141\.0 attempts per object-day, those of the sequential loop 201\.0 \(e = [\d.]+e\+\d+, bar 1000\)/);
     assert.equal(SAMPLE_RATIO.evaluate(context(fleet(201, 195))).status, 'pass');
+  });
+
+  it('sample ratio: a planted world with 30 % of the phased loop’s attempts dropped at random is inconclusive, the check first', () => {
+    for (const seed of [11, 12]) {
+      const random = new Xorshift(seed * 77);
+      const analyzer = new ShadowAnalyzer([SMALL]);
+      const evidence = new DecisionEvidence();
+      analyzer.listen(evidence);
+      for (const r of plantedWorld(smallWorld(seed, { kind: 'none' }))) if (r.model === 'sequential' || random.next() >= 0.3) analyzer.attempt(r);
+      const c = decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS).controllers[0]!;
+      assert.equal(c.verdict.status, 'inconclusive');
+      assert.equal(c.verdict.reasons[0]!.kind, 'sample-ratio', c.verdict.reasons[0]!.message);
+    }
   });
 
   it('sample ratio: incomplete attempts in one loop only fail the check', () => {
