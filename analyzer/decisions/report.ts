@@ -1,7 +1,7 @@
 /**
  * The decisions report: the shared summary (analyzer/report/summary.ts, unchanged) composed with, per controller,
- * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict, the
- * rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
+ * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict (a fold
+ * over the rules of rules.ts, each evaluated once on these analyses), the rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
  * merged state of several partial runs decides exactly as one run over the same attempts would.
  */
 import type { ShadowAnalyzer } from '../analyzer.js';
