@@ -20,7 +20,7 @@ export interface LoopCounters {
   /** Earliest and latest attempt time (ms since the epoch); +Infinity / -Infinity before the first attempt. */
   firstMs: number;
   lastMs: number;
-  /** Attempts whose observed operations have a hole: an op the loop ran unobserved before one observed (lines lost). */
+  /** Attempts in which an op the loop ran (replayed) was not observed: a hole, or an attempt cut short (lines lost). */
   incompleteAttempts: number;
   /**
    * The sample-ratio check's per-object sums, over objects with a healthy interval under this loop (from an attempt

@@ -118,12 +118,12 @@ function sameOps(ops: Int32Array | undefined, candidate: Int32Array, count: numb
   return true;
 }
 
-/** Whether an op the loop ran (replayed) went unobserved before `lastSeen`, the last op observed: lines were lost. */
-function hasHole(order: readonly number[], ran: Uint8Array, observed: Uint8Array, lastSeen: number): boolean {
-  for (const op of order) {
-    if (op === lastSeen) return false;
-    if (ran[op] === 1 && observed[op] !== 1) return true;
-  }
+/**
+ * Whether an op the loop ran (replayed on the attempt) went unobserved: before the last op observed (a hole), or
+ * after it (an attempt cut short, as when the line of the error that ended it was lost).
+ */
+function hasHole(order: readonly number[], ran: Uint8Array, observed: Uint8Array): boolean {
+  for (const op of order) if (ran[op] === 1 && observed[op] !== 1) return true;
   return false;
 }
 
@@ -356,7 +356,7 @@ export class ControllerEvidence {
       }
     }
     const seen = this.seen.subarray(0, count);
-    if (count > 0 && hasHole(order, r.model === 'sequential' ? a.sequential.ran : a.phased.ran, observed, seen[count - 1]!)) loop.incompleteAttempts++;
+    if (hasHole(order, r.model === 'sequential' ? a.sequential.ran : a.phased.ran, observed)) loop.incompleteAttempts++;
     const sameLoop = memory.loop === r.model;
     const previous = sameLoop ? memory.codes : undefined;
     if (previous) this.countPairs(loop, memory, r.model, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
