@@ -54,6 +54,8 @@ export interface AlertOptions {
   readonly recreationTrackingCapped: WindowAndFor;
   /** The fleet's verdict is not-ready with measured harm. */
   readonly phasedLoopHarm: ForOnly;
+  /** A check of the data the verdict rests on fails (sample ratio, population balance): the verdict cannot judge. */
+  readonly verdictChecksFailing: ForOnly;
   /** A peer's partial has left the fleet's verdict (unreadable past keepFor). */
   readonly fleetPeerMissing: ForOnly;
 }
@@ -81,6 +83,8 @@ function defaultAlertOptions(): AlertOptions {
     recreationTrackingCapped: { window: '1h', for: '1m' },
     // The verdict is re-decided at every read of the peers; a quarter of an hour of it is not a blip.
     phasedLoopHarm: { for: '15m' },
+    // A check that fails for an hour is a biased canary, not a slow start.
+    verdictChecksFailing: { for: '1h' },
     // Past keepFor (10m by default) already: the verdict has stopped covering the peer.
     fleetPeerMissing: { for: '5m' },
   };

@@ -183,6 +183,15 @@ function fleetRules(o: AlertOptions): AlertRule[] {
         "The fleet's verdict for controller {{ $labels.controller }} is not-ready: {{ $value }} reason(s) of kind {{ $labels.kind }}; /report of the fleet component names the operations and the evidence. Hold the rollout of the phased loop.",
     },
     {
+      alert: 'ReconcileShadowVerdictChecksFailing',
+      expr: `max by (controller, rule) (${series('reconcile_shadow_verdict_rule_passed', o.selector, 'role="check"')}) == 0`,
+      for: o.verdictChecksFailing.for,
+      severity: 'warning',
+      summary: 'A check of the data behind the fleet verdict fails.',
+      description:
+        "The {{ $labels.rule }} check of controller {{ $labels.controller }}'s fleet verdict fails: the two loops' populations or their data differ beyond chance, so the verdict is inconclusive whatever the loops do; the fleet component's /report says what to look at.",
+    },
+    {
       alert: 'ReconcileShadowFleetPeerMissing',
       expr: `max by (peer) (${series('reconcile_shadow_fleet_peer_up', o.selector)}) == 0`,
       for: o.fleetPeerMissing.for,

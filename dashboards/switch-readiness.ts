@@ -47,6 +47,18 @@ export function switchReadinessDashboard(): Dashboard {
       ),
     )
 
+    .withPanel(
+      table(
+        'Rules now',
+        'Each decision rule of the verdict (docs/decisions.md): 1 passes, 0 gives reasons. A failing check (sample-ratio, population-balance) makes the verdict inconclusive first.',
+        'short',
+        { span: 24 },
+        `max by (controller, rule, role) (reconcile_shadow_verdict_rule_passed{${C}})`,
+        ['controller', 'rule', 'role'],
+        'passed',
+      ),
+    )
+
     .withRow(new RowBuilder('Operations compared across the loops'))
     .withPanel(
       timeseries(
@@ -55,6 +67,15 @@ export function switchReadinessDashboard(): Dashboard {
         'percentunit',
         { span: 12 },
         query(`max by (operation, loop) (reconcile_shadow_loop_failure_ratio{${C}}) and on (operation) (max by (operation) (reconcile_shadow_loop_comparison{${C},finding="worse-under-phased"}) == 1)`, '{{operation}} {{loop}}'),
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'E-values of the compared operations',
+        'Per operation, the anytime-valid e-value against "fails no more under the phased loop": safe to watch as it grows; with e-BH across operations, a large one is harm.',
+        'short',
+        { span: 12 },
+        query(`max by (operation) (reconcile_shadow_loop_comparison_e_value{${C}})`, '{{operation}}'),
       ),
     )
     .withPanel(

@@ -1,7 +1,7 @@
 /**
  * The decisions report: the shared summary (analyzer/report/summary.ts, unchanged) composed with, per controller,
- * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict, the
- * rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
+ * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict (a fold
+ * over the rules of rules.ts, each evaluated once on these analyses), the rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
  * merged state of several partial runs decides exactly as one run over the same attempts would.
  */
 import type { ShadowAnalyzer } from '../analyzer.js';
@@ -18,6 +18,7 @@ import { planRollout, type FixFirst, type RolloutPlan } from './rollout.js';
 import { compareStarvation, type StarvationComparison } from './starvation-comparison.js';
 import type { DecisionThresholds } from './thresholds.js';
 import type { TimelinePoint } from './timeline.js';
+import { RULES } from './rules.js';
 import { decideVerdict, type Benefit, type Verdict } from './verdict.js';
 
 export const DECISIONS_SCHEMA = 'reconcile-shadow/decisions/v1';
@@ -116,16 +117,12 @@ export function decideController(cm: CompiledModel, summary: ControllerSummary, 
   const starvationComparison = compareStarvation(cm, counters, thresholds);
   const ordering = decideOrdering(cm, counters, thresholds);
   const groups = decideGroups(cm, counters, summary, ordering, creditable, thresholds);
-  const verdict = decideVerdict({
-    loops: counters.loops,
-    ordering,
-    groups,
-    comparison,
-    starvation: starvationComparison,
-    benefit: benefit(counters, creditable),
-    newlyBlockedAttempts: counters.newlyBlockedAttempts,
-    thresholds,
-  });
+  const context = { cm, counters, summary, thresholds, comparison, ordering, starvation: starvationComparison, groups };
+  const verdict = decideVerdict(
+    RULES.map((rule) => rule.evaluate(context)),
+    benefit(counters, creditable),
+    counters.newlyBlockedAttempts,
+  );
   return {
     controller: summary.controller,
     model: summary.model,

@@ -279,6 +279,20 @@ export const METRICS = [
     cardinality: 'operations x 2 loops',
   },
   {
+    name: 'reconcile_shadow_verdict_rule_passed',
+    type: 'gauge',
+    help: "Each decision rule of the fleet's verdict (docs/decisions.md: the checks sample-ratio and population-balance, the gates, the harms, the coverage): 1 while it passes, 0 while it gives reasons; role says which.",
+    labels: ['controller', 'rule', 'role'],
+    cardinality: 'controllers x the rule list (8)',
+  },
+  {
+    name: 'reconcile_shadow_loop_comparison_e_value',
+    type: 'gauge',
+    help: "Per operation, the anytime-valid e-value against 'fails no more under the phased loop' (docs/decisions.md): safe to read at every scrape; with e-BH across operations, large values are harm.",
+    labels: ['controller', 'operation'],
+    cardinality: 'operations',
+  },
+  {
     name: 'reconcile_shadow_fleet_peers',
     type: 'gauge',
     help: "The fleet's peers by state: read (its partial counted), failing (its last read failed; its last partial, younger than keepFor, still counted), missing (not counted).",

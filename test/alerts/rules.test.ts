@@ -33,6 +33,7 @@ describe('alerts/rules: mixin conventions', () => {
         'ReconcileShadowNoSourceData',
         'ReconcileShadowRecordsDropped',
         'ReconcileShadowPhasedLoopHarm',
+        'ReconcileShadowVerdictChecksFailing',
         'ReconcileShadowFleetPeerMissing',
       ],
     );

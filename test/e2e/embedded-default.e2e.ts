@@ -139,7 +139,7 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
 
   it('has every shipped rule loaded and healthy', async () => {
     const rules = await prometheus!.rules();
-    deepStrictEqual(rules.length, 13);
+    deepStrictEqual(rules.length, 14);
     deepStrictEqual(
       rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`),
       [],

@@ -66,7 +66,7 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
     }
     // Every bounded series exists from the first scrape (read failures at 0), so every target has data.
     deepStrictEqual(outcomes.filter((o) => o.endsWith('none')), []);
-    strictEqual(outcomes.length, 7);
+    strictEqual(outcomes.length, 9);
   });
 
   it("reads the verdict through the rollout gates' queries: -1, not-ready", async () => {

@@ -1,6 +1,6 @@
 /**
- * The fleet's view as series (catalog: reconcile_shadow_verdict, _verdict_reasons, _loop_comparison,
- * _loop_failure_ratio, _fleet_peers, _fleet_peer_up, _fleet_peer_failures_total), set before each scrape. The
+ * The fleet's view as series (catalog: reconcile_shadow_verdict, _verdict_reasons, _verdict_rule_passed,
+ * _loop_comparison, _loop_comparison_e_value, _loop_failure_ratio, _fleet_peers, _fleet_peer_up, _fleet_peer_failures_total), set before each scrape. The
  * decision series are rewritten whole each time, so a finding or a reason kind the verdict no longer gives leaves
  * no stale 1 behind; a peer that leaves the roster leaves its series.
  */
@@ -21,14 +21,18 @@ export function publishFleet(m: Metrics, view: FleetView, failures: ReadonlyMap<
   m.reconcile_shadow_verdict_reasons.reset();
   m.reconcile_shadow_loop_comparison.reset();
   m.reconcile_shadow_loop_failure_ratio.reset();
+  m.reconcile_shadow_verdict_rule_passed.reset();
+  m.reconcile_shadow_loop_comparison_e_value.reset();
   for (const c of view.decisions?.controllers ?? []) {
     const controller = c.controller;
     for (const verdict of VERDICTS) m.reconcile_shadow_verdict.set({ controller, verdict }, c.verdict.status === verdict ? 1 : 0);
     const kinds = new Map<string, number>();
     for (const r of c.verdict.reasons) kinds.set(r.kind, (kinds.get(r.kind) ?? 0) + 1);
     for (const [kind, n] of kinds) m.reconcile_shadow_verdict_reasons.set({ controller, kind }, n);
+    for (const r of c.verdict.rules) m.reconcile_shadow_verdict_rule_passed.set({ controller, rule: r.rule, role: r.role }, r.status === 'pass' ? 1 : 0);
     for (const o of c.comparison.operations) {
       for (const finding of FINDINGS) m.reconcile_shadow_loop_comparison.set({ controller, operation: o.operation, finding }, o.finding === finding ? 1 : 0);
+      if (o.e !== null) m.reconcile_shadow_loop_comparison_e_value.set({ controller, operation: o.operation }, o.e);
       for (const loop of LOOP_KINDS) {
         const rate = o[loop].rate;
         if (rate !== null) m.reconcile_shadow_loop_failure_ratio.set({ controller, operation: o.operation, loop }, rate);
