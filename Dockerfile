@@ -5,7 +5,7 @@
 # non-root user it runs as, so it works with readOnlyRootFilesystem (nothing is written at run time; /tmp is an
 # emptyDir in the manifests) and under OpenShift's arbitrary UIDs.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24.22.3-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
@@ -23,12 +23,12 @@ COPY alerts ./alerts
 COPY deploy ./deploy
 RUN npx tsc -p tsconfig.build.json
 
-FROM node:20-bookworm-slim AS production-deps
+FROM node:24.22.3-bookworm-slim AS production-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24.22.3-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=production-deps /app/node_modules ./node_modules

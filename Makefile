@@ -2,13 +2,26 @@
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 
-.PHONY: install tools build run test typecheck lint unit verify e2e bench fuzz soak clean
+# Every target runs with the Node .ci/node provides first on PATH: the machine's when it is at least the pinned
+# release, else the pinned one it fetches into .cache/node/ and verifies (it prints which, once per make).
+NODE_PATH_DIR := $(shell .ci/node)
+ifneq ($(.SHELLSTATUS),0)
+$(error .ci/node could not provide Node (see above))
+endif
+export PATH := $(if $(NODE_PATH_DIR),$(NODE_PATH_DIR):)$(PATH)
+# npm ci again when the Node changes: engines and any native module are that Node's.
+NODE_RUNNING := $(shell PATH='$(PATH)' node --version)
 
-node_modules/.installed: package.json package-lock.json
+.PHONY: node-version install tools build run test typecheck lint unit verify e2e bench fuzz soak clean
+
+INSTALLED := node_modules/.installed-$(NODE_RUNNING)
+
+$(INSTALLED): package.json package-lock.json
+	rm -f node_modules/.installed*
 	npm ci --no-audit --no-fund
 	touch $@
 
-install: node_modules/.installed
+install: $(INSTALLED)
 
 # The programs the tests run beside Node (promtool, prometheus, kubectl, chromium, curl): installed from Debian's
 # packages when missing and make runs as root, else make stops at once naming the command to run.
@@ -52,6 +65,10 @@ fuzz: install
 
 soak: install
 	node --import tsx test/soak/run.ts
+
+# The Node the other targets run with (test/ci/node.test.ts reads it).
+node-version:
+	@node --version
 
 clean:
 	rm -rf dist coverage test-output

@@ -46,7 +46,7 @@ export async function benchFleet(): Promise<BenchResult> {
     const view = fleet.view(2);
     if (view.covered.length !== PEERS || !view.decisions) throw new Error('the fleet did not cover every peer');
   };
-  const [figure, baseline] = await sideBySide(round, () => bodies.forEach((b) => JSON.parse(b)), 5);
+  const [figure, baseline] = await sideBySide(round, () => bodies.forEach((b) => JSON.parse(b) as unknown), 5);
   return finish(figure, baseline, bodies);
 }
 

@@ -1,8 +1,8 @@
 /**
  * /metrics render time with about 10k series (a 2,000-operation model, every series touched), vs a bare
- * prom-client Registry holding the same series.
+ * @prometheus-io/client Registry holding the same series.
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from '@prometheus-io/client';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { createMetrics } from '../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../outputs/metrics/publisher.js';
@@ -47,7 +47,7 @@ export async function benchMetrics(): Promise<BenchResult> {
   for (const m of json) {
     const labelNames = [...new Set(m.values.flatMap((v) => Object.keys(v.labels)))];
     const metric = String(m.type) === 'counter' ? new Counter({ name: m.name, help: m.help, labelNames, registers: [bare] }) : new Gauge({ name: m.name, help: m.help, labelNames, registers: [bare] });
-    for (const v of m.values) (metric as Gauge).inc(v.labels as Record<string, string>, v.value);
+    for (const v of m.values) (metric as Gauge<string>).inc(v.labels as Record<string, string>, v.value);
   }
 
   const [figure, baseline] = await sideBySide(

@@ -118,7 +118,7 @@ function inWorker(spec: ShardSpec, name: string, io: CommandIO): Promise<ShardOu
         reject(e instanceof Error ? e : new Error(String(e)));
       }
     });
-    worker.once('error', (e) => reject(new Error(`${name} failed: ${e.message}`)));
+    worker.once('error', (e: Error) => reject(new Error(`${name} failed: ${e.message}`)));
     worker.once('exit', (code) => {
       if (!replied) reject(new Error(`${name} exited with code ${code} before it finished`));
     });

@@ -6,7 +6,7 @@
  * guarded, so a failing output is counted and never breaks a pipeline or another output), the HTTP endpoint it
  * serves, what it sets before each scrape, and how it stops. sidecar/registry.ts lists them.
  */
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AnalysisListener, ShadowAnalyzer } from '../analyzer/analyzer.js';
 import type { FleetState } from '../analyzer/fleet/fleet.js';
 import type { RecreationShadow, ShadowListener } from '../analyzer/recreations/shadow.js';

@@ -9,7 +9,7 @@
  * wall-clock time.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DEFAULT_THRESHOLDS } from '../analyzer/decisions/thresholds.js';
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_STUCK_SERIES, DEFAULT_SENTINEL_INTERVAL_SECONDS, type RecreationSettings } from '../analyzer/recreations/config.js';

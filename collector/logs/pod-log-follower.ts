@@ -124,8 +124,15 @@ export class PodLogFollower {
       },
     });
     // Log pipes the response body into `sink`; a cut connection errors the body without ending the pipe, so the
-    // body's own close is what says the stream is over, whichever way it ended.
-    const ended = new Promise<void>((resolve) => sink.once('pipe', (body: Readable) => body.once('close', resolve)));
+    // body's own close is what says the stream is over, whichever way it ended. The body's error (client-node 2's
+    // undici body: `TypeError: terminated`) is that same end, handled by the close: without a listener it would be
+    // an uncaught exception.
+    const ended = new Promise<void>((resolve) =>
+      sink.once('pipe', (body: Readable) => {
+        body.on('error', () => undefined);
+        body.once('close', resolve);
+      }),
+    );
     try {
       this.abort = await this.log.log(namespace, name, container, sink, { follow: true, timestamps: true, ...(since === undefined ? {} : { sinceTime: since }) });
     } catch (e) {

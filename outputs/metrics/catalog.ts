@@ -1,6 +1,6 @@
 /**
- * The metric catalog: every metric the sidecar exports, as data, in one place. It feeds the prom-client objects,
- * the README's metrics table, the dashboards and the alerts; a test fails when any of them disagree with it.
+ * The metric catalog: every metric the sidecar exports, as data, in one place. It feeds the @prometheus-io/client
+ * objects, the README's metrics table, the dashboards and the alerts; a test fails when any of them disagree with it.
  * Labels take values only from models (operation and group names) and closed enums; the one exception is
  * `reconcile_shadow_recreation_stuck_seconds`, capped and removed when a recreation finishes, so alerts can name it.
  * Every time is wall-clock time, whatever clock a source runs on (the simulator's is sped up): `time` says whether a

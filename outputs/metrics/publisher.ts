@@ -1,7 +1,7 @@
 /**
  * Publishes analysis results as Prometheus metrics (the catalog's objects), aggregated at scrape time: every label
  * set an attempt can move is a row of a table made once per controller (operations × outcomes, operations, groups,
- * pairs) or per source, so an attempt costs array writes, and prom-client reads the rows when /metrics is scraped.
+ * pairs) or per source, so an attempt costs array writes, and the client library reads them when /metrics is scraped.
  * Every label set the models and the configured sources allow exists from the first scrape, at 0 (per source, the
  * reasons that source can reject under), except reordered pairs: a model's inverted pairs grow with the square of its
  * operations (110 for HyperShift, a million for two swapped halves of 2,000), so a pair appears when it is first

@@ -1,9 +1,9 @@
 /**
- * prom-client objects made from the catalog, on the sidecar's own Registry (never the global one, so tests and
+ * @prometheus-io/client objects made from the catalog, on the sidecar's own Registry (never the global one, so tests and
  * several sidecars in one process never share state). Counters and gauges can also hold tables of rows the
  * analysis writes directly and the registry reads when scraped (series-table.ts).
  */
-import { Histogram, Registry } from 'prom-client';
+import { Histogram, Registry } from '@prometheus-io/client';
 import { METRICS, type MetricName, type MetricSpec } from './catalog.js';
 import { TableCounter, TableGauge } from './series-table.js';
 

@@ -1,17 +1,17 @@
 /**
  * Counters and gauges aggregated at scrape time. Where the label sets are known when the sidecar starts (a model's
  * operations × outcomes, its groups, the sources), the analysis writes plain Float64Array slots, one per label set
- * (a "row"): an increment is an array write, with no label hashing and no lookup. prom-client reads the rows only
- * when /metrics is scraped (`get()`), so the cost of exposition is paid per scrape, not per attempt.
+ * (a "row"): an increment is an array write, with no label hashing and no lookup. The client library reads the rows
+ * only when /metrics is scraped (`get()`), so the cost of exposition is paid per scrape, not per attempt.
  *
  * Every row a table is made with exists from the first scrape, at 0, so a panel draws 0 and `increase()` sees the
  * first event; rows marked optional (label sets that are possible but not expected, e.g. a source the sidecar does
  * not run) appear once written. Series are listed in table order, then row order.
  *
- * The metrics are prom-client's own Counter and Gauge, so the registry renders them as any other; anything written
- * through prom-client's `inc`/`set` is listed first, then the rows of the metric's tables.
+ * The metrics are @prometheus-io/client's own Counter and Gauge, so the registry renders them as any other; anything
+ * written through the library's `inc`/`set` is listed first, then the rows of the metric's tables.
  */
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type MetricValue } from '@prometheus-io/client';
 
 export type LabelSet<L extends string> = Readonly<Record<L, string>>;
 
@@ -73,10 +73,12 @@ class Tables<L extends string> {
     return t;
   }
 
-  read(): Series<L>[] {
+  read(): MetricValue<L>[] {
     const out: Series<L>[] = [];
     for (const t of this.tables) t.read(out);
-    return out;
+    // The library's label type is conditional on L (no labels: none allowed), which TypeScript cannot resolve for a
+    // generic L; every row's labels are L's, as MetricValue<L> requires.
+    return out as unknown as MetricValue<L>[];
   }
 
   reset(): void {
@@ -84,7 +86,7 @@ class Tables<L extends string> {
   }
 }
 
-// prom-client's constructor calls reset() before subclass fields exist, hence the lazily created `tables`.
+// The library's constructor calls reset() before subclass fields exist, hence the lazily created `tables`.
 
 export class TableCounter<L extends string> extends Counter<L> {
   private tables: Tables<L> | undefined;

@@ -9,7 +9,7 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { AnalysisListener } from '../../analyzer/analyzer.js';
 import { ERROR, OUTCOME_NAME } from '../../analyzer/compiled-model.js';
@@ -55,9 +55,9 @@ export interface TraceOutput {
 }
 
 export function startTraceOutput(exporter: SpanExporter, version: string, onExportFailure: () => void): TraceOutput {
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'reconcile-shadow', [ATTR_SERVICE_VERSION]: version }),
-    spanProcessors: [new BatchSpanProcessor(new CountingExporter(exporter, onExportFailure), { maxQueueSize: 8192 })],
+    spanProcessors: [new BatchSpanProcessor({ exporter: new CountingExporter(exporter, onExportFailure), maxQueueSize: 8192 })],
   });
   return { listener: new TracePublisher(provider.getTracer('reconcile-shadow', version)), shutdown: () => provider.shutdown() };
 }

@@ -38,8 +38,8 @@ describe('deploy: Dockerfile', () => {
   const all = stages(readFileSync(join(root, 'Dockerfile'), 'utf8'));
   const final = all.at(-1)!;
 
-  it('builds in node:20-bookworm-slim stages and ships production dependencies only', () => {
-    deepStrictEqual(all.map((s) => s.from), ['node:20-bookworm-slim', 'node:20-bookworm-slim', 'node:20-bookworm-slim']);
+  it('builds in node:24.22.3-bookworm-slim stages (Node 24 LTS, the release .ci/node pins) and ships production dependencies only', () => {
+    deepStrictEqual(all.map((s) => s.from), ['node:24.22.3-bookworm-slim', 'node:24.22.3-bookworm-slim', 'node:24.22.3-bookworm-slim']);
     const deps = all.find((s) => s.name === 'production-deps')!;
     ok(args(deps, 'RUN').some((r) => r.startsWith('npm ci --omit=dev')));
     deepStrictEqual(args(final, 'RUN'), [], 'the final stage runs nothing (no shell needed, nothing written)');

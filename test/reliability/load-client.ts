@@ -1,6 +1,6 @@
 /**
  * A load client that behaves like an instrumented operator: a seeded simulated fleet reconciles at a set rate, each
- * attempt becomes spans through `emitAttempt` and the real OTel SDK (BasicTracerProvider, BatchSpanProcessor, OTLP/HTTP
+ * attempt becomes spans through `emitAttempt` and the real OTel SDK (TracerProvider, BatchSpanProcessor, OTLP/HTTP
  * protobuf exporter), several pipelines side by side. It keeps its own books on every span and request, so the
  * sidecar's counters can be checked against what was actually sent:
  *   produced = dropped by the span processors (their queues were full) + exported (200) + failed (the exporter gave up)
@@ -12,7 +12,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { emitAttempt } from '../../collector/otlp/emit.js';
 import type { AttemptRecord } from '../../collector/records.js';
 import { resolveModel } from '../../sidecar/files.js';
@@ -66,7 +66,7 @@ const SLICE_MS = 10;
 
 /** One tracer provider and exporter. */
 class Pipeline {
-  readonly provider: BasicTracerProvider;
+  readonly provider: TracerProvider;
   exportsInFlight = 0;
   /** When a refusal arrived while exactly one export was in flight: the next request is its retry. */
   refusedAt: number | undefined;
@@ -79,8 +79,8 @@ class Pipeline {
     // the SDK's defaults otherwise: a 10 s deadline per export, retries included
     const exporter = new OTLPTraceExporter({ url: options.url, headers: { [PIPELINE_HEADER]: id } });
     // the SDK's default batch and queue; exported soon after a batch fills rather than every 5 s
-    const processor = new BatchSpanProcessor(this.counting(exporter), { maxExportBatchSize: 512, maxQueueSize: 2048, scheduledDelayMillis: 20 });
-    this.provider = new BasicTracerProvider({ spanProcessors: [processor] });
+    const processor = new BatchSpanProcessor({ exporter: this.counting(exporter), maxExportBatchSize: 512, maxQueueSize: 2048, scheduledDelayMillis: 20 });
+    this.provider = new TracerProvider({ spanProcessors: [processor] });
   }
 
   /** The real exporter, with what it is handed and what becomes of it counted on the way. */
@@ -127,7 +127,7 @@ interface Books {
 export class LoadClient {
   private readonly books: Books = { produced: 0, attempts: 0, handedToExporter: 0, exported: 0, failed: 0, exportCalls: 0, failures: {}, requests: 0, answers: {}, refusedWithoutRetryAfter: 0, slowestAnswerMs: 0, retryPauses: [] };
   private readonly pipelines = new Map<string, Pipeline>();
-  private readonly tracers: ReturnType<BasicTracerProvider['getTracer']>[];
+  private readonly tracers: ReturnType<TracerProvider['getTracer']>[];
   /** An hour of the simulated fleet, replayed in a loop: simulating while producing would take CPU from producing. */
   private readonly records: readonly AttemptRecord[];
   /** Requests sent and not yet answered, with when they started. */

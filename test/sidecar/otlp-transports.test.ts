@@ -8,7 +8,7 @@
  */
 import { deepStrictEqual, strictEqual } from 'node:assert';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
 import { emitAttempt } from '../../collector/otlp/emit.js';
 import type { OtlpReceiver } from '../../collector/otlp/receiver.js';

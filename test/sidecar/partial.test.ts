@@ -46,7 +46,7 @@ partial: ${partial}
   /** The journal is replayed after start: wait until the sidecar has analysed its `n` attempts. */
   const analysed = async (s: Sidecar, n: number): Promise<void> => {
     const total = (): number => s.analyzer.report().controllers[0]?.attempts.total ?? 0;
-    await until(async () => (total() === n ? true : undefined), 10_000, () => `the sidecar to analyse ${n} attempts (${total()} so far)`);
+    await until(() => Promise.resolve(total() === n ? true : undefined), 10_000, () => `the sidecar to analyse ${n} attempts (${total()} so far)`);
   };
 
   it('serves everything analysed since start, as an input of its own', async () => {

@@ -124,7 +124,7 @@ describe('reconcile-shadow run with the OTLP source', function () {
   this.timeout(30_000);
   it('analyzes attempts a real OTLP exporter sends, and balances received = analyzed + dropped', async () => {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
-    const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+    const { BatchSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
     const { emitAttempt } = await import('../../collector/otlp/emit.js');
     const { parseAttemptLine } = await import('../../collector/journal.js');
     const { readFileSync } = await import('node:fs');
@@ -133,7 +133,7 @@ describe('reconcile-shadow run with the OTLP source', function () {
     try {
       const receiver = sidecar.sources.find((s) => s.kind === 'otlp') as unknown as { address(): { port: number } };
       const exporter = new OTLPTraceExporter({ url: `http://127.0.0.1:${receiver.address().port}/v1/traces` });
-      const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+      const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter })] });
       const lines = readFileSync(join(CONTRACT_CASES, 'pull-secret-missing.journal.jsonl'), 'utf8').trim().split('\n');
       let spans = 0;
       for (const [i, line] of lines.entries()) {

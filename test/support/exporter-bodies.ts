@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 
 export interface CaptureOptions {
   /** The instrumentation scope the spans are traced under (it is written into every body). */
@@ -26,8 +26,8 @@ export async function captureExportedBodies(exporter: (url: string) => SpanExpor
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
-  const processor = new BatchSpanProcessor(exporter(url), { maxExportBatchSize: options.batchSize ?? 512, maxQueueSize: 1_000_000, scheduledDelayMillis: 60_000 });
-  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+  const processor = new BatchSpanProcessor({ exporter: exporter(url), maxExportBatchSize: options.batchSize ?? 512, maxQueueSize: 1_000_000, scheduledDelayMillis: 60_000 });
+  const provider = new TracerProvider({ spanProcessors: [processor] });
   emit(provider.getTracer(options.scope));
   await provider.forceFlush();
   await provider.shutdown();

@@ -69,7 +69,7 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
     peers.push(sidecar);
     // The journal is replayed after start: the fleet's first read must see all of it.
     const analysed = (): number => sidecar.analyzer.report().controllers[0]?.attempts.total ?? 0;
-    await until(async () => (analysed() === mine.length ? true : undefined), 20_000, () => `${p.pod} to replay its ${mine.length} attempts (${analysed()} so far)`);
+    await until(() => Promise.resolve(analysed() === mine.length ? true : undefined), 20_000, () => `${p.pod} to replay its ${mine.length} attempts (${analysed()} so far)`);
     api.create(RESOURCES.pods, {
       apiVersion: 'v1',
       kind: 'Pod',

@@ -26,7 +26,8 @@ describe('observation journal', () => {
 
   it('a bad line is a rejection naming file:line, the field and a bounded reason', () => {
     const cases: [string, string, string][] = [
-      ['{', 'invalid_json', "not JSON: Expected property name or '}' in JSON at position 1"],
+      // JSON.parse's own words, as every supported Node (22.15 and later) says them: V8 adds the line and column.
+      ['{', 'invalid_json', "not JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)"],
       ['[]', 'invalid_record', 'an observation is a JSON object'],
       ['{"type":"object"}', 'invalid_record', 'time: required RFC 3339 string'],
       ['{"time":"yesterday","type":"object"}', 'invalid_record', 'time: "yesterday" is not an RFC 3339 time'],

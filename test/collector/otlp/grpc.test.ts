@@ -12,7 +12,8 @@ import { EXPORT_PATH, TRACE_SERVICE } from '../../../collector/otlp/grpc.js';
 import { otlpTypes } from '../../../collector/otlp/proto.js';
 import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import { CollectingSink, ManualScheduler, capture, exportSpans, pollUntil, tracerProvider, type ExporterConfig } from './helpers.js';
+import { captureExportedBodies } from '../../support/exporter-bodies.js';
+import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type ExporterConfig } from './helpers.js';
 
 const GZIP = 'gzip' as ExporterConfig['compression'];
 const WHERE = new RegExp(`^gRPC ${EXPORT_PATH.replaceAll('.', '\\.')} #\\d+ from 127\\.0\\.0\\.1:\\d+$`);
@@ -55,12 +56,11 @@ function rawExport(port: number, message: Buffer, metadata = new grpc.Metadata()
   });
 }
 
-/** The spans of `attempts` as an ExportTraceServiceRequest, as the OTLP proto exporter serializes them. */
+/** The spans of `attempts` as one ExportTraceServiceRequest, exactly as the real OTLP proto exporter sends it. */
 async function requestBytes(attempts: readonly AttemptRecord[]): Promise<Buffer> {
-  const { ProtobufTraceSerializer } = await import('@opentelemetry/otlp-transformer');
-  const { provider, spans } = capture();
-  for (const a of attempts) emitAttempt(provider.getTracer('operator'), a);
-  return Buffer.from(ProtobufTraceSerializer.serializeRequest(spans())!);
+  const bodies = await captureExportedBodies((url) => otlpExporter('protobuf', url), (tracer) => attempts.forEach((a) => emitAttempt(tracer, a)), { scope: 'operator', batchSize: 100_000 });
+  strictEqual(bodies.length, 1);
+  return bodies[0]!;
 }
 
 describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', function () {

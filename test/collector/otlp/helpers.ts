@@ -4,7 +4,7 @@
  */
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AttemptRecord, RecordSink, Rejection, SourceKind } from '../../../collector/records.js';
 import type { Scheduler, Timer } from '../../../collector/otlp/scheduler.js';
 
@@ -136,17 +136,17 @@ export function otlpExporter(encoding: Encoding, url: string, config: ExporterCo
 }
 
 /** A tracer whose spans go to `exporter` in batches of `batchSize` (sent on forceFlush), or one by one when `simple`. */
-export function tracerProvider(exporter: SpanExporter, opts: { batchSize?: number; simple?: boolean } = {}): BasicTracerProvider {
+export function tracerProvider(exporter: SpanExporter, opts: { batchSize?: number; simple?: boolean } = {}): TracerProvider {
   const processor = opts.simple
-    ? new SimpleSpanProcessor(exporter)
-    : new BatchSpanProcessor(exporter, { maxExportBatchSize: opts.batchSize ?? 512, maxQueueSize: 100_000, scheduledDelayMillis: 60_000 });
-  return new BasicTracerProvider({ spanProcessors: [processor] });
+    ? new SimpleSpanProcessor({ exporter })
+    : new BatchSpanProcessor({ exporter, maxExportBatchSize: opts.batchSize ?? 512, maxQueueSize: 100_000, scheduledDelayMillis: 60_000 });
+  return new TracerProvider({ spanProcessors: [processor] });
 }
 
 /** Finished spans captured in memory, to hand to an exporter's export() and read its result. */
-export function capture(): { provider: BasicTracerProvider; spans: () => ReadableSpan[] } {
+export function capture(): { provider: TracerProvider; spans: () => ReadableSpan[] } {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: memory })] });
   return { provider, spans: () => memory.getFinishedSpans() };
 }
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { TracePublisher } from '../../../outputs/traces/exporter.js';
 import { parseAttemptLine } from '../../../collector/journal.js';
@@ -9,7 +9,7 @@ import { resolveModel } from '../../../sidecar/files.js';
 describe('trace publisher', () => {
   it('one shadow.attempt span per attempt with the projected loop as children; errors only where observed', async () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
     const model = resolveModel('hypershift-hostedcluster');
     const analyzer = new ShadowAnalyzer([model]);
     analyzer.listen(new TracePublisher(provider.getTracer('test')));
