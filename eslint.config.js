@@ -14,7 +14,7 @@ import tseslint from 'typescript-eslint';
 const ROOT = import.meta.dirname;
 const NODE_IO = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'tls', 'dgram', 'dns', 'child_process', 'cluster', 'worker_threads', 'readline', 'os'];
 const CLIENTS = [/^@kubernetes\/client-node/, /^@opentelemetry\//, /^@prometheus-io\//, /^@grpc\//, /^protobufjs/];
-const CONTRACTS = ['collector/records.ts', 'collector/objects/observation.ts', 'collector/peers/sink.ts'];
+const CONTRACTS = ['collector/records.ts', 'collector/objects/observation.ts', 'collector/objects/manifestwork.ts', 'collector/peers/sink.ts'];
 const PURE = { io: false, why: 'the pure core reads no file and talks to nothing' };
 
 /** Per top-level folder: the project folders (or files) it may import, and whether it may do I/O. */

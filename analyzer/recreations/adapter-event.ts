@@ -18,6 +18,7 @@ import type { CompiledAdapterConfig } from './adapter-config.js';
 import type { CompiledExpression, CompiledTaskConfig } from './rules.js';
 import type { ApiCallSpec, DiscoverySpec, ParamSpec, PreconditionSpec, ResourceSpec, StructuredCondition } from './task-config.js';
 import { renderManifest } from './manifest-render.js';
+import { nestedManifests } from '../../collector/objects/manifestwork.js';
 
 export const GENERATION = 'hyperfleet.io/generation';
 
@@ -612,28 +613,9 @@ class EventRun {
 
   /** manifest/generation.go DiscoverNestedManifest + EnrichWithResourceStatus, the latest generation of the matches. */
   private nested(parent: KubeObject, d: DiscoverySpec): KubeObject | undefined {
-    const spec = isMap(parent.spec) ? parent.spec : {};
-    const workload = isMap(spec.workload) ? spec.workload : {};
-    const manifests = Array.isArray(workload.manifests) ? workload.manifests.filter(isMap) : [];
     const namespace = d.namespace ? this.render(d.namespace, 'nested discovery namespace') : '';
-    const name = d.byName ? this.render(d.byName, 'nested discovery by_name') : undefined;
-    const labels = this.renderLabels(d);
-    const matches = manifests.filter((m) => (namespace === '' || objectNamespace(m) === namespace) && (name !== undefined ? objectName(m) === name : matchesLabels(m, labels)));
-    const best = latestGeneration(matches);
-    if (!best) return undefined;
-    const status = isMap(parent.status) ? parent.status : {};
-    const rs = isMap(status.resourceStatus) ? status.resourceStatus : {};
-    const entries = Array.isArray(rs.manifests) ? rs.manifests.filter(isMap) : [];
-    const enriched: KubeObject = { ...best };
-    for (const e of entries) {
-      const rm = isMap(e.resourceMeta) ? e.resourceMeta : {};
-      if (rm.name === objectName(best) && rm.namespace === objectNamespace(best)) {
-        if ('statusFeedback' in e) enriched.statusFeedback = e.statusFeedback;
-        if ('conditions' in e) enriched.conditions = e.conditions;
-        break;
-      }
-    }
-    return enriched;
+    const byName = d.byName ? this.render(d.byName, 'nested discovery by_name') : '';
+    return latestGeneration(nestedManifests(parent, { ...(namespace ? { namespace } : {}), ...(byName ? { byName } : {}), labels: this.renderLabels(d) }));
   }
 
   private renderLabels(d: DiscoverySpec): Record<string, string> {

@@ -1,8 +1,8 @@
 /**
  * The recreation shadow's settings in the `recreations:` section of the sidecar config, and the tracker options they
  * yield. Defaults follow HyperFleet: a 10-minute stuck threshold (the API's reconciliation stuck threshold), a
- * 10-second Sentinel interval, a Job available when `Complete=True`, a Deployment when `Available=True`, anything else
- * as soon as it exists.
+ * 10-second Sentinel interval, a Job available when `Complete=True`, a Deployment and a ManifestWork (its work agent's
+ * report) when `Available=True`, anything else as soon as it exists.
  *
  *   recreations:
  *     taskConfig: adapter-task-config.yaml      # the adapter's own task config, unchanged
@@ -28,6 +28,7 @@ export const DEFAULT_MAX_STUCK_SERIES = 50;
 export const DEFAULT_READINESS: Readonly<Record<string, Readiness>> = {
   Job: { kind: 'condition', type: 'Complete' },
   Deployment: { kind: 'condition', type: 'Available' },
+  ManifestWork: { kind: 'condition', type: 'Available' },
 };
 
 /** The shadow's own keys of the section, in the config schema's format (lib/schema.ts). */

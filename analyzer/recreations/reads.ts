@@ -17,6 +17,9 @@ import { GoTemplate } from './go-template.js';
 import { manifestText } from './manifest-render.js';
 import type { ExpressionSpec, ResourceSpec, TaskConfig } from './task-config.js';
 
+const NESTED_MANIFESTS = ['spec', 'workload', 'manifests'];
+const NESTED_STATUSES = ['status', 'resourceStatus', 'manifests'];
+
 /** A chain of field selections from a name. */
 interface Access {
   readonly root: string;
@@ -75,6 +78,18 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
     for (const c of pre.conditions) readContext(fieldPath(c.field), true);
     readExpression(pre.expression, inContext);
   }
+  // A nested discovery is found among its resource's manifests and enriched from their status
+  // (manifest/generation.go DiscoverNestedManifest, EnrichWithResourceStatus): reading it reads both lists whole.
+  const nestedIn = new Map<string, string>();
+  for (const r of config.resources) for (const nd of r.nestedDiscoveries) if (!nestedIn.has(nd.name)) nestedIn.set(nd.name, r.name);
+  const readObject = (name: string, rest: readonly string[], whole: boolean): void => {
+    const own = objects.get(name);
+    if (own) return own.add(rest, whole);
+    const parent = nestedIn.get(name);
+    const reads = parent === undefined ? undefined : objects.get(parent);
+    reads?.add(NESTED_MANIFESTS, true);
+    reads?.add(NESTED_STATUSES, true);
+  };
   for (const r of config.resources) {
     for (const path of manifestReads(r)) readContext(path, true);
     for (const rule of [r.createWhen, r.deleteWhen, r.recreateWhen]) {
@@ -82,7 +97,7 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
         if (a.root !== 'resources') return inContext(a, whole);
         const [name, ...rest] = a.path;
         if (name === undefined) for (const reads of objects.values()) reads.add([], whole);
-        else objects.get(name)?.add(rest, whole);
+        else readObject(name, rest, whole);
       });
     }
   }

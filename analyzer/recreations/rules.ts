@@ -5,6 +5,7 @@
  * cluster's state) are seen by the rules as their projection onto what the config reads of them (reads.ts).
  */
 import type { ASTNode } from '@marcbachmann/cel-js';
+import { MANIFESTWORK_API_VERSION, MANIFESTWORK_KIND } from '../../collector/objects/manifestwork.js';
 import type { ManagedObject, ObjectWatch } from '../../collector/objects/observation.js';
 import { ValidationError } from '../../lib/validation-error.js';
 import { CelCompileError, type CelRuntime, type CompiledExpression, type EvalResult } from './cel.js';
@@ -16,7 +17,12 @@ import type { ExpressionSpec, ResourceSpec, TaskConfig } from './task-config.js'
 
 export type { CompiledExpression } from './cel.js';
 
-/** A resource the live shadow watches: Kubernetes transport, with a known kind, tied to clusters by its discovery. */
+/**
+ * A resource the live shadow decides, tied to clusters by its discovery: with the Kubernetes transport, an object of
+ * its manifest's kind; with the Maestro transport, the ManifestWork the adapter's Maestro client applies in its
+ * consumer's namespace (maestroclient/client.go ApplyResource), found by name within that consumer (GetResource),
+ * as the dry-run path finds it (adapter-event.ts discover).
+ */
 export interface CompiledResource {
   readonly spec: ResourceSpec;
   readonly name: string;
@@ -142,7 +148,9 @@ export class CompiledTaskConfig {
   /** What the live source must list and watch: per resource, its kind, static namespace and label selector. */
   watchTargets(): ObjectWatch[] {
     const seen = new Map<string, ObjectWatch>();
+    // ManifestWorks are not in the local cluster: the Maestro source reads them from the Maestro server.
     for (const r of this.resources) {
+      if (r.spec.transport !== 'kubernetes') continue;
       const ns = r.spec.discovery.namespace;
       const labels = (r.spec.discovery.labelSelector ?? []).map(([k, t]) => (t.isStatic ? `${k.text}=${t.text}` : k.text));
       const target: ObjectWatch = {
@@ -173,13 +181,20 @@ export class CompiledTaskConfig {
 }
 
 function unwatchable(spec: ResourceSpec, idParam: string | undefined): string | undefined {
-  if (spec.transport !== 'kubernetes') return `transport ${spec.transport} (its ManifestWorks come from a Maestro source)`;
   if (!spec.kind || !spec.apiVersion) return 'the manifest kind is unknown';
+  if (spec.transport === 'maestro' && (spec.kind !== MANIFESTWORK_KIND || spec.apiVersion !== MANIFESTWORK_API_VERSION)) {
+    return `the Maestro transport applies a ${MANIFESTWORK_API_VERSION} ${MANIFESTWORK_KIND}, and its manifest is a ${spec.apiVersion} ${spec.kind}`;
+  }
   if (!idParam) return 'no param takes event.id, so objects cannot be tied to clusters';
-  const templates = [spec.discovery.namespace, spec.discovery.byName, ...(spec.discovery.labelSelector ?? []).map(([, v]) => v)];
+  const templates = [namespaceTemplate(spec), spec.discovery.byName, ...(spec.discovery.labelSelector ?? []).map(([, v]) => v)];
   if (!templates.some((t) => t?.params.includes(idParam))) return `its discovery does not use {{ .${idParam} }}, so its objects cannot be tied to a cluster`;
   if (!templates.every((t) => !t || t.matchable)) return 'its discovery templates are not plain {{ .name }} substitutions, so they cannot be matched backwards';
   return undefined;
+}
+
+/** Where its objects are: the discovery's namespace, or for a ManifestWork its consumer (the Maestro target cluster). */
+function namespaceTemplate(spec: ResourceSpec): GoTemplate | undefined {
+  return spec.transport === 'maestro' ? spec.targetCluster : spec.discovery.namespace;
 }
 
 function matchDiscovery(spec: ResourceSpec, o: ManagedObject): Record<string, string> | undefined {
@@ -196,7 +211,8 @@ function matchDiscovery(spec: ResourceSpec, o: ManagedObject): Record<string, st
     return true;
   };
   const d = spec.discovery;
-  if (d.namespace?.text !== '*' && !take(d.namespace, o.namespace)) return undefined;
+  const namespace = namespaceTemplate(spec);
+  if (namespace?.text !== '*' && !take(namespace, o.namespace)) return undefined;
   if (!take(d.byName, o.name)) return undefined;
   for (const [key, t] of d.labelSelector ?? []) if (!take(t, o.labels[key.text])) return undefined;
   return captured;
