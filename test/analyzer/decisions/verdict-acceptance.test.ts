@@ -87,6 +87,18 @@ describe('planted worlds: the HostedCluster fleet and its plants', function () {
   });
 });
 
+describe('verdict acceptance: the harness', function () {
+  this.timeout(60_000);
+  it('looks every 6 h and at the end, and its last look is the report over the whole journal', () => {
+    const options = { ...hostedClusterFleet(770, times3, SMALL), durationMs: 26 * 3_600_000 };
+    const run = runWorld(options, SIX_HOURS);
+    assert.deepEqual(run.looks.map((l) => l.hours), [6, 12, 18, 24, 26]);
+    assert.equal(run.attempts, [...plantedWorld(options)].length);
+    assert.deepEqual(run.final, runWorld(options).final);
+    assert.deepEqual(runWorld(options).looks.map((l) => l.hours), [26]);
+  });
+});
+
 describe('verdict acceptance: null worlds re-run every 6 h', function () {
   this.timeout(60_000);
   for (const seed of [711, 712, 713]) {

@@ -62,8 +62,8 @@ function viewOf(json: Record<string, unknown>): VerdictView {
 }
 
 /**
- * Decides the world at every `lookEveryMs` of its journal (and so once, at its end, by default): each look is the
- * report a person would get by running `report` on the journal written so far.
+ * Decides the world at every `lookEveryMs` of its journal and at its end (by default only at its end): each look is
+ * the report a person would get by running `report` on the journal written so far.
  */
 export function runWorld(o: PlantedWorldOptions, lookEveryMs: number = o.durationMs): WorldRun {
   const analyzer = new ShadowAnalyzer([o.model]);
@@ -72,18 +72,18 @@ export function runWorld(o: PlantedWorldOptions, lookEveryMs: number = o.duratio
   const start = o.startMs ?? PLANTED_START_MS;
   const end = start + o.durationMs;
   const looks: Look[] = [];
-  let next = start + lookEveryMs;
-  const look = (): void => {
-    looks.push({ hours: (next - start) / 3_600_000, view: viewOf(decisionsJson(decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS))) });
-    next += lookEveryMs;
+  const look = (atMs: number): void => {
+    looks.push({ hours: (atMs - start) / 3_600_000, view: viewOf(decisionsJson(decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS))) });
   };
+  let next = start + lookEveryMs;
   let attempts = 0;
   for (const r of plantedWorld(o)) {
-    while (r.timeMs >= next) look();
+    for (; r.timeMs >= next && next < end; next += lookEveryMs) look(next);
     analyzer.attempt(r);
     attempts++;
   }
-  while (next <= end) look();
+  for (; next < end; next += lookEveryMs) look(next);
+  look(end);
   return { attempts, looks, final: looks.at(-1)!.view };
 }
 
