@@ -9,7 +9,8 @@
  * - the checks: lost lines and a population imbalance, with the verdict's first reason.
  * `make test` runs the same claims on smaller worlds (test/analyzer/decisions/verdict-acceptance.test.ts).
  *
- *   node --import tsx bench/power.ts [--seeds 20] [--power-seeds 10] [--check-seeds 5] [--sections a,b] [--out f]
+ *   node --import tsx bench/power.ts [--seeds 20] [--power-seeds 10] [--check-seeds 5] [--factors 1,1.5,2,3,5]
+ *                                    [--fleets 50,100,200] [--sections a,b] [--out f]
  *
  * Sections: false-alarms, regressions, checks, power; each is written as soon as it is measured. Seeds start at 2401, above every seed the tests use.
  */
@@ -41,6 +42,8 @@ const { values } = parseArgs({
     seeds: { type: 'string', default: '20' },
     'power-seeds': { type: 'string', default: '10' },
     'check-seeds': { type: 'string', default: '5' },
+    factors: { type: 'string', default: '1,1.5,2,3,5' },
+    fleets: { type: 'string', default: '50,100,200' },
     sections: { type: 'string', default: SECTIONS.join(',') },
     out: { type: 'string', default: join(packageRoot(), 'bench', 'power.md') },
   },
@@ -98,6 +101,8 @@ const out: string[] = [
   `${op}, failing ${REGRESSION_BASE_RATE * 100} % of the time under both loops, times the factor on the phased loop's objects only. "Found" is`,
   '`not-ready` with a deciding reason naming the op and the loop comparison finding it `worse-under-phased`. Re-runs decide the',
   'journal written so far every 6 h (28 looks over 7 days), as a canary re-run on a timer would. Seeds from 2401.',
+  '',
+  `This run: \`${process.argv.slice(2).join(' ') || '(defaults)'}\` (${seeds} seeds per re-run world, ${powerSeeds} per power cell, ${checkSeeds} per check).`,
   '',
 ];
 
@@ -176,8 +181,8 @@ if (sections.has('checks')) {
 }
 
 if (sections.has('power')) {
-  const fleets = [50, 100, 200];
-  const factors = [1, 1.5, 2, 3, 5];
+  const fleets = values.fleets.split(',').map(Number);
+  const factors = values.factors.split(',').map(Number);
   out.push(
     '## Power: effect size × fleet size → share of seeds found',
     '',
