@@ -79,7 +79,7 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
   value.forEach((item: unknown, i) => {
     const at = [...path, i];
     if (!isRecord(item)) return c.fail(at, 'must be a mapping with a name');
-    checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'description']);
+    checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'writes', 'description']);
     const name = requireString(c, [...at, 'name'], item.name);
     if (name === undefined) return;
     if (!NAME_PATTERN.test(name)) return c.fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
@@ -97,7 +97,8 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
     const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
     const onError = item.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], item.onError);
     const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
-    out.push({ name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }) });
+    const writes = item.writes === undefined ? undefined : oneOf<'none' | 'status' | 'objects'>(c, [...at, 'writes'], item.writes, ['none', 'status', 'objects']);
+    out.push({ name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(writes && { writes }) });
   });
   return out;
 }

@@ -62,6 +62,8 @@ export interface ModelOperation {
   readonly onError?: LoopEffects;
   /** Operations that fail as a consequence when this one fails and the loop goes on. */
   readonly causes?: readonly Consequence[];
+  /** What running it changes: nothing (reads or computes only), the object's status, or other objects. */
+  readonly writes?: 'none' | 'status' | 'objects';
 }
 
 /** A fail-fast step of the phased loop: an error or stop ends the attempt, as in the sequential loop. */

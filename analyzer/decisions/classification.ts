@@ -21,7 +21,7 @@ import type { CompiledGroup, CompiledModel } from '../compiled-model.js';
 import type { ControllerSummary } from '../report/summary.js';
 import type { ControllerCounters } from './counters.js';
 import { followersOfFailure, type OrderingEvidence, type PairDecision } from './ordering.js';
-import type { DecisionThresholds } from './thresholds.js';
+import { marginFor, type DecisionThresholds } from './thresholds.js';
 import { plural } from './wording.js';
 
 export type ClassificationFinding = 'should-be-critical' | 'ok' | 'inconclusive';
@@ -118,7 +118,7 @@ export function decideGroups(
  */
 function suspicious(p: PairDecision, t: DecisionThresholds): boolean {
   if (p.status !== 'inconclusive' || p.rateAfterFailure === null || p.table.a < SUSPICIOUS_FAILURES) return false;
-  return p.rateAfterFailure - (p.rateAfterSuccess ?? 0) > (p.noiseFloor ?? 0) + t.safeRiskDifference;
+  return p.rateAfterFailure - (p.rateAfterSuccess ?? 0) > marginFor(p.rateAfterSuccess, t);
 }
 
 function classify(

@@ -20,6 +20,19 @@ export interface LoopCounters {
   /** Earliest and latest attempt time (ms since the epoch); +Infinity / -Infinity before the first attempt. */
   firstMs: number;
   lastMs: number;
+  /** Attempts whose observed operations have a hole: an op the loop ran unobserved before one observed (lines lost). */
+  incompleteAttempts: number;
+  /**
+   * The sample-ratio check's per-object sums, over objects with a healthy interval under this loop (from an attempt
+   * with no error to the object's next attempt under it): objects, such intervals and the time they span (ms), and
+   * Σ intervals² / days per object.
+   */
+  rateObjects: number;
+  rateIntervals: number;
+  rateMs: number;
+  rateSquares: number;
+  /** Attempts per hour of the day (UTC, 0–23): the time-of-day coverage. */
+  readonly hourAttempts: Uint32Array;
   /**
    * Pair tables, per ordered pair (first, then) that this loop ran in that order and per stratum of the time since
    * the object's previous attempt (`gapStratum`), 4 cells: index
@@ -73,6 +86,14 @@ export interface ControllerCounters {
   readonly sequentialStarvedMs: Float64Array;
   /** Per op: the part of phasedStarvedMs in which a failed critical group blocked it (the model's design). */
   readonly phasedByDesignMs: Float64Array;
+  /**
+   * Per op: the parts of phasedStarvedMs (not by design) and of sequentialStarvedMs in which no op withheld with it (it,
+   * or one the other loop runs after it) writes (`NoLoss`), or none is known to and some op's `writes` is unknown.
+   */
+  readonly phasedNoLossMs: Float64Array;
+  readonly phasedUnknownMs: Float64Array;
+  readonly sequentialNoLossMs: Float64Array;
+  readonly sequentialUnknownMs: Float64Array;
   /** Per op: the longest such streak on one object (merged by max). */
   readonly phasedLongestMs: Float64Array;
   readonly sequentialLongestMs: Float64Array;
@@ -114,6 +135,12 @@ function loopCounters(n: number, groups: number): LoopCounters {
     objects: 0,
     firstMs: Infinity,
     lastMs: -Infinity,
+    incompleteAttempts: 0,
+    rateObjects: 0,
+    rateIntervals: 0,
+    rateMs: 0,
+    rateSquares: 0,
+    hourAttempts: new Uint32Array(24),
     pairs: new Uint32Array(n * n * GAP_STRATA * 4),
     failureRuns: new Uint32Array(n),
     noiseComparisons: new Uint32Array(n),
@@ -141,6 +168,10 @@ export function emptyCounters(cm: CompiledModel): ControllerCounters {
     phasedStarvedMs: new Float64Array(n),
     sequentialStarvedMs: new Float64Array(n),
     phasedByDesignMs: new Float64Array(n),
+    phasedNoLossMs: new Float64Array(n),
+    phasedUnknownMs: new Float64Array(n),
+    sequentialNoLossMs: new Float64Array(n),
+    sequentialUnknownMs: new Float64Array(n),
     phasedLongestMs: new Float64Array(n),
     sequentialLongestMs: new Float64Array(n),
     unblocked: new Uint32Array(n),
@@ -174,8 +205,9 @@ export function pooledTable(strata: readonly Table[]): Table {
 type NumericKeys<T> = { [K in keyof T]: T[K] extends number ? K : never }[keyof T];
 type ArrayKeys<T> = { [K in keyof T]: T[K] extends Uint32Array | Float64Array ? K : never }[keyof T];
 
-const LOOP_SUMS: readonly NumericKeys<LoopCounters>[] = ['attempts', 'usedAttempts', 'objects'];
+const LOOP_SUMS: readonly NumericKeys<LoopCounters>[] = ['attempts', 'usedAttempts', 'objects', 'incompleteAttempts', 'rateObjects', 'rateIntervals', 'rateMs', 'rateSquares'];
 const LOOP_ARRAYS: readonly ArrayKeys<LoopCounters>[] = [
+  'hourAttempts',
   'pairs',
   'failureRuns',
   'noiseComparisons',
@@ -189,7 +221,15 @@ const LOOP_ARRAYS: readonly ArrayKeys<LoopCounters>[] = [
   'groupJudgedRuns',
 ];
 const SUMS: readonly Exclude<NumericKeys<ControllerCounters>, 'opCount' | 'groupCount'>[] = ['objectsInBothLoops', 'newlyBlockedAttempts', 'objectMs', 'forgottenObjects'];
-const ARRAYS: readonly ArrayKeys<ControllerCounters>[] = ['phasedStarvedMs', 'sequentialStarvedMs', 'phasedByDesignMs', 'unblocked', 'unblockedOk', 'freedOk', 'freeingAttempts', 'sequentialSkippedOps'];
+const ARRAYS: readonly ArrayKeys<ControllerCounters>[] = [
+  'phasedStarvedMs',
+  'sequentialStarvedMs',
+  'phasedByDesignMs',
+  'phasedNoLossMs',
+  'phasedUnknownMs',
+  'sequentialNoLossMs',
+  'sequentialUnknownMs',
+  'unblocked', 'unblockedOk', 'freedOk', 'freeingAttempts', 'sequentialSkippedOps'];
 const MAXIMA: readonly ArrayKeys<ControllerCounters>[] = ['phasedLongestMs', 'sequentialLongestMs'];
 
 function addInto(into: Uint32Array | Float64Array, from: Uint32Array | Float64Array): void {
@@ -217,6 +257,7 @@ export function mergeCounters(into: ControllerCounters, from: ControllerCounters
 export function copyCounters(c: ControllerCounters): ControllerCounters {
   const loop = (l: LoopCounters): LoopCounters => ({
     ...l,
+    hourAttempts: l.hourAttempts.slice(),
     pairs: l.pairs.slice(),
     failureRuns: l.failureRuns.slice(),
     noiseComparisons: l.noiseComparisons.slice(),
@@ -235,6 +276,10 @@ export function copyCounters(c: ControllerCounters): ControllerCounters {
     phasedStarvedMs: c.phasedStarvedMs.slice(),
     sequentialStarvedMs: c.sequentialStarvedMs.slice(),
     phasedByDesignMs: c.phasedByDesignMs.slice(),
+    phasedNoLossMs: c.phasedNoLossMs.slice(),
+    phasedUnknownMs: c.phasedUnknownMs.slice(),
+    sequentialNoLossMs: c.sequentialNoLossMs.slice(),
+    sequentialUnknownMs: c.sequentialUnknownMs.slice(),
     phasedLongestMs: c.phasedLongestMs.slice(),
     sequentialLongestMs: c.sequentialLongestMs.slice(),
     unblocked: c.unblocked.slice(),

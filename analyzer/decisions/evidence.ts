@@ -41,6 +41,22 @@ const PHASED_STARVES = 1;
 const SEQUENTIAL_STARVES = 2;
 /** The phased loop does not run it because a critical group failed: the model's design. */
 const PHASED_BY_DESIGN = 3;
+/** Kept from running, but no op withheld with it writes (NO_LOSS), or none is known to and some op's writes is unknown. */
+const PHASED_NO_LOSS = 4;
+const PHASED_UNKNOWN = 5;
+const SEQUENTIAL_NO_LOSS = 6;
+const SEQUENTIAL_UNKNOWN = 7;
+/** Per op: what running it changes, as the model says (WRITES: status or objects). */
+const WRITES = 1;
+const WRITES_UNKNOWN = 2;
+/** What an op's withheld run loses: work with an effect, nothing, or unknown (the model does not say). */
+const LOST = 0;
+const NOTHING_LOST = 1;
+const UNKNOWN_LOSS = 2;
+/** A day, for the sample-ratio check's squares (intervals² per object-day), on a grid of 2^-8 so sums stay exact. */
+const DAY_MS = 86_400_000;
+const RATE_GRID = 2 ** 8;
+const HOUR_MS = 3_600_000;
 
 const loopIndex = (loop: LoopKind): 0 | 1 => (loop === 'sequential' ? 0 : 1);
 
@@ -69,6 +85,16 @@ class ObjectMemory {
   /** Ops in `starved` that are not NOT_STARVED: most objects have none, and skip the per-op loops. */
   starvedCount = 0;
   /**
+   * The sample-ratio check: per loop, the intervals that start at a healthy attempt (no error observed) and end at
+   * the object's next attempt under the same loop, and the time they span. A healthy object is reconciled at a cadence
+   * the loop does not set (resyncs, watch events), so lines lost show as fewer such intervals per object-time.
+   */
+  readonly healthyIntervals: [number, number] = [0, 0];
+  readonly healthyMs: [number, number] = [0, 0];
+  /** The loop of the previous attempt if it was healthy, else undefined; its time. */
+  cadenceLoop: LoopKind | undefined;
+  cadenceAtMs = NaN;
+  /**
    * Healthy attempts not yet in the pair tables: attempts with no failure among the ops counted for pairs, all with
    * the same set of such ops (`healthyOps`, under `healthyLoop`), per gap stratum. Each adds one to the `d` cell of
    * every pair among those ops; they are added when the set changes, the object is forgotten, or a snapshot is taken,
@@ -92,9 +118,18 @@ function sameOps(ops: Int32Array | undefined, candidate: Int32Array, count: numb
   return true;
 }
 
+/** Whether an op the loop ran (replayed) went unobserved before `lastSeen`, the last op observed: lines were lost. */
+function hasHole(order: readonly number[], ran: Uint8Array, observed: Uint8Array, lastSeen: number): boolean {
+  for (const op of order) {
+    if (op === lastSeen) return false;
+    if (ran[op] === 1 && observed[op] !== 1) return true;
+  }
+  return false;
+}
+
 /** Whether two starvation states continue one streak (the same loop keeps the op from running, for any reason). */
 function sameStreak(x: number, y: number): boolean {
-  const loop = (s: number): number => (s === PHASED_BY_DESIGN ? PHASED_STARVES : s);
+  const loop = (s: number): number => (s === NOT_STARVED ? 0 : s === SEQUENTIAL_STARVES || s === SEQUENTIAL_NO_LOSS || s === SEQUENTIAL_UNKNOWN ? 2 : 1);
   return loop(x) === loop(y);
 }
 
@@ -104,6 +139,21 @@ function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
   for (const loop of ['sequential', 'phased'] as const) {
     const counts = memory.counts[loopIndex(loop)];
     if (counts) foldCluster(counts, n, into.loops[loop]);
+  }
+}
+
+/** Adds one object's healthy attempt rate under each loop to `into` (the sample-ratio check's sums). */
+function foldRates(memory: ObjectMemory, into: ControllerCounters): void {
+  for (const loop of ['sequential', 'phased'] as const) {
+    const i = loopIndex(loop);
+    const intervals = memory.healthyIntervals[i];
+    const ms = memory.healthyMs[i];
+    if (intervals < 1 || !(ms > 0)) continue;
+    const l = into.loops[loop];
+    l.rateObjects++;
+    l.rateIntervals += intervals;
+    l.rateMs += ms;
+    l.rateSquares += Math.round(((intervals * intervals) / (ms / DAY_MS)) * RATE_GRID) / RATE_GRID;
   }
 }
 
@@ -138,6 +188,8 @@ export class ControllerEvidence {
   readonly phasedOrder: readonly number[];
   private readonly counters: ControllerCounters;
   private readonly structural: Uint8Array;
+  /** Per op: WRITES, WRITES_UNKNOWN or 0 (reads or computes only), from the model's `writes`. */
+  private readonly writes: Uint8Array;
   private readonly objects = new Map<string, ObjectMemory>();
   private readonly maxObjects: number;
   private readonly n: number;
@@ -170,6 +222,11 @@ export class ControllerEvidence {
     this.n = cm.ops.length;
     this.counters = emptyCounters(cm);
     this.structural = cm.oneLoopOnly;
+    this.writes = new Uint8Array(this.n);
+    for (const op of cm.model.operations) {
+      const i = cm.opIndex.get(op.name);
+      if (i !== undefined) this.writes[i] = op.writes === undefined ? WRITES_UNKNOWN : op.writes === 'none' ? 0 : WRITES;
+    }
     this.timeline = new StarvationTimeline(this.n, options.timelineBuckets ?? DEFAULT_TIMELINE_BUCKETS);
     this.phasedOrder = cm.ops.map((_, i) => i).filter((i) => cm.phasedPosition[i]! >= 0).sort((a, b) => cm.phasedPosition[a]! - cm.phasedPosition[b]!);
     this.maxObjects = options.maxTrackedObjects ?? DEFAULT_MAX_TRACKED_OBJECTS;
@@ -209,6 +266,7 @@ export class ControllerEvidence {
     const c = copyCounters(this.counters);
     for (const memory of this.objects.values()) {
       foldClusters(memory, c);
+      foldRates(memory, c);
       this.flushHealthy(memory, c, true);
     }
     return c;
@@ -222,6 +280,13 @@ export class ControllerEvidence {
     loop.lastMs = Math.max(loop.lastMs, r.timeMs);
     const key = objectKey(r);
     const memory = this.recall(key);
+    if (memory.cadenceLoop === r.model && r.timeMs >= memory.cadenceAtMs) {
+      memory.healthyIntervals[loopIndex(r.model)]++;
+      memory.healthyMs[loopIndex(r.model)] += r.timeMs - memory.cadenceAtMs;
+    }
+    memory.cadenceLoop = r.origin.transition || r.operations.some((o) => o.outcome === 'error') ? undefined : r.model;
+    memory.cadenceAtMs = r.timeMs;
+    loop.hourAttempts[Math.floor((((r.timeMs % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS)]!++;
     const bit = r.model === 'sequential' ? 1 : 2;
     if ((memory.seen & bit) === 0) {
       loop.objects++;
@@ -263,6 +328,7 @@ export class ControllerEvidence {
         const [oldestKey, oldest] = this.objects.entries().next().value as [string, ObjectMemory];
         this.objects.delete(oldestKey);
         foldClusters(oldest, this.counters);
+        foldRates(oldest, this.counters);
         this.flushHealthy(oldest, this.counters);
         this.counters.forgottenObjects++;
       }
@@ -290,6 +356,7 @@ export class ControllerEvidence {
       }
     }
     const seen = this.seen.subarray(0, count);
+    if (count > 0 && hasHole(order, r.model === 'sequential' ? a.sequential.ran : a.phased.ran, observed, seen[count - 1]!)) loop.incompleteAttempts++;
     const sameLoop = memory.loop === r.model;
     const previous = sameLoop ? memory.codes : undefined;
     if (previous) this.countPairs(loop, memory, r.model, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
@@ -440,20 +507,28 @@ export class ControllerEvidence {
         const s = state[op]!;
         if (s === NOT_STARVED) continue;
         const length = (streak[op]! += elapsed);
-        if (s === PHASED_STARVES || s === PHASED_BY_DESIGN) {
+        if (s === SEQUENTIAL_STARVES || s === SEQUENTIAL_NO_LOSS || s === SEQUENTIAL_UNKNOWN) {
+          c.sequentialStarvedMs[op]! += elapsed;
+          if (s === SEQUENTIAL_NO_LOSS) c.sequentialNoLossMs[op]! += elapsed;
+          if (s === SEQUENTIAL_UNKNOWN) c.sequentialUnknownMs[op]! += elapsed;
+          if (length > c.sequentialLongestMs[op]!) c.sequentialLongestMs[op] = length;
+        } else {
           c.phasedStarvedMs[op]! += elapsed;
           if (s === PHASED_BY_DESIGN) c.phasedByDesignMs[op]! += elapsed;
+          if (s === PHASED_NO_LOSS) c.phasedNoLossMs[op]! += elapsed;
+          if (s === PHASED_UNKNOWN) c.phasedUnknownMs[op]! += elapsed;
           if (length > c.phasedLongestMs[op]!) c.phasedLongestMs[op] = length;
-        } else {
-          c.sequentialStarvedMs[op]! += elapsed;
-          if (length > c.sequentialLongestMs[op]!) c.sequentialLongestMs[op] = length;
         }
       }
     }
     if (memory.starvedCount === 0 && a.newlyBlocked.length === 0 && a.unblocked.length === 0) return;
     const next = this.nextStarved.fill(NOT_STARVED);
-    for (const op of a.newlyBlocked) if (this.structural[op] === 0) next[op] = a.phased.blockerOf(op) <= groupBlocker(0) ? PHASED_BY_DESIGN : PHASED_STARVES;
-    for (const op of a.unblocked) if (this.structural[op] === 0) next[op] = SEQUENTIAL_STARVES;
+    for (const op of a.newlyBlocked) {
+      if (this.structural[op] !== 0) continue;
+      if (a.phased.blockerOf(op) <= groupBlocker(0)) next[op] = PHASED_BY_DESIGN;
+      else next[op] = [PHASED_STARVES, PHASED_NO_LOSS, PHASED_UNKNOWN][this.loss(a.newlyBlocked, op, this.cm.sequentialPosition)]!;
+    }
+    for (const op of a.unblocked) if (this.structural[op] === 0) next[op] = [SEQUENTIAL_STARVES, SEQUENTIAL_NO_LOSS, SEQUENTIAL_UNKNOWN][this.loss(a.unblocked, op, this.cm.phasedPosition)]!;
     streak ??= memory.streakMs = new Float64Array(this.n);
     let open = 0;
     for (let op = 0; op < this.n; op++) {
@@ -462,6 +537,22 @@ export class ControllerEvidence {
       if (next[op] !== NOT_STARVED) open++;
     }
     memory.starvedCount = open;
+  }
+
+  /**
+   * What withholding `op` loses, where `withheld` is everything one loop keeps from running in the attempt and
+   * `position` the order of the loop that runs them: work with an effect when it, or a withheld op that loop runs
+   * after it, writes; unknown when none is known to write and some such op's `writes` is not given; else nothing (a
+   * read whose consumers run in neither loop).
+   */
+  private loss(withheld: readonly number[], op: number, position: Int16Array): number {
+    let unknown = false;
+    for (const w of withheld) {
+      if (position[w]! < position[op]! || this.structural[w] === 1) continue;
+      if (this.writes[w] === WRITES) return LOST;
+      if (this.writes[w] === WRITES_UNKNOWN) unknown = true;
+    }
+    return unknown ? UNKNOWN_LOSS : NOTHING_LOST;
   }
 
   /** What each loop would keep from running, whether it would have succeeded, and what each group's category decides. */
@@ -475,7 +566,8 @@ export class ControllerEvidence {
     for (const op of a.unblocked) {
       if (this.structural[op] === 1) continue;
       c.unblocked[op]!++;
-      if (a.outcomes[op] === OK && ended >= 0) c.unblockedOk[ended * n + op]!++;
+      // Credit only work with an effect (or an effect the model does not state), as for starvation.
+      if (a.outcomes[op] === OK && ended >= 0 && this.loss(a.unblocked, op, cm.phasedPosition) !== NOTHING_LOST) c.unblockedOk[ended * n + op]!++;
     }
     this.countFreed(a);
   }

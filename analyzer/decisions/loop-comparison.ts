@@ -10,25 +10,30 @@
  * of one object are not independent: one object with a flaky environment would make its loop look worse. So the
  * counts of each loop are divided by its design effect (Rao & Scott 1992), the dispersion of the per-object rates
  * around the loop's rate, estimated from the per-object counts: φ = max(1, X² / (K − 1)), with X² Pearson's
- * statistic over the K objects that ran the op. An effect carried by a few objects is then worth a few
- * observations, one shared by every object of the loop keeps its weight. Objects seen under both loops (the switch
- * flipped) count in both. The comparison is made only when each loop ran on at least `minObjects` objects.
+ * statistic over the K objects that ran the op. The comparison is made only when each loop ran on at least
+ * `minObjects` objects.
  *
- * The test is Fisher's exact test on the effective counts (two-sided, R's definition), with Benjamini–Hochberg
- * q-values over the ops of the controller:
- *   worse-under-phased / better-under-phased: q <= falseDiscoveryRate and |difference| > the sequential loop's noise
- *                                             floor for the op (the A/A flip rate of the loop in place today);
- *   same:         Newcombe's 95 % interval of the difference lies within ±(noise floor + safeRiskDifference);
- *   inconclusive: too few runs, or a difference the data can neither confirm nor bound.
+ * The test is anytime-valid (e-values.ts): a two-proportion e-value on the effective counts, e-BH over the ops of the
+ * controller at `falseDiscoveryRate`, and a 95 % confidence sequence for the difference; Fisher's exact test with
+ * Benjamini–Hochberg q-values and Newcombe's interval stay beside them as the fixed-sample view. The margin is
+ * relative to the sequential rate (`marginFor`):
+ *   worse-under-phased / better-under-phased: an e-BH discovery whose difference exceeds the margin;
+ *   same:         the confidence sequence lies inside ±margin and not wholly on the harmful side;
+ *   inconclusive: too few runs, or a difference the data can neither confirm beyond the margin nor bound inside it.
+ * The noise floor (the A/A flip rate) is reported beside it, as information.
  */
 import type { CompiledModel } from '../compiled-model.js';
 import type { LoopKind } from '../../model/types.js';
 import type { ControllerCounters, LoopCounters } from './counters.js';
+import { eBenjaminiHochberg, rateConfidenceSequence, twoProportionE } from './e-values.js';
 import { benjaminiHochberg, fisherExact } from './fisher.js';
 import { rateDifference, Z95, type Interval } from './intervals.js';
 import { noiseRates } from './noise.js';
-import type { DecisionThresholds } from './thresholds.js';
-import { count, equalsP, percent, plural, points } from './wording.js';
+import { marginFor, type DecisionThresholds } from './thresholds.js';
+import { count, equalsP, eValue, percent, plural, points } from './wording.js';
+
+/** Miscoverage of the confidence sequence of the difference: 95 %, split between the two rates. */
+const SEQUENCE_MISCOVERAGE = 0.025;
 
 export type LoopFinding = 'worse-under-phased' | 'better-under-phased' | 'same' | 'inconclusive';
 
@@ -56,12 +61,22 @@ export interface OperationComparison {
   readonly phased: LoopSide;
   /** phased rate − sequential rate. */
   readonly difference: number | null;
-  /** Newcombe's 95 % interval of the difference, from the effective counts. */
+  /** The anytime-valid 95 % confidence sequence of the difference, from the effective counts. */
   readonly interval: Interval | null;
-  /** The sequential loop's flip rate of the op (the A/A noise floor), null when unknown. */
+  /** The difference that counts as none: relative to the sequential rate, never below the absolute floor. */
+  readonly margin: number;
+  /** e-values (effective counts): phased fails more, and the two-sided one e-BH uses; null when not tested. */
+  readonly eWorse: number | null;
+  readonly e: number | null;
+  /** The bar e-BH held `e` to (m/(αk)), and whether it is a discovery. */
+  readonly eBar: number | null;
+  readonly discovery: boolean;
+  /** The op runs identically in both loops (same ops before it, the same error effects): only the populations can differ. */
+  readonly identical: boolean;
+  /** The fixed-sample view: Fisher's two-sided p, its Benjamini–Hochberg q, Newcombe's 95 % interval. */
+  readonly fixedSample: { readonly p: number | null; readonly q: number | null; readonly interval: Interval | null };
+  /** The sequential loop's flip rate of the op (the A/A noise floor, information only), null when unknown. */
   readonly noiseFloor: number | null;
-  readonly p: number | null;
-  readonly q: number | null;
   readonly finding: LoopFinding;
   /** Failed in at least `materialFailures` counted runs under one loop: it must be compared before `ready`. */
   readonly material: boolean;
@@ -129,6 +144,29 @@ interface Candidate {
   readonly enough: boolean;
   p: number | null;
   q: number | null;
+  e: number | null;
+  eWorse: number | null;
+  eBar: number | null;
+  discovery: boolean;
+}
+
+/**
+ * Ops that run identically in both loops: a prefix of fail-fast steps in the same order with the same error effects,
+ * so whether and how they run does not depend on the loop. A difference in their rates is the populations'.
+ */
+export function identicalOps(cm: CompiledModel): Uint8Array {
+  const identical = new Uint8Array(cm.ops.length);
+  const [sequentialEffects, phasedEffects] = cm.effects;
+  for (let k = 0; k < cm.sequentialOrder.length && k < cm.phasedSteps.length; k++) {
+    const step = cm.phasedSteps[k]!;
+    const op = cm.sequentialOrder[k]!;
+    if (step.kind !== 'op' || step.op !== op) break;
+    let same = true;
+    for (let v = 0; v < cm.variantStride; v++) same &&= sequentialEffects[op * cm.variantStride + v] === phasedEffects[op * cm.variantStride + v];
+    if (!same) break;
+    identical[op] = 1;
+  }
+  return identical;
 }
 
 export function compareLoops(cm: CompiledModel, counters: ControllerCounters, t: DecisionThresholds): LoopComparison {
@@ -140,17 +178,27 @@ export function compareLoops(cm: CompiledModel, counters: ControllerCounters, t:
     const s = side(sequential, op);
     const p = side(phased, op);
     const enough = unavailable === null && s.runs >= t.minBaselineObservations && p.runs >= t.minBaselineObservations;
-    candidates.push({ op, sequential: s, phased: p, enough, p: null, q: null });
+    candidates.push({ op, sequential: s, phased: p, enough, p: null, q: null, e: null, eWorse: null, eBar: null, discovery: false });
   }
   const tested = candidates.filter((c) => c.enough);
   for (const c of tested) {
     const ph = effective(c.phased);
     const seq = effective(c.sequential);
+    const counts = { x1: ph.failures, n1: ph.runs, x2: seq.failures, n2: seq.runs };
     c.p = fisherExact({ a: ph.failures, b: ph.runs - ph.failures, c: seq.failures, d: seq.runs - seq.failures }).twoSided;
+    c.eWorse = twoProportionE(counts, 'greater');
+    // The average of the two one-sided e-values is an e-value for "no difference"; its direction is the larger one's.
+    c.e = (c.eWorse + twoProportionE(counts, 'less')) / 2;
   }
   benjaminiHochberg(tested.map((c) => c.p!)).forEach((q, i) => (tested[i]!.q = q));
+  const ebh = eBenjaminiHochberg(tested.map((c) => c.e!), t.falseDiscoveryRate);
+  tested.forEach((c, i) => {
+    c.discovery = ebh.rejected[i]!;
+    c.eBar = ebh.bar[i]!;
+  });
   const noise = noiseRates(sequential);
-  const operations = candidates.map((c) => decide(cm, c, noise[c.op] ?? null, unavailable, t)).sort(byFinding);
+  const identical = identicalOps(cm);
+  const operations = candidates.map((c) => decide(cm, c, noise[c.op] ?? null, identical[c.op] === 1, unavailable, t)).sort(byFinding);
   return { operations, tested: tested.length, unavailable };
 }
 
@@ -166,46 +214,55 @@ function populationProblem(counters: ControllerCounters, t: DecisionThresholds):
 const FINDING_ORDER: Record<LoopFinding, number> = { 'worse-under-phased': 0, 'better-under-phased': 1, inconclusive: 2, same: 3 };
 
 function byFinding(x: OperationComparison, y: OperationComparison): number {
-  return FINDING_ORDER[x.finding] - FINDING_ORDER[y.finding] || (x.q ?? 2) - (y.q ?? 2) || (x.operation < y.operation ? -1 : x.operation > y.operation ? 1 : 0);
+  return FINDING_ORDER[x.finding] - FINDING_ORDER[y.finding] || (y.e ?? -1) - (x.e ?? -1) || (x.operation < y.operation ? -1 : x.operation > y.operation ? 1 : 0);
 }
 
-function decide(cm: CompiledModel, c: Candidate, noiseFloor: number | null, unavailable: string | null, t: DecisionThresholds): OperationComparison {
+/** The confidence sequence of phased − sequential: each rate's at half the miscoverage. */
+function differenceSequence(ph: { failures: number; runs: number }, seq: { failures: number; runs: number }): Interval {
+  const p = rateConfidenceSequence(ph.failures, ph.runs, SEQUENCE_MISCOVERAGE);
+  const s = rateConfidenceSequence(seq.failures, seq.runs, SEQUENCE_MISCOVERAGE);
+  return { low: p.low - s.high, high: p.high - s.low };
+}
+
+function decide(cm: CompiledModel, c: Candidate, noiseFloor: number | null, identical: boolean, unavailable: string | null, t: DecisionThresholds): OperationComparison {
   const name = cm.ops[c.op]!;
   const { sequential: s, phased: p } = c;
   const difference = s.rate === null || p.rate === null ? null : p.rate - s.rate;
   const material = Math.max(s.failures, p.failures) >= t.materialFailures;
   const suspects = suspectsOf(cm, c.op);
   const rates = `${percent(p.rate)} under the phased loop (${count(p.failures)} of ${count(p.runs)}) vs ${percent(s.rate)} under the sequential loop (${count(s.failures)} of ${count(s.runs)})`;
-  const base = { operation: name, sequential: s, phased: p, difference, noiseFloor, p: c.p, q: c.q, material, suspects };
-  const tolerance = (noiseFloor ?? 0) + t.safeRiskDifference;
+  const margin = marginFor(s.rate, t);
+  const base = { operation: name, sequential: s, phased: p, difference, noiseFloor, margin, eWorse: c.eWorse, e: c.e, eBar: c.eBar, discovery: c.discovery, identical, material, suspects };
   const pooled = (s.failures + p.failures) / Math.max(1, s.runs + p.runs);
-  const needed = runsToBound(pooled, tolerance, Math.max(s.designEffect, p.designEffect));
+  const needed = runsToBound(pooled, margin, Math.max(s.designEffect, p.designEffect));
+  const marginText = `±${percent(margin)} (${percent(t.relativeMargin)} of the sequential rate, at least ${percent(t.absoluteMargin)})`;
 
   if (!c.enough) {
     const short = [s.runs < t.minBaselineObservations ? `${count(s.runs)} under the sequential loop` : null, p.runs < t.minBaselineObservations ? `${count(p.runs)} under the phased loop` : null].filter((x) => x !== null);
     const why = unavailable ?? `${plural(Math.min(s.runs, p.runs), 'run')} from a healthy state is too few: ${short.join(', ')} (${t.minBaselineObservations} needed per loop)`;
-    return { ...base, interval: null, finding: 'inconclusive', moreRunsNeeded: Math.max(0, needed - Math.min(s.runs, p.runs)), why };
+    return { ...base, interval: null, fixedSample: { p: null, q: null, interval: null }, finding: 'inconclusive', moreRunsNeeded: Math.max(0, needed - Math.min(s.runs, p.runs)), why };
   }
   const ph = effective(p);
   const seq = effective(s);
-  const interval = rateDifference(ph.failures, ph.runs, seq.failures, seq.runs);
+  const interval = differenceSequence(ph, seq);
+  const fixedSample = { p: c.p, q: c.q, interval: rateDifference(ph.failures, ph.runs, seq.failures, seq.runs) };
   const diff = difference!;
-  const q = c.q!;
+  const evidence = `e = ${eValue(c.e)}, e-BH bar ${eValue(c.eBar)}; fixed-sample ${equalsP('q', c.q!)}`;
+  const within = `95 % confidence sequence ${points(interval.low)} .. ${points(interval.high)}`;
   const effect = Math.max(s.designEffect, p.designEffect) > 1 ? `; weighted for the spread between objects (design effect ${p.designEffect.toFixed(2)} phased, ${s.designEffect.toFixed(2)} sequential)` : '';
-  if (q <= t.falseDiscoveryRate && Math.abs(diff) > (noiseFloor ?? 0)) {
+  const full = { ...base, interval, fixedSample };
+  if (c.discovery && Math.abs(diff) > margin) {
     const finding: LoopFinding = diff > 0 ? 'worse-under-phased' : 'better-under-phased';
     const explain = diff > 0 && suspects.length > 0 ? `; reordered around it: ${suspects.map((x) => `${x.op} (${x.movement === 'now-after' ? 'now runs after it' : 'now runs before it'})`).join(', ')}` : '';
-    return { ...base, interval, finding, moreRunsNeeded: null, why: `fails ${rates} (${points(diff)}, ${equalsP('q', q)})${effect}${explain}` };
+    return { ...full, finding, moreRunsNeeded: null, why: `fails ${rates} (${points(diff)}, beyond the margin ${marginText}; ${evidence})${effect}${explain}` };
   }
-  if (interval.high <= tolerance && interval.low >= -tolerance) {
-    return { ...base, interval, finding: 'same', moreRunsNeeded: null, why: `${rates}: the difference is within ${points(interval.low)} .. ${points(interval.high)} (95 %)${effect}` };
+  const harmfulSide = interval.low > 0;
+  if (!harmfulSide && interval.high <= margin && interval.low >= -margin) {
+    return { ...full, finding: 'same', moreRunsNeeded: null, why: `${rates}: the ${within} lies within the margin ${marginText}${effect}` };
   }
   const more = Math.max(0, needed - Math.min(s.runs, p.runs));
-  return {
-    ...base,
-    interval,
-    finding: 'inconclusive',
-    moreRunsNeeded: more,
-    why: `${rates}: ${points(diff)} is not significant (${equalsP('q', q)}) and the 95 % interval ${points(interval.low)} .. ${points(interval.high)} is wider than ±${points(tolerance).replace('+', '')}${effect}; about ${count(more)} more runs per loop needed`,
-  };
+  const reason = harmfulSide
+    ? `the ${within} lies wholly on the harmful side, so it is not the same${c.discovery ? ', but the difference is within the margin' : ', and the e-value does not yet show it'}`
+    : `${points(diff)} is not shown (${evidence}) and the ${within} is wider than the margin ${marginText}`;
+  return { ...full, finding: 'inconclusive', moreRunsNeeded: more, why: `${rates}: ${reason}${effect}; about ${count(more)} more runs per loop needed` };
 }

@@ -6,21 +6,26 @@
  * is a candidate; the pairs the two loops run in opposite orders are always reported, in the phased loop's order
  * (the order being assessed). A pair is tested only once it has at least `minFailedObservations` observations of
  * `then` after `first` failed and `minBaselineObservations` after `first` succeeded; below that it is `inconclusive`,
- * never `safe`. Tested pairs get a one-sided Fisher exact p-value (only an increase of `then`'s failures after
- * `first`'s failure means a dependence) and Benjamini–Hochberg q-values over all tested pairs of the controller.
+ * never `safe`. Tested pairs get the stratified anytime-valid e-value (e-values.ts: only an increase of `then`'s
+ * failures after `first`'s failure means a dependence) with e-BH over all tested pairs of the controller; the
+ * one-sided exact p-value over the strata and its Benjamini–Hochberg q stay beside it as the fixed-sample view.
  *
- *   dependent:    q <= falseDiscoveryRate and the increase exceeds `then`'s noise floor in that loop;
- *   safe:         tested, not dependent, and the increase is at most noise floor + safeRiskDifference;
- *   inconclusive: not tested, or an increase too large to call safe that is not significant.
+ *   dependent:    an e-BH discovery whose increase (Mantel–Haenszel, over the strata) exceeds the margin of `then`'s
+ *                 rate after `first` succeeded (`marginFor`);
+ *   safe:         tested, not dependent, and the increase is at most that margin;
+ *   inconclusive: not tested, or an increase too large to call safe that the e-value does not show.
+ * The noise floor is reported beside it, as information.
  */
 import { ERROR, OK, type CompiledModel } from '../compiled-model.js';
 import { runPhased, runSequential } from '../loops.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { pairStrata, pooledTable, type ControllerCounters } from './counters.js';
+import { eBenjaminiHochberg, LOG_E_CAP, logStratifiedE } from './e-values.js';
+import { GAP_STRATA } from './counters.js';
 import { benjaminiHochberg, mantelHaenszelRiskDifference, stratifiedExactGreater, type TwoByTwo } from './fisher.js';
 import { noiseRates } from './noise.js';
-import type { DecisionThresholds } from './thresholds.js';
-import { count, equalsP, percent, points, times } from './wording.js';
+import { marginFor, type DecisionThresholds } from './thresholds.js';
+import { count, equalsP, eValue, percent, points, times } from './wording.js';
 
 export type EvidenceStatus = 'dependent' | 'safe' | 'inconclusive';
 
@@ -41,6 +46,12 @@ export interface PairDecision {
   readonly pGreater: number | null;
   /** Benjamini–Hochberg adjusted pGreater. */
   readonly q: number | null;
+  /** The stratified e-value, the bar e-BH held it to, and whether it is a discovery. */
+  readonly e: number | null;
+  readonly eBar: number | null;
+  readonly discovery: boolean;
+  /** The increase that counts as none: relative to `then`'s rate after `first` succeeded. */
+  readonly margin: number;
   /** `then`'s noise floor in this loop (flip rate with no spec change), null when unknown. */
   readonly noiseFloor: number | null;
   /** The loop still runs `then` after `first` failed; if not, the pair cannot be tested and carries no such risk. */
@@ -86,6 +97,9 @@ interface Candidate {
   readonly enough: boolean;
   pGreater: number | null;
   q: number | null;
+  e: number | null;
+  eBar: number | null;
+  discovery: boolean;
 }
 
 export function decideOrdering(cm: CompiledModel, counters: ControllerCounters, t: DecisionThresholds): OrderingEvidence {
@@ -106,13 +120,20 @@ export function decideOrdering(cm: CompiledModel, counters: ControllerCounters, 
         if (strata.length === 0 && !alwaysReported) continue;
         const table = pooledTable(strata);
         const enough = table.a + table.b >= t.minFailedObservations && table.c + table.d >= t.minBaselineObservations;
-        candidates.push({ loop, first, then, strata, table, enough, pGreater: null, q: null });
+        candidates.push({ loop, first, then, strata, table, enough, pGreater: null, q: null, e: null, eBar: null, discovery: false });
       }
     }
   }
   const tested = candidates.filter((c) => c.enough);
   for (const c of tested) c.pGreater = stratifiedExactGreater(c.strata);
   benjaminiHochberg(tested.map((c) => c.pGreater!)).forEach((q, i) => (tested[i]!.q = q));
+  // The baselines' confidence sequences share a miscoverage of falseDiscoveryRate over the strata.
+  for (const c of tested) c.e = Math.exp(Math.min(LOG_E_CAP, logStratifiedE(c.strata, t.falseDiscoveryRate / GAP_STRATA)));
+  const ebh = eBenjaminiHochberg(tested.map((c) => c.e!), t.falseDiscoveryRate);
+  tested.forEach((c, i) => {
+    c.discovery = ebh.rejected[i]!;
+    c.eBar = ebh.bar[i]!;
+  });
 
   const noise = { sequential: noiseRates(counters.loops.sequential), phased: noiseRates(counters.loops.phased) };
   const decisions = candidates.map((c) =>
@@ -128,7 +149,7 @@ const STATUS_ORDER: Record<EvidenceStatus, number> = { dependent: 0, safe: 1, in
 function byStrength(x: PairDecision, y: PairDecision): number {
   const dataX = x.table.a + x.table.b;
   const dataY = y.table.a + y.table.b;
-  return STATUS_ORDER[x.status] - STATUS_ORDER[y.status] || (x.q ?? 2) - (y.q ?? 2) || dataY - dataX || (x.first + x.then < y.first + y.then ? -1 : x.first + x.then > y.first + y.then ? 1 : 0);
+  return STATUS_ORDER[x.status] - STATUS_ORDER[y.status] || (y.e ?? -1) - (x.e ?? -1) || dataY - dataX || (x.first + x.then < y.first + y.then ? -1 : x.first + x.then > y.first + y.then ? 1 : 0);
 }
 
 function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, followsFailure: boolean, firstFailureRuns: number, noiseFloor: number | null, t: DecisionThresholds): PairDecision {
@@ -138,8 +159,8 @@ function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, follows
   const riskDifference = mantelHaenszelRiskDifference(c.strata);
   const first = cm.ops[c.first]!;
   const then = cm.ops[c.then]!;
-  const base = { loop: c.loop, first, then, reordered, table: c.table, rateAfterFailure, rateAfterSuccess, riskDifference, pGreater: c.pGreater, q: c.q, noiseFloor, followsFailure, firstFailureRuns };
-  const noise = noiseFloor ?? 0;
+  const margin = marginFor(rateAfterSuccess, t);
+  const base = { loop: c.loop, first, then, reordered, table: c.table, rateAfterFailure, rateAfterSuccess, riskDifference, pGreater: c.pGreater, q: c.q, e: c.e, eBar: c.eBar, discovery: c.discovery, margin, noiseFloor, followsFailure, firstFailureRuns };
   const counts = `${then} failed after ${first} failed in ${count(a)} of ${count(a + b)}, after it succeeded in ${count(c0)} of ${count(c0 + d)}`;
 
   if (!c.enough) {
@@ -150,13 +171,14 @@ function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, follows
     return { ...base, status: 'inconclusive', why };
   }
   const diff = riskDifference ?? 0;
-  const q = c.q!;
-  if (q <= t.falseDiscoveryRate && diff > noise) {
-    return { ...base, status: 'dependent', why: `${counts} (${points(diff)} at equal times since the previous attempt, ${equalsP('q', q)})` };
+  const evidence = `e = ${eValue(c.e)}, e-BH bar ${eValue(c.eBar)}; fixed-sample ${equalsP('q', c.q!)}`;
+  const marginText = `margin ${percent(margin)}`;
+  if (c.discovery && diff > margin) {
+    return { ...base, status: 'dependent', why: `${counts} (${points(diff)} at equal times since the previous attempt, beyond the ${marginText}; ${evidence})` };
   }
-  if (diff <= noise + t.safeRiskDifference) {
-    const withinNoise = q <= t.falseDiscoveryRate ? `; the significant ${points(diff)} is within ${then}'s noise floor of ${percent(noise)}` : '';
-    return { ...base, status: 'safe', why: `${counts} (${points(diff)}, ${equalsP('q', q)})${withinNoise}` };
+  if (diff <= margin) {
+    const small = c.discovery ? `; the increase the e-value shows is within the ${marginText}` : '';
+    return { ...base, status: 'safe', why: `${counts} (${points(diff)}, within the ${marginText}; ${evidence})${small}` };
   }
-  return { ...base, status: 'inconclusive', why: `${counts}: ${points(diff)} is too large to call safe but not significant (${equalsP('q', q)})` };
+  return { ...base, status: 'inconclusive', why: `${counts}: ${points(diff)} is beyond the ${marginText} but not shown (${evidence})` };
 }

@@ -18,6 +18,7 @@ import { planRollout, type FixFirst, type RolloutPlan } from './rollout.js';
 import { compareStarvation, type StarvationComparison } from './starvation-comparison.js';
 import type { DecisionThresholds } from './thresholds.js';
 import type { TimelinePoint } from './timeline.js';
+import { RULES } from './rules.js';
 import { decideVerdict, type Benefit, type Verdict } from './verdict.js';
 
 export const DECISIONS_SCHEMA = 'reconcile-shadow/decisions/v1';
@@ -116,16 +117,12 @@ export function decideController(cm: CompiledModel, summary: ControllerSummary, 
   const starvationComparison = compareStarvation(cm, counters, thresholds);
   const ordering = decideOrdering(cm, counters, thresholds);
   const groups = decideGroups(cm, counters, summary, ordering, creditable, thresholds);
-  const verdict = decideVerdict({
-    loops: counters.loops,
-    ordering,
-    groups,
-    comparison,
-    starvation: starvationComparison,
-    benefit: benefit(counters, creditable),
-    newlyBlockedAttempts: counters.newlyBlockedAttempts,
-    thresholds,
-  });
+  const context = { cm, counters, summary, thresholds, comparison, ordering, starvation: starvationComparison, groups };
+  const verdict = decideVerdict(
+    RULES.map((rule) => rule.evaluate(context)),
+    benefit(counters, creditable),
+    counters.newlyBlockedAttempts,
+  );
   return {
     controller: summary.controller,
     model: summary.model,

@@ -7,37 +7,44 @@ import { durationText, type Field, type Infer } from '../../lib/schema.js';
 
 /** The defaults; docs/decisions.md defends each. */
 const DEFAULTS = {
-  /** Benjamini–Hochberg false discovery rate, per family of tests of one controller (pairs; loop comparisons). */
+  /** e-BH false discovery rate, per family of tests of one controller (pairs; loop comparisons; each check). */
   falseDiscoveryRate: 0.001,
   /** Per pair: observations of the second op after the first one failed, before the pair is tested at all. */
   minFailedObservations: 10,
   /** Per pair: observations after the first op succeeded; per op and loop: runs before the loops are compared. */
   minBaselineObservations: 10,
   /**
-   * The largest failure-rate difference (on top of the noise floor) that still counts as no difference: a pair is
-   * `safe`, an op the `same` under both loops, only when the data bound the difference below this.
+   * The margin within which a difference counts as none, relative to the baseline rate (0.25: the phased rate at most
+   * 1.25 times the sequential one), never below `absoluteMargin`: an op is `same`, a pair `safe`, only when the
+   * data bound the difference inside it.
    */
-  safeRiskDifference: 0.1,
+  relativeMargin: 0.25,
+  absoluteMargin: 0.005,
   /** An op or group that failed in at least this many distinct runs must have been judged before `ready`. */
   materialFailures: 10,
-  /** Attempts, objects and observation window (ms) the phased loop needs before any verdict but `inconclusive`. */
+  /** Attempts and objects the phased loop needs before any verdict but `inconclusive`. */
   minAttempts: 1000,
   minObjects: 10,
-  minWindow: 24 * 3_600_000,
+  /** Hours of the day (UTC) in which each loop must have run attempts before `ready`: time-of-day effects. */
+  minHoursOfDay: 24,
+  /** Observation window per loop (ms, 0: none) before `ready`, measured with one resync interval of slack. */
+  minWindow: 0,
   /** Share of object-time the phased loop may keep an op from running beyond what the sequential loop does. */
   maxStarvationShare: 0.01,
 };
 
 /** Name, doc line and kind of each threshold, in one place for the config schema and the report's table. */
 export const THRESHOLD_DOCS: Readonly<Record<keyof typeof DEFAULTS, string>> = {
-  falseDiscoveryRate: 'Benjamini–Hochberg q per family of tests (pairs; loop comparisons)',
+  falseDiscoveryRate: 'e-BH false discovery rate per family of tests (pairs; loop comparisons; each check)',
   minFailedObservations: 'observations after the first op failed before a pair is tested; judged failure runs a group needs',
   minBaselineObservations: 'observations after the first op succeeded before a pair is tested; runs per loop before an op is compared',
-  safeRiskDifference: 'largest failure-rate difference (plus the noise floor) the data must bound for safe / same',
+  relativeMargin: 'margin of a difference that counts as none, relative to the baseline rate (safe / same)',
+  absoluteMargin: 'smallest margin of a difference that counts as none (safe / same)',
   materialFailures: 'failure runs that make an op, a group or a pair matter for the verdict',
   minAttempts: 'attempts the phased loop needs (and the sequential loop, to compare with it)',
   minObjects: 'objects per loop',
-  minWindow: 'observation window per loop',
+  minHoursOfDay: 'hours of the day (UTC) each loop must have covered before ready',
+  minWindow: 'observation window per loop before ready, with one resync interval of slack (0: none)',
   maxStarvationShare: 'extra share of object-time the phased loop may keep an op from running',
 };
 
@@ -50,13 +57,16 @@ export const DECISIONS_SECTION = {
     falseDiscoveryRate: { kind: 'number', default: DEFAULTS.falseDiscoveryRate, min: 0, doc: THRESHOLD_DOCS.falseDiscoveryRate },
     minFailedObservations: { kind: 'integer', default: DEFAULTS.minFailedObservations, min: 1, doc: THRESHOLD_DOCS.minFailedObservations },
     minBaselineObservations: { kind: 'integer', default: DEFAULTS.minBaselineObservations, min: 1, doc: THRESHOLD_DOCS.minBaselineObservations },
-    safeRiskDifference: { kind: 'number', default: DEFAULTS.safeRiskDifference, min: 0, doc: THRESHOLD_DOCS.safeRiskDifference },
+    relativeMargin: { kind: 'number', default: DEFAULTS.relativeMargin, min: 0, doc: THRESHOLD_DOCS.relativeMargin },
+    absoluteMargin: { kind: 'number', default: DEFAULTS.absoluteMargin, min: 0, doc: THRESHOLD_DOCS.absoluteMargin },
     materialFailures: { kind: 'integer', default: DEFAULTS.materialFailures, min: 1, doc: THRESHOLD_DOCS.materialFailures },
     minAttempts: { kind: 'integer', default: DEFAULTS.minAttempts, min: 0, doc: THRESHOLD_DOCS.minAttempts },
     minObjects: { kind: 'integer', default: DEFAULTS.minObjects, min: 0, doc: THRESHOLD_DOCS.minObjects },
+    minHoursOfDay: { kind: 'integer', default: DEFAULTS.minHoursOfDay, min: 0, doc: THRESHOLD_DOCS.minHoursOfDay },
     minWindow: { kind: 'duration', default: durationText(DEFAULTS.minWindow), doc: THRESHOLD_DOCS.minWindow },
     maxStarvationShare: { kind: 'number', default: DEFAULTS.maxStarvationShare, min: 0, doc: THRESHOLD_DOCS.maxStarvationShare },
     minWindowMs: { kind: 'renamed', to: 'minWindow', unit: 'ms' },
+    safeRiskDifference: { kind: 'removed', why: 'a fixed tolerance of ten points hid regressions of ops that fail 0.1–2 % of the time: relativeMargin and absoluteMargin scale with the rate' },
   },
 } as const satisfies Field;
 
@@ -65,11 +75,17 @@ export type DecisionThresholds = Infer<typeof DECISIONS_SECTION>;
 
 export const DEFAULT_THRESHOLDS: DecisionThresholds = DEFAULTS;
 
+/** The difference that counts as none for a baseline rate: relative to it, never below the absolute floor. */
+export function marginFor(baseline: number | null, t: DecisionThresholds): number {
+  return Math.max(t.absoluteMargin, t.relativeMargin * (baseline ?? 0));
+}
+
 /** Thresholds from a validated section (or any partial set), defaults for the rest; out-of-range values refused. */
 export function thresholdsFrom(values: Partial<DecisionThresholds>): DecisionThresholds {
   const t = { ...DEFAULT_THRESHOLDS, ...values };
   if (!(t.falseDiscoveryRate > 0 && t.falseDiscoveryRate < 1)) throw new RangeError(`falseDiscoveryRate must be between 0 and 1, got ${t.falseDiscoveryRate}`);
   if (!(t.maxStarvationShare >= 0 && t.maxStarvationShare <= 1)) throw new RangeError(`maxStarvationShare must be between 0 and 1, got ${t.maxStarvationShare}`);
-  if (!(t.safeRiskDifference <= 1)) throw new RangeError(`safeRiskDifference must be at most 1, got ${t.safeRiskDifference}`);
+  if (!(t.absoluteMargin <= 1)) throw new RangeError(`absoluteMargin must be at most 1, got ${t.absoluteMargin}`);
+  if (!(t.minHoursOfDay <= 24)) throw new RangeError(`minHoursOfDay must be at most 24, got ${t.minHoursOfDay}`);
   return t;
 }

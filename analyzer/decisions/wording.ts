@@ -59,3 +59,11 @@ export function span(ms: number): string {
   if (h >= 1 && Number.isInteger(h)) return `${h}h`;
   return formatDuration(ms / 1000);
 }
+
+/** An e-value: `e = 0.42`, `e = 37`, `e = 2.1e+14`. */
+export function eValue(e: number | null): string {
+  if (e === null) return '-';
+  if (!Number.isFinite(e)) return e > 0 ? '> 1e+300' : '0';
+  if (e >= 1e5) return e.toExponential(1);
+  return e >= 10 ? e.toFixed(0) : e.toPrecision(2);
+}

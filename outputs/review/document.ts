@@ -10,8 +10,9 @@ import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../
 import type { RolloutPlan } from '../../analyzer/decisions/rollout.js';
 import type { StarvationComparison } from '../../analyzer/decisions/starvation-comparison.js';
 import { THRESHOLD_DOCS, type DecisionThresholds } from '../../analyzer/decisions/thresholds.js';
+import type { RuleOutcome } from '../../analyzer/decisions/rules/rule.js';
 import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verdict.js';
-import { count, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
+import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { ControllerSummary } from '../../analyzer/report/summary.js';
 import { blockedByChart, divergenceChart, loopComparisonChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
@@ -135,6 +136,7 @@ function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recrea
     facts,
     charts,
     sections: [
+      rulesSection(v.rules),
       rolloutSection(d.rollout),
       loopComparisonSection(d.comparison),
       starvationSection(d.starvationComparison, d.thresholds),
@@ -147,6 +149,34 @@ function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recrea
       thresholdsSection(d.thresholds),
     ],
   };
+}
+
+const RULE_TONE: Record<string, Tone> = { pass: 'good', fail: 'bad' };
+
+function rulesSection(rules: readonly RuleOutcome[]): Section {
+  const measured = (r: RuleOutcome): string =>
+    r.measurements
+      .slice(0, 6)
+      .map((m) => `${m.name}: ${show(m.value)}${m.threshold === null ? '' : ` (bar ${show(m.threshold)})`}`)
+      .join('; ') + (r.measurements.length > 6 ? `; and ${r.measurements.length - 6} more` : '');
+  return {
+    id: 'rules',
+    title: 'Rules: what each decided, on what',
+    intro: ['Every rule of the verdict, in the order it reads them: the checks of the data, the gates, the harms and the coverage. A failed check or gate makes the verdict inconclusive whatever else is seen.'],
+    table: {
+      head: ['rule', 'role', 'result', 'measured (bar)', 'why'],
+      numeric: [],
+      wide: [3, 4],
+      rows: rules.map((r) => [r.rule, r.role, { text: r.status, tone: r.status === 'fail' && r.role !== 'harm' && r.reasons.every((x) => !x.harm) ? 'unknown' : RULE_TONE[r.status]! }, measured(r), r.reasons.length > 0 ? r.reasons.map((x) => x.message).join(' ') : r.explanation]),
+    },
+  };
+}
+
+function show(v: number | string | null): string {
+  if (v === null) return '-';
+  if (typeof v === 'string') return v;
+  if (Number.isInteger(v)) return count(v);
+  return Math.abs(v) >= 1000 ? eValue(v) : v.toPrecision(3);
 }
 
 function rolloutSection(plan: RolloutPlan): Section {
@@ -178,24 +208,37 @@ function rolloutSection(plan: RolloutPlan): Section {
   };
 }
 
-const COMPARISON_HEAD = ['operation', 'sequential', 'phased', 'difference', '95 % interval', 'noise floor', 'q', 'finding', 'why'];
+const COMPARISON_HEAD = ['operation', 'sequential', 'phased', 'difference', 'margin', '95 % sequence', 'e (bar)', 'fixed-sample q', 'noise floor', 'finding', 'why'];
 
 function comparisonRow(o: OperationComparison): Cell[] {
   const side = (x: OperationComparison['sequential']): string => (x.runs === 0 ? '-' : `${count(x.failures)}/${count(x.runs)} (${percent(x.rate)})`);
-  return [o.operation, side(o.sequential), side(o.phased), points(o.difference), o.interval ? `${points(o.interval.low)} .. ${points(o.interval.high)}` : '-', percent(o.noiseFloor), pValue(o.q), badge(o.finding), o.why];
+  return [
+    o.operation,
+    side(o.sequential),
+    side(o.phased),
+    points(o.difference),
+    `±${percent(o.margin)}`,
+    o.interval ? `${points(o.interval.low)} .. ${points(o.interval.high)}` : '-',
+    o.e === null ? '-' : `${eValue(o.e)} (${eValue(o.eBar)})`,
+    pValue(o.fixedSample.q),
+    percent(o.noiseFloor),
+    badge(o.finding),
+    o.why,
+  ];
 }
 
 function loopComparisonSection(c: LoopComparison): Section {
   const shown = c.operations.filter((o) => o.finding !== 'same' || o.material);
   const rest = c.operations.filter((o) => !shown.includes(o));
-  const table = (rows: readonly OperationComparison[]): Table => ({ head: COMPARISON_HEAD, numeric: [1, 2, 3, 4, 5, 6], wide: [8], rows: rows.map(comparisonRow) });
+  const table = (rows: readonly OperationComparison[]): Table => ({ head: COMPARISON_HEAD, numeric: [1, 2, 3, 4, 5, 6, 7, 8], wide: [10], rows: rows.map(comparisonRow) });
   return {
     id: 'loop-comparison',
     title: 'Loop comparison: does an op fail more under the phased loop?',
     intro: [
       'Each op’s failure rate under each loop, from that loop’s attempts only, over the runs both loops would make, counted from a healthy state (a stuck fault counts once). ' +
-        'Two-sided Fisher exact test on counts divided by each loop’s design effect (the spread of the rate between objects), Benjamini–Hochberg q over the ops; ' +
-        'a difference within the op’s noise floor (sequential loop) is not evidence, and `same` needs the 95 % interval within the tolerance.',
+        'Anytime-valid: a two-proportion e-value on counts divided by each loop’s design effect (the spread of the rate between objects), e-BH over the ops, and a 95 % confidence sequence, all safe to re-run as data grows; ' +
+        '`worse` needs an e-BH discovery beyond the margin (relative to the sequential rate), `same` the sequence within the margin and not wholly on the harmful side. ' +
+        'Fisher’s exact q is the fixed-sample view; the noise floor is information.',
       ...(c.unavailable ? [`Not compared: ${c.unavailable}.`] : []),
     ],
     table: table(shown),
@@ -234,13 +277,13 @@ function starvationSection(c: StarvationComparison, t: DecisionThresholds): Sect
   };
 }
 
-const PAIR_HEAD = ['runs first', 'then', 'loop', 'after failure', 'after success', 'difference', 'noise floor', 'q', 'status', 'why'];
-const PAIR_NUMERIC = [3, 4, 5, 6, 7];
-const PAIR_WIDE = [9];
+const PAIR_HEAD = ['runs first', 'then', 'loop', 'after failure', 'after success', 'difference', 'margin', 'e (bar)', 'fixed-sample q', 'noise floor', 'status', 'why'];
+const PAIR_NUMERIC = [3, 4, 5, 6, 7, 8, 9];
+const PAIR_WIDE = [11];
 
 function pairRow(p: PairDecision): Cell[] {
   const { a, b, c, d } = p.table;
-  return [p.first, p.then, p.loop, a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`, c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`, points(p.riskDifference), percent(p.noiseFloor), pValue(p.q), badge(p.status), p.why];
+  return [p.first, p.then, p.loop, a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`, c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`, points(p.riskDifference), `${percent(p.margin)}`, p.e === null ? '-' : `${eValue(p.e)} (${eValue(p.eBar)})`, pValue(p.q), percent(p.noiseFloor), badge(p.status), p.why];
 }
 
 function reorderedSection(pairs: readonly PairDecision[]): Section {
@@ -254,8 +297,8 @@ function reorderedSection(pairs: readonly PairDecision[]): Section {
       'For each pair, in the phased loop’s order and from its attempts only: how often the later op failed in attempts where the earlier one failed, and where it succeeded. ' +
         'An attempt counts only when both ops succeeded in the object’s previous attempt, so each count is a change from a healthy state (a stuck fault counts once). ' +
         'Dependent pairs make the reordering risky.',
-      'One-sided exact test within strata of the time since the previous attempt (faults that start between attempts are likelier after long gaps), Benjamini–Hochberg q over all tested pair tables; ' +
-        'a pair is tested only with enough observations, and a difference within the later op’s noise floor is not evidence.',
+      'Anytime-valid stratified e-value within strata of the time since the previous attempt (faults that start between attempts are likelier after long gaps), e-BH over all tested pair tables; ' +
+        'a pair is tested only with enough observations, and is dependent when e-BH finds it and the increase exceeds the margin of the later op’s rate. The exact test’s q is the fixed-sample view.',
     ],
     table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: shown.map(pairRow) },
     ...(rest.length > 0

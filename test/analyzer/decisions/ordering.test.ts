@@ -9,7 +9,9 @@ import fc from 'fast-check';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decideOrdering, type PairDecision } from '../../../analyzer/decisions/ordering.js';
-import { thresholdsFrom } from '../../../analyzer/decisions/thresholds.js';
+import { GAP_STRATA } from '../../../analyzer/decisions/counters.js';
+import { logStratifiedE } from '../../../analyzer/decisions/e-values.js';
+import { DEFAULT_THRESHOLDS, thresholdsFrom } from '../../../analyzer/decisions/thresholds.js';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { attempt, PHASED_OK, TINY } from './tiny-model.js';
@@ -59,7 +61,12 @@ describe('ordering decisions', () => {
     // P(a >= 10) with margins 10/30 and 10/30: 1 / C(40, 10).
     assert.equal(enough.pGreater!.toPrecision(6), (1 / 847660528).toPrecision(6));
     assert.equal(enough.riskDifference, 1);
-    assert.equal(enough.why, 'A failed after B failed in 10 of 10, after it succeeded in 0 of 30 (+100 pp at equal times since the previous attempt, q < 0.0001)');
+    // The stratified e-value over the gap strata the attempts fell in: here above that of the pooled table (each
+    // stratum's baseline is a narrower sequence), and beyond the e-BH bar.
+    assert.ok(enough.e! >= Math.exp(logStratifiedE([{ a: 10, b: 0, c: 0, d: 30 }], DEFAULT_THRESHOLDS.falseDiscoveryRate / GAP_STRATA)));
+    assert.ok(enough.e! >= enough.eBar!);
+    assert.equal(enough.discovery, true);
+    assert.equal(enough.why, 'A failed after B failed in 10 of 10, after it succeeded in 0 of 30 (+100 pp at equal times since the previous attempt, beyond the margin 0.5%; e = 4.0e+5, e-BH bar 100; fixed-sample q < 0.0001)');
     assert.equal(enough.loop, 'phased');
   });
 
@@ -70,7 +77,7 @@ describe('ordering decisions', () => {
     assert.equal(p.q!.toFixed(9), '1.000000000');
   });
 
-  it('does not count a significant increase within the later op’s noise floor as dependence', () => {
+  it('reports the later op’s noise floor as information, not as a hurdle: a +50 pp increase is never safe', () => {
     // Four objects whose A flips on every attempt with no spec change (B skipped, so no pair with B is affected).
     const flaky = Array.from({ length: 4 }, (_, k) => Array.from({ length: 20 }, (__, i) => attempt('phased', `flaky${k}`, i % 2 === 0 ? 'Fetch B~ A C D' : 'Fetch B~ A! C D'))).flat();
     const p = find(pairs([...flaky, ...objects(30, HEALTHY), ...objects(5, B_THEN_A_FAILS), ...objects(5, ONLY_B_FAILS)]).reordered, 'B', 'A');
@@ -78,8 +85,8 @@ describe('ordering decisions', () => {
     assert.ok(p.q! < 0.05, `q ${p.q}`);
     // A flipped in 76 of 76 flaky comparisons and 5 of the 40 healthy-then-pattern ones.
     assert.equal(p.noiseFloor, 81 / 116);
-    assert.equal(p.status, 'safe');
-    assert.match(p.why, /; the significant \+50 pp is within A's noise floor of 70%$/);
+    assert.equal(p.status, 'inconclusive');
+    assert.match(p.why, /: \+50 pp is beyond the margin 0\.5% but not shown \(e = [\d.]+, e-BH bar \d+; fixed-sample q = 0\.\d+\)$/);
   });
 
   it('is inconclusive on a large increase that is not significant', () => {
@@ -88,7 +95,7 @@ describe('ordering decisions', () => {
     assert.equal(p.noiseFloor, null);
     assert.ok(p.q! > 0.05);
     assert.equal(p.status, 'inconclusive');
-    assert.match(p.why, /: \+20 pp is too large to call safe but not significant \(q = 0\.\d+\)$/);
+    assert.equal(p.why, 'A failed after B failed in 3 of 10, after it succeeded in 3 of 30: +20 pp is beyond the margin 2.5% but not shown (e = 0.17, e-BH bar 60; fixed-sample q = 0.46)');
   });
 
   it('says a pair cannot be tested when the phased loop never runs the later op after the first one failed', () => {

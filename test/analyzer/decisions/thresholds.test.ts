@@ -15,7 +15,8 @@ describe('decision thresholds', () => {
     const { value, problems } = validate('');
     assert.deepEqual(problems, []);
     assert.deepEqual(value, DEFAULT_THRESHOLDS);
-    assert.equal(DEFAULT_THRESHOLDS.minWindow, 24 * 3_600_000);
+    assert.equal(DEFAULT_THRESHOLDS.minWindow, 0);
+    assert.equal(DEFAULT_THRESHOLDS.minHoursOfDay, 24);
     assert.equal(DEFAULT_THRESHOLDS.falseDiscoveryRate, 0.001);
     assert.deepEqual(Object.keys(THRESHOLD_DOCS).sort(), Object.keys(DEFAULT_THRESHOLDS).sort());
   });
@@ -23,7 +24,7 @@ describe('decision thresholds', () => {
   it('takes durations and numbers, and names file, line and field of every problem', () => {
     assert.deepEqual(validate('minWindow: 7d\nfalseDiscoveryRate: 0.1\n').value, { ...DEFAULT_THRESHOLDS, minWindow: 7 * 86_400_000, falseDiscoveryRate: 0.1 });
     assert.deepEqual(validate('minAttempts: 10\nminObjects: -1\nmaxNewlyBlockedRate: 0\nminWindow: soon\n').problems, [
-      'thresholds.yaml:3 maxNewlyBlockedRate: unknown field (allowed: falseDiscoveryRate, minFailedObservations, minBaselineObservations, safeRiskDifference, materialFailures, minAttempts, minObjects, minWindow, maxStarvationShare)',
+      'thresholds.yaml:3 maxNewlyBlockedRate: unknown field (allowed: falseDiscoveryRate, minFailedObservations, minBaselineObservations, relativeMargin, absoluteMargin, materialFailures, minAttempts, minObjects, minHoursOfDay, minWindow, maxStarvationShare)',
       'thresholds.yaml:2 minObjects: must be at least 0, got -1',
       'thresholds.yaml:4 minWindow: must be a duration with its unit, like 500ms, 10s, 5m or 1h, got "soon"',
     ]);
@@ -36,7 +37,7 @@ describe('decision thresholds', () => {
   it('refuses rates outside their range', () => {
     assert.throws(() => thresholdsFrom({ falseDiscoveryRate: 1 }), /falseDiscoveryRate must be between 0 and 1, got 1/);
     assert.throws(() => thresholdsFrom({ maxStarvationShare: 2 }), /maxStarvationShare must be between 0 and 1, got 2/);
-    assert.throws(() => thresholdsFrom({ safeRiskDifference: 1.5 }), /safeRiskDifference must be at most 1, got 1.5/);
+    assert.throws(() => thresholdsFrom({ absoluteMargin: 1.5 }), /absoluteMargin must be at most 1, got 1.5/);
     assert.deepEqual(thresholdsFrom({ minAttempts: 5 }), { ...DEFAULT_THRESHOLDS, minAttempts: 5 });
   });
 });
