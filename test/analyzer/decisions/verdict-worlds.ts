@@ -15,7 +15,7 @@ import { PLANTED_START_MS, plantedWorld, type PlantedWorldOptions } from './plan
 /** The first reason of a verdict held back by the sample-ratio check (attempts, objects and lost lines per loop). */
 export const SAMPLE_RATIO_CHECK = 'sample-ratio';
 /** The first reason of a verdict held back by the population-balance check (ops both loops run identically differ). */
-export const POPULATION_BALANCE_CHECK = 'population-balance';
+export const POPULATION_BALANCE_CHECK = 'population-imbalance';
 
 export interface Reason {
   readonly kind: string;
