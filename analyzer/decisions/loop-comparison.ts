@@ -27,7 +27,7 @@ import type { LoopKind } from '../../model/types.js';
 import type { ControllerCounters, LoopCounters } from './counters.js';
 import { eBenjaminiHochberg, rateConfidenceSequence, twoProportionE } from './e-values.js';
 import { benjaminiHochberg, fisherExact } from './fisher.js';
-import { rateDifference, Z95, type Interval } from './intervals.js';
+import { rateDifference, type Interval } from './intervals.js';
 import { noiseRates } from './noise.js';
 import { marginFor, type DecisionThresholds } from './thresholds.js';
 import { count, equalsP, eValue, percent, plural, points } from './wording.js';
@@ -129,12 +129,28 @@ export function suspectsOf(cm: CompiledModel, op: number): Suspect[] {
 }
 
 /**
- * Runs per loop that would bound the difference within `tolerance` at the rates seen: the Wald half-width
- * z·sqrt(2p(1−p)/n) below the tolerance, and never fewer than the rule of three's 3/tolerance.
+ * Runs per loop that would bound the difference within `margin` at the rate seen: the fewest n whose confidence
+ * sequence for the rate (at the comparison's miscoverage) is at most `margin` wide, so that the difference's, which
+ * adds the two rates' half-widths, fits inside ±margin; times the design effect.
  */
-export function runsToBound(rate: number, tolerance: number, designEffect: number): number {
-  if (tolerance <= 0) return Infinity;
-  return Math.ceil(designEffect * Math.max(3 / tolerance, (2 * Z95 * Z95 * rate * (1 - rate)) / (tolerance * tolerance)));
+export function runsToBound(rate: number, margin: number, designEffect: number): number {
+  if (margin <= 0) return Infinity;
+  const narrow = (n: number): boolean => {
+    const cs = rateConfidenceSequence(Math.round(rate * n), n, SEQUENCE_MISCOVERAGE);
+    return cs.high - cs.low <= margin;
+  };
+  let high = 16;
+  while (!narrow(high)) {
+    high *= 2;
+    if (high > 2 ** 40) return Infinity;
+  }
+  let low = high / 2;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (narrow(mid)) high = mid;
+    else low = mid;
+  }
+  return Math.ceil(designEffect * high);
 }
 
 interface Candidate {

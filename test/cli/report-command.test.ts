@@ -43,7 +43,7 @@ describe('reconcile-shadow report', () => {
     assert.match(r.stdout, /^# reconcile-shadow: switch readiness\n\n## postgrescluster \(model database-operator\)\n\n\*\*⚠️ INCONCLUSIVE\*\*: Inconclusive: not enough evidence over 5 attempts from 3 objects over 1m00s/);
     assert.match(
       r.stdout,
-      /\n- no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it \(a canary\)\n- too little to compare with: 5 attempts ran the sequential loop \(1,000 needed: 995 more\); 3 objects ran the sequential loop \(10 needed: 7 more\); the sequential loop was observed for 1m00s \(1d needed: about 23h59m more\)\n/,
+      /\n- no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it \(a canary\)\n- too little to compare with: 5 attempts on 3 objects ran the sequential loop \(1,000 attempts and 10 objects needed\)\n- the sequential loop ran attempts in 1 of the 24 hours of the day \(24 needed; none at 00h, .*, 23h UTC\)\n/,
     );
     assert.match(r.stdout, /\n### Classification check: critical vs non-critical\n/);
   });
@@ -59,13 +59,13 @@ describe('reconcile-shadow report', () => {
 
   it('--thresholds and --threshold: a YAML file replaces the defaults it names, each flag after it', async () => {
     const thresholds = join(dir, 'thresholds.yaml');
-    writeFileSync(thresholds, 'minAttempts: 5\nminObjects: 3\nminWindowMs: 1m\nmaterialFailures: 1\n');
+    writeFileSync(thresholds, 'minAttempts: 5\nminObjects: 3\nminWindowMs: 1m\nmaterialFailures: 1\nminHoursOfDay: 1\n');
     const r = await report(['--model', MODEL, '--journal', JOURNAL, '--format', 'markdown', '--thresholds', thresholds, '--threshold', 'minObjects=1', '--threshold', 'falseDiscoveryRate=0.01']);
     assert.equal(r.code, 0);
     // Enough sequential traffic now, but nothing ran the phased loop: that alone holds the verdict.
     const reasons = [...r.stdout.matchAll(/^- (.+)$/gm)].map((m) => m[1]).slice(0, 2);
     assert.deepEqual(reasons, ['no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it (a canary)', 'sequential: 5 attempts from 3 objects over 1m00s; phased: no attempt; 0 objects seen under both']);
-    assert.match(r.stdout, /\| minWindow \| 1m00s \| observation window per loop \|/);
+    assert.match(r.stdout, /\| minWindow \| 1m00s \| observation window per loop before ready, with one resync interval of slack \(0: none\) \|/);
     // minWindowMs is the old spelling of minWindow: still read, with a warning naming the new key.
     assert.equal(r.stderr, `${thresholds}:3 minWindowMs: deprecated: write minWindow: 1m\n`);
     assert.match(r.stdout, /\| minObjects \| 1 \| objects per loop \|/);

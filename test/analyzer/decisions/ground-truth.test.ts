@@ -84,7 +84,7 @@ describe('decisions on the seeded ground-truth world (phased loop only)', functi
   it('says inconclusive on the first 10 attempts of the same world, the missing attempts first', () => {
     const ten = decide(HYPERSHIFT, groundTruthAttempts().slice(0, 10)).controllers[0]!;
     assert.equal(ten.verdict.status, 'inconclusive');
-    assert.deepEqual(ten.verdict.reasons[0], { kind: 'too-few-attempts', status: 'inconclusive', early: false, message: '10 attempts ran the phased loop (1,000 needed: 990 more)' });
+    assert.deepEqual(ten.verdict.reasons[0], { kind: 'too-few-attempts', rule: 'data-size', status: 'inconclusive', early: false, message: '10 attempts ran the phased loop (1,000 needed: 990 more)' });
     assert.ok(ten.ordering.reordered.every((p) => p.status === 'inconclusive'));
     assert.equal(ten.ordering.tested, 0);
   });
@@ -111,7 +111,7 @@ describe('decisions on a healthy candidate (the database operator example, half 
       { name: 'backup-bucket-missing', onsetPerHour: 0.1, meanMinutes: 30, effects: [{ op: 'EnsureBackupSchedule', outcome: 'error' as const, cause: 'bucket "{name}-backups" not found' }] },
       { name: 'status-conflict', onsetPerHour: 0.2, meanMinutes: 1, effects: [{ op: 'UpdateStatus', outcome: 'error' as const, cause: 'the object has been modified' }] },
     ];
-    const world = new World({ model, objects: 24, durationMs: 30 * 3_600_000, seed: 3, observe: 'mixed', faults, transientErrorRate: 0 });
+    const world = new World({ model, objects: 120, durationMs: 30 * 3_600_000, seed: 3, observe: 'mixed', faults, transientErrorRate: 0 });
     const c = decide(model, world.attempts()).controllers[0]!;
     assert.deepEqual(c.verdict.reasons, []);
     assert.equal(c.verdict.status, 'ready');

@@ -139,9 +139,10 @@ describe('loop comparison', () => {
     assert.equal(d.e, null);
     assert.equal(d.fixedSample.p, null);
     assert.equal(d.why, '9 runs from a healthy state is too few: 9 under the sequential loop (10 needed per loop)');
-    // No failure seen: the rule of three against the 0.5-point margin, 3 / 0.005 = 600 runs per loop, 591 more than the 9.
-    assert.equal(runsToBound(0, 0.005, 1), 600);
-    assert.equal(d.moreRunsNeeded, 591);
+    // No failure seen: the fewest runs whose confidence sequence for a rate of 0 is at most the 0.5-point margin wide.
+    const n = runsToBound(0, 0.005, 1);
+    assert.ok(rateConfidenceSequence(0, n, 0.025).high <= 0.005 && rateConfidenceSequence(0, n - 1, 0.025).high > 0.005, `${n}`);
+    assert.equal(d.moreRunsNeeded, n - 9);
   });
 
   it('compares nothing when a loop ran on too few objects to tell the loop from the objects', () => {

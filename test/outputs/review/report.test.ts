@@ -33,7 +33,7 @@ function decidePlanted(): ControllerDecisions {
 
 const OUT = join(REPO, 'test-output');
 const CHARTS = ['loop-comparison', 'unblocked-vs-newly-blocked', 'blocked-by', 'starvation-over-time', 'ordering-evidence', 'recreation-durations'];
-const SECTIONS = ['rollout', 'loop-comparison', 'starvation', 'reordered-pairs', 'other-dependence', 'classification', 'noise-floor', 'operations', 'blocked-by', 'thresholds'];
+const SECTIONS = ['rules', 'rollout', 'loop-comparison', 'starvation', 'reordered-pairs', 'other-dependence', 'classification', 'noise-floor', 'operations', 'blocked-by', 'thresholds'];
 const RECREATIONS: RecreationDurations[] = [
   { kind: 'Job', blockingSeconds: [42, 55, 61, 70, 95], sentinelSeconds: [48, 60, 70, 80, 100] },
   { kind: 'Deployment', blockingSeconds: [20, 22, 30], sentinelSeconds: [30, 31, 40] },
@@ -121,6 +121,7 @@ describe('html report', function () {
     assert.match(md, /^# reconcile-shadow: switch readiness\n\n## hostedcluster \(model hypershift-hostedcluster\)\n\n\*\*❌ NOT-READY\*\*: Not ready to switch to the phased loop/);
     const headings = [...md.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
     assert.deepEqual(headings, [
+      'Rules: what each decided, on what',
       'Rollout plan: one group to non-critical at a time, safest first',
       'Loop comparison: does an op fail more under the phased loop?',
       'Starvation in time: how long each loop keeps an op from running that the other would run',
@@ -132,7 +133,8 @@ describe('html report', function () {
       'Blocked by (phased loop: failed critical group → skipped blockable group)',
       'Thresholds used',
     ]);
-    assert.match(md, /\n\| PullSecretSync \| RestoredFromBackup \| phased \| (\d+)\/\1 \| 0\/[\d,]+ \| \+100 pp \| [\d.]+% \| < 0\.0001 \| \*\*dependent\*\* \| /);
+    // Columns: counts after failure and success, difference, margin, e-value (its e-BH bar), fixed-sample q, noise floor, status.
+    assert.match(md, /\n\| PullSecretSync \| RestoredFromBackup \| phased \| (\d+)\/\1 \| 0\/[\d,]+ \| \+100 pp \| 0\.5% \| [\d.]+e\+\d+ \([\d.e+]+\) \| < 0\.0001 \| [\d.]+% \| \*\*dependent\*\* \| /);
     assert.match(md, /\n\| GlobalConfigSync \| non-critical \| [\d,]+ \| \d+ \| \d+ \| - \| [\d,]+ \| \*\*should-be-critical\*\* \| should-be-critical \| /);
     // The per-loop comparison chart, as text: here nothing to compare (no attempt ran the sequential loop).
     assert.match(md, /\*\*Failure rate per operation, per loop\*\*: .*\n\n```text\n0 objects ran the sequential loop \(10 per loop needed to compare the loops’ failure rates\)\n```\n/);
