@@ -113,7 +113,7 @@ describe('decision rules', () => {
     const ctx = context(c);
     const r = POPULATION_BALANCE.evaluate(ctx);
     assert.equal(r.status, 'fail');
-    assert.match(r.reasons[0]!.message, /^population imbalance: 1 op that runs identically in both loops fails at different rates, so the loops ran on different objects and no difference is the loop’s: Fetch 5\.0% \(phased\) vs 0\.5% \(sequential\)/);
+    assert.match(r.reasons[0]!.message, /^population imbalance: 1 op that runs identically in both loops fails at different rates \(Fetch 5\.0% \(phased\) vs 0\.5% \(sequential\), e = [\d.e+]+\), so the loops ran on different objects and no difference is the loop’s; /);
     // The verdict: inconclusive, the check first; Fetch "worse under the phased loop" only an early sign.
     const v = decideVerdict(RULES.map((rule) => rule.evaluate(ctx)), { unblockedOpRuns: 0, creditedOpRuns: 0, wouldFail: 0, fromWorseOps: 0 }, 0);
     assert.equal(v.status, 'inconclusive');
