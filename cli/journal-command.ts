@@ -8,6 +8,7 @@ import { formatDerivedAttemptLine } from '../collector/journal.js';
 import type { RecordSink } from '../collector/records.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { resolveModel } from '../sidecar/files.js';
+import { selectBuild } from '../model/builds.js';
 import { readArgs } from './args.js';
 import { JOURNAL } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -19,7 +20,7 @@ export async function journalCommand(argv: string[], io: CommandIO): Promise<num
   const { logs: file, loop, strict } = args.values;
   let model;
   try {
-    model = resolveModel(args.values.model);
+    model = selectBuild(resolveModel(args.values.model), args.values['operator-version'], '--operator-version');
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid model:\n${e.message}\n`);

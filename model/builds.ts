@@ -176,7 +176,9 @@ export function applyBuild(model: ReconcileModel, build: ModelBuild): ReconcileM
 export function modelForBuild(model: ReconcileModel, name: string): ReconcileModel {
   const build = model.builds?.find((b) => b.name === name);
   if (!build) throw new Error(`model ${model.name} has no build "${name}" (builds: ${(model.builds ?? []).map((b) => b.name).join(', ') || 'none'})`);
-  return { ...applyBuild(model, build), build: build.name };
+  // A build's model is a model of its own: the differences it was derived by are the newest build's, not its.
+  const { builds: _builds, ...derived } = applyBuild(model, build);
+  return { ...derived, build: build.name };
 }
 
 /** Which build of the model an operator version is, and a sentence saying how it was chosen. */
@@ -196,7 +198,7 @@ export function buildForVersion(model: ReconcileModel, version: string | undefin
   const newest = builds[0]?.name;
   if (builds.length === 0) return { build: undefined, statement: `model ${model.name} describes one build` };
   const fallback = `using the model of build ${newest}`;
-  if (version === undefined || version.trim() === '') return { build: undefined, statement: `${from}: the operator's version is unknown; ${fallback}` };
+  if (version === undefined || version.trim() === '') return { build: undefined, statement: `${from}: not given, the operator's version is unknown; ${fallback}` };
   const named = builds.find((b) => b.name === version);
   if (named) return { build: named.name, statement: `${from}: build ${named.name} (upstream ${named.commit})` };
   const supported = /Latest supported OCP: (\d+)\.(\d+)/.exec(version);
@@ -213,4 +215,15 @@ export function buildForVersion(model: ReconcileModel, version: string | undefin
   const build = builds.find((b) => b.versions.includes(minor));
   if (!build) return { build: undefined, statement: `${from}: version ${minor} is no build the model knows (${builds.flatMap((b) => b.versions).join(', ')}); ${fallback}` };
   return { build: build.name, statement: `${from}: version ${minor}, build ${build.name} (upstream ${build.commit})` };
+}
+
+/**
+ * The model to analyse an operator of this version with: its build's model, stating how the build was chosen (the
+ * newest build's when the version does not say which). A model without builds is returned as it is.
+ */
+export function selectBuild(model: ReconcileModel, version: string | undefined, from: string): ReconcileModel {
+  const first = model.builds?.[0];
+  if (first === undefined) return model;
+  const choice = buildForVersion(model, version, from);
+  return { ...modelForBuild(model, choice.build ?? first.name), buildStatement: choice.statement };
 }

@@ -10,6 +10,7 @@ import { ValidationError } from '../lib/validation-error.js';
 import { fieldName, YamlSource, type FieldPath } from '../lib/yaml-source.js';
 import { checkLoopBehaviour } from './loop-behaviour.js';
 import { parseBuilds } from './builds.js';
+import { BUILD_ANNOTATION, BUILD_STATEMENT_ANNOTATION } from './document.js';
 import { ERROR_EFFECTS, OPERATION_WRITES, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type LoopRecovery, type ModelOperation, type OperationWrites, type PhasedStep, type ReconcileModel } from './types.js';
 import { isRecord } from '../lib/is-record.js';
 
@@ -49,9 +50,16 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   if (raw.kind !== 'ReconcileModel') c.fail(['kind'], `must be "ReconcileModel", got ${JSON.stringify(raw.kind)}`);
 
   let name: string | undefined;
+  let build: string | undefined;
+  let buildStatement: string | undefined;
   if (isRecord(raw.metadata)) {
     checkKeys(c, ['metadata'], raw.metadata, ['name', 'labels', 'annotations']);
     name = requireString(c, ['metadata', 'name'], raw.metadata.name);
+    const annotations = raw.metadata.annotations;
+    const annotated = isRecord(annotations) ? annotations[BUILD_ANNOTATION] : undefined;
+    if (annotated !== undefined) build = requireString(c, ['metadata', 'annotations', BUILD_ANNOTATION], annotated);
+    const stated = isRecord(annotations) ? annotations[BUILD_STATEMENT_ANNOTATION] : undefined;
+    if (stated !== undefined) buildStatement = requireString(c, ['metadata', 'annotations', BUILD_STATEMENT_ANNOTATION], stated);
   } else c.fail(['metadata'], 'required mapping with a name');
 
   const spec = raw.spec;
@@ -67,7 +75,7 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   const builds = c.problems.length === 0 && spec.builds !== undefined ? parseBuilds(c, spec.builds, operations, phased, parseOperation) : undefined;
 
   if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ValidationError('model', c.problems);
-  return { name, controller, operations, phased, ...(builds && { builds }) };
+  return { name, controller, operations, phased, ...(builds && { builds }), ...(build !== undefined && { build }), ...(buildStatement !== undefined && { buildStatement }) };
 }
 
 function parseOperations(c: Checker, value: unknown): ModelOperation[] {

@@ -139,6 +139,8 @@ export interface ReconcileModel {
   readonly builds?: readonly ModelBuild[];
   /** The build this model was derived for (modelForBuild), absent for the model as written. */
   readonly build?: string;
+  /** How the build was chosen (selectBuild): the version read and where, or that it was unknown. */
+  readonly buildStatement?: string;
   /** Every operation, in the order the sequential loop runs them (including `only: phased` ones, which it skips). */
   readonly operations: readonly ModelOperation[];
   /** The steps of the phased loop, in the order they run. */
