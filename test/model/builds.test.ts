@@ -10,6 +10,7 @@ import { buildForVersion, modelForBuild, selectBuild } from '../../model/builds.
 import { modelDocument } from '../../model/document.js';
 import { parseModel } from '../../model/load.js';
 import { formatsIn } from '../../model/effects.js';
+import { parseConfig } from '../../sidecar/config.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { REPO } from '../support/paths.js';
 
@@ -163,5 +164,14 @@ describe('model builds', () => {
       ['release-4.22', 71, 69],
       ['release-4.21', 71, 68],
     ]);
+  });
+
+  it('the sidecar config\'s operatorVersion picks each model\'s build, and its absence is stated', () => {
+    const config = (extra: string): [string | undefined, string | undefined] => {
+      const m = parseConfig(`apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nsources: {}\n${extra}`, 'c.yaml').models[0]!;
+      return [m.build, m.buildStatement];
+    };
+    assert.deepEqual(config('operatorVersion: "4.22"\n'), ['release-4.22', 'config operatorVersion: version 4.22, build release-4.22 (upstream 2f5225b64a5e)']);
+    assert.deepEqual(config(''), ['head', "config operatorVersion: not given, the operator's version is unknown; using the model of build head"]);
   });
 });
