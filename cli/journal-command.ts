@@ -26,6 +26,8 @@ export async function journalCommand(argv: string[], io: CommandIO): Promise<num
     io.stderr.write(`invalid model:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }
+  // The journal's lines are the log's facts; which build's model read them is said once, with the loop.
+  if (model.build !== undefined) io.stderr.write(`model: ${model.name}, operator build ${model.build}: ${model.buildStatement ?? 'chosen by name'}\n`);
   const out = new BufferedWriter(io.stdout);
   const rejections = new RejectionEcho(io.stderr);
   const sink: RecordSink = { attempt: (a) => out.write(formatDerivedAttemptLine(a) + '\n'), reject: rejections.reject };
