@@ -157,11 +157,14 @@ export function applyBuild(model: ReconcileModel, build: ModelBuild): ReconcileM
         .filter((f) => !build.formats.some((c) => c.op === o.name && c.remove === f.format))
         .map((f) => {
           const restricted = build.formats.find((c) => c.op === o.name && c.format === f.format);
-          return restricted?.only ? { ...f, only: restricted.only } : f;
+          return restricted?.only ? { format: f.format, only: restricted.only, ...(f.onError && { onError: f.onError }), ...(f.causes && { causes: f.causes }) } : f;
         });
       for (const c of build.formats) if (c.op === o.name && c.add !== undefined) errors = [...errors, { format: c.add, ...(c.only && { only: c.only }) }];
       const only = build.only[o.name] ?? o.only;
-      return { ...o, errors, ...(only && { only }) };
+      // In the loader's key order, so that a build's model and its document read back are the same JSON (a partial
+      // summary's merge compares them).
+      const { name, onError, causes, recovery, writes } = o;
+      return { name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(recovery && { recovery }), ...(writes && { writes }) };
     });
   const gone = (op: string): boolean => removed.has(op) || build.only[op] === 'sequential';
   const phased = model.phased.flatMap((s): PhasedStep[] => {

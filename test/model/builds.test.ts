@@ -97,6 +97,12 @@ describe('model builds', () => {
     const m = selectBuild(model, '1.9', 'x');
     assert.deepEqual(parseModel(JSON.stringify(modelDocument(m)), 'doc'), m);
     assert.deepEqual(parseModel(JSON.stringify(modelDocument(model)), 'doc'), model);
+    // As JSON too, key order included: a partial summary's merge compares models so.
+    const builtin = resolveModel('hypershift-hostedcluster');
+    for (const b of builtin.builds ?? []) {
+      const derived = modelForBuild(builtin, b.name);
+      assert.equal(JSON.stringify(modelDocument(parseModel(JSON.stringify(modelDocument(derived)), 'doc'))), JSON.stringify(modelDocument(derived)), b.name);
+    }
   });
 
   it('names file, line and field of each bad build', () => {
