@@ -18,6 +18,7 @@ import { WHOLE } from '../collector/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
 import type { ReconcileModel } from '../model/types.js';
 import { resolveModel } from '../sidecar/files.js';
+import { selectBuild } from '../model/builds.js';
 import { readArgs, type Values } from './args.js';
 import { ANALYZE } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -31,7 +32,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   const { format, loop, strict } = args.values;
   let model;
   try {
-    model = resolveModel(args.values.model);
+    model = selectBuild(resolveModel(args.values.model), args.values['operator-version'], '--operator-version');
   } catch (e) {
     if (e instanceof ValidationError) {
       io.stderr.write(`invalid model:\n${e.message}\n`);

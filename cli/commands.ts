@@ -28,6 +28,11 @@ const container = {
   with: 'logs',
 } as const;
 const loop = { type: 'choice', choices: LOOPS, default: 'auto', help: LOOP_HELP } as const;
+const operatorVersion = {
+  type: 'string',
+  value: '<version>',
+  help: "the operator's build (e.g. 4.22, 5.0.3, release-5.0): picks the model's build (spec.builds); unknown: the newest build's, and the output says so",
+} as const;
 const workers = {
   type: 'string',
   value: '<n|auto>',
@@ -43,6 +48,7 @@ export const ANALYZE = {
     'Streams the input (never holds it whole), replays every attempt through the sequential and the phased loop, and prints per operation: observed outcomes, unblocked, newly blocked, predicted, top blockers, starvation; the blocked-by matrix and the reordered pairs. A bad line is reported on stderr as file:line: reason: message, counted in the report, and never stops the analysis.',
   flags: {
     model,
+    'operator-version': operatorVersion,
     journal,
     logs,
     loop: { ...loop, with: 'logs' },
@@ -75,6 +81,7 @@ export const REPORT = {
     'Replays the input like analyze, then decides per controller whether the phased loop can replace the sequential one (ready, not-ready or inconclusive, with the reasons), with the loop comparison, ordering evidence, the classification check, starvation, the rollout plan and the noise floor (docs/decisions.md). Without --out the report goes to stdout; with it, stdout gets one `controller: verdict` line per controller.',
   flags: {
     model,
+    'operator-version': operatorVersion,
     journal,
     logs,
     loop: { ...loop, with: 'logs' },
@@ -137,6 +144,7 @@ export const JOURNAL = {
   flags: {
     logs: { ...logs, required: true },
     model: { ...model, required: false, default: 'hypershift-hostedcluster' },
+    'operator-version': operatorVersion,
     loop,
     container: { ...container, with: undefined },
     strict: { type: 'boolean', help: 'exit 4 when any line was refused' },

@@ -8,6 +8,7 @@ import { formatDerivedAttemptLine } from '../collector/journal.js';
 import type { RecordSink } from '../collector/records.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { resolveModel } from '../sidecar/files.js';
+import { selectBuild } from '../model/builds.js';
 import { readArgs } from './args.js';
 import { JOURNAL } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -24,12 +25,14 @@ export async function journalCommand(argv: string[], io: CommandIO): Promise<num
   const file = inputName(logs);
   let model;
   try {
-    model = resolveModel(args.values.model);
+    model = selectBuild(resolveModel(args.values.model), args.values['operator-version'], '--operator-version');
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     io.stderr.write(`invalid model:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }
+  // The journal's lines are the log's facts; which build's model read them is said once, with the loop.
+  if (model.build !== undefined) io.stderr.write(`model: ${model.name}, operator build ${model.build}: ${model.buildStatement ?? 'chosen by name'}\n`);
   const out = new BufferedWriter(io.stdout);
   const rejections = new RejectionEcho(io.stderr);
   const sink: RecordSink = { attempt: (a) => out.write(formatDerivedAttemptLine(a) + '\n'), reject: rejections.reject };

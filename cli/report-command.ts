@@ -24,6 +24,7 @@ import { ValidationError } from '../lib/validation-error.js';
 import { YamlSource } from '../lib/yaml-source.js';
 import type { ReconcileModel } from '../model/types.js';
 import { resolveModel } from '../sidecar/files.js';
+import { selectBuild } from '../model/builds.js';
 import { currentKey, validate } from '../lib/schema.js';
 import { readArgs } from './args.js';
 import { REPORT } from './commands.js';
@@ -83,7 +84,7 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   let model;
   let thresholds;
   try {
-    model = resolveModel(args.values.model);
+    model = selectBuild(resolveModel(args.values.model), args.values['operator-version'], '--operator-version');
     thresholds = await loadThresholds(args.values.thresholds, args.values.threshold, (w) => io.stderr.write(`${w}\n`));
   } catch (e) {
     if (e instanceof ValidationError) io.stderr.write(`invalid model:\n${e.message}\n`);

@@ -12,7 +12,9 @@
  * against the merge without the repository, but the latest supported OCP version can: it was 5.0.0 at the merge
  * (support/supportedversion/version.go; 5.0.0 from 2026-04-09, 5.1.0 from 2026-08-12). Below 5.0.0 the build predates
  * the merge; above, it contains it; 5.0.0 itself is either, and does not say.
- * The image tag is no version (`latest` by default, a digest in OpenShift payloads) and is not read.
+ * The image tag is the build's version when it is one (`…/hypershift-operator:4.22.3`, `:v5.0`); `latest`, the
+ * default, and a digest (OpenShift payloads) are none. `version` is the tag when it is a version, else the
+ * annotation: model/builds.ts picks the model's build from it (selectBuild).
  * The Deployment is watched (get/list/watch on that one Deployment, by field selector), so a rollout is followed.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -55,6 +57,19 @@ export function buildEra(version: string): BuildEra | undefined {
 export interface OperatorLoop {
   readonly loop: LoopKind | undefined;
   readonly statement: string;
+  /** The operator's build version as the Deployment shows it (an image tag that is a version, or the annotation). */
+  readonly version?: string;
+}
+
+/** The image tag of each container when it is a version (`4.22.3`, `v5.0.1-multi`), in order. */
+export function imageVersions(deployment: RawKubeObject): string[] {
+  const spec = deployment.spec as { template?: { spec?: { containers?: { image?: string }[] } } } | undefined;
+  return (spec?.template?.spec?.containers ?? []).flatMap((c) => {
+    const image = c.image ?? '';
+    if (image.includes('@')) return [];
+    const tag = /:([\w.+-]+)$/.exec(image.slice(image.lastIndexOf('/') + 1))?.[1];
+    return tag !== undefined && /^v?\d+\.\d+(?:[.+-]|$)/.test(tag) ? [tag] : [];
+  });
 }
 
 /** The loop a build of this version runs with this value of the switch (undefined: the variable is absent). */
@@ -81,7 +96,8 @@ export function loopFromDeployment(deployment: RawKubeObject): OperatorLoop {
   const values = new Set(vars.map((v) => v.value ?? ''));
   if (values.size > 1) return { loop: undefined, statement: `${from}: containers disagree on ${HYPERSHIFT_OPERATOR.legacyEnv}` };
   const version = deployment.metadata?.annotations?.[HYPERSHIFT_OPERATOR.versionAnnotation];
-  return loopOfBuild(version === undefined ? undefined : buildEra(version), [...values][0], from);
+  const build = imageVersions(deployment)[0] ?? version;
+  return { ...loopOfBuild(version === undefined ? undefined : buildEra(version), [...values][0], from), ...(build !== undefined && { version: build }) };
 }
 
 export interface DeploymentRef {

@@ -9,6 +9,8 @@ import { checkKeys, checkValue, type EnumField } from '../lib/schema.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { fieldName, YamlSource, type FieldPath } from '../lib/yaml-source.js';
 import { checkLoopBehaviour } from './loop-behaviour.js';
+import { parseBuilds } from './builds.js';
+import { BUILD_ANNOTATION, BUILD_STATEMENT_ANNOTATION } from './document.js';
 import { ERROR_EFFECTS, OPERATION_WRITES, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type LoopRecovery, type ModelOperation, type OperationWrites, type PhasedStep, type ReconcileModel } from './types.js';
 import { isRecord } from '../lib/is-record.js';
 
@@ -48,9 +50,16 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   if (raw.kind !== 'ReconcileModel') c.fail(['kind'], `must be "ReconcileModel", got ${JSON.stringify(raw.kind)}`);
 
   let name: string | undefined;
+  let build: string | undefined;
+  let buildStatement: string | undefined;
   if (isRecord(raw.metadata)) {
     checkKeys(c, ['metadata'], raw.metadata, ['name', 'labels', 'annotations']);
     name = requireString(c, ['metadata', 'name'], raw.metadata.name);
+    const annotations = raw.metadata.annotations;
+    const annotated = isRecord(annotations) ? annotations[BUILD_ANNOTATION] : undefined;
+    if (annotated !== undefined) build = requireString(c, ['metadata', 'annotations', BUILD_ANNOTATION], annotated);
+    const stated = isRecord(annotations) ? annotations[BUILD_STATEMENT_ANNOTATION] : undefined;
+    if (stated !== undefined) buildStatement = requireString(c, ['metadata', 'annotations', BUILD_STATEMENT_ANNOTATION], stated);
   } else c.fail(['metadata'], 'required mapping with a name');
 
   const spec = raw.spec;
@@ -58,14 +67,15 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
     c.fail(['spec'], 'required mapping with controller, operations and phased');
     throw new ValidationError('model', c.problems);
   }
-  checkKeys(c, ['spec'], spec, ['controller', 'operations', 'phased']);
+  checkKeys(c, ['spec'], spec, ['controller', 'operations', 'phased', 'builds']);
   const controller = requireString(c, ['spec', 'controller'], spec.controller);
   const operations = parseOperations(c, spec.operations);
   const phased = parsePhased(c, spec.phased, operations);
   if (c.problems.length === 0) checkLoopBehaviour(c, operations, phased);
+  const builds = c.problems.length === 0 && spec.builds !== undefined ? parseBuilds(c, spec.builds, operations, phased, parseOperation) : undefined;
 
   if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ValidationError('model', c.problems);
-  return { name, controller, operations, phased };
+  return { name, controller, operations, phased, ...(builds && { builds }), ...(build !== undefined && { build }), ...(buildStatement !== undefined && { buildStatement }) };
 }
 
 function parseOperations(c: Checker, value: unknown): ModelOperation[] {
@@ -77,31 +87,40 @@ function parseOperations(c: Checker, value: unknown): ModelOperation[] {
   const seen = new Set<string>();
   const out: ModelOperation[] = [];
   value.forEach((item: unknown, i) => {
-    const at = [...path, i];
-    if (!isRecord(item)) return c.fail(at, 'must be a mapping with a name');
-    checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'recovery', 'writes', 'description']);
-    const name = requireString(c, [...at, 'name'], item.name);
-    if (name === undefined) return;
-    if (!NAME_PATTERN.test(name)) return c.fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
-    if (seen.has(name)) return c.fail([...at, 'name'], `duplicate operation "${name}"`);
-    seen.add(name);
-    const errors: ErrorFormat[] = [];
-    if (item.errors !== undefined) {
-      if (!Array.isArray(item.errors)) c.fail([...at, 'errors'], 'must be a list of Go format strings or {format, only, onError, causes} mappings');
-      else
-        item.errors.forEach((e: unknown, j) => {
-          const format = parseErrorFormat(c, [...at, 'errors', j], e);
-          if (format !== undefined) errors.push(format);
-        });
-    }
-    const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
-    const onError = item.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], item.onError);
-    const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
-    const recovery = item.recovery === undefined ? undefined : parseRecovery(c, [...at, 'recovery'], item.recovery);
-    const writes = item.writes === undefined ? undefined : oneOf<OperationWrites>(c, [...at, 'writes'], item.writes, OPERATION_WRITES);
-    out.push({ name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(recovery && { recovery }), ...(writes && { writes }) });
+    const op = parseOperation(c, [...path, i], item, seen);
+    if (op !== undefined) out.push(op);
   });
   return out;
+}
+
+/** One operation of spec.operations (or one a build adds); `seen` holds the names taken. */
+export function parseOperation(c: Checker, at: Path, item: unknown, seen: Set<string>): ModelOperation | undefined {
+  const fail = (path: Path, message: string): undefined => {
+    c.fail(path, message);
+    return undefined;
+  };
+  if (!isRecord(item)) return fail(at, 'must be a mapping with a name');
+  checkKeys(c, at, item, ['name', 'errors', 'only', 'onError', 'causes', 'recovery', 'writes', 'description']);
+  const name = requireString(c, [...at, 'name'], item.name);
+  if (name === undefined) return;
+  if (!NAME_PATTERN.test(name)) return fail([...at, 'name'], `"${name}" is not a valid operation name (letters, digits, _ . -)`);
+  if (seen.has(name)) return fail([...at, 'name'], `duplicate operation "${name}"`);
+  seen.add(name);
+  const errors: ErrorFormat[] = [];
+  if (item.errors !== undefined) {
+    if (!Array.isArray(item.errors)) c.fail([...at, 'errors'], 'must be a list of Go format strings or {format, only, onError, causes} mappings');
+    else
+      item.errors.forEach((e: unknown, j) => {
+        const format = parseErrorFormat(c, [...at, 'errors', j], e);
+        if (format !== undefined) errors.push(format);
+      });
+  }
+  const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
+  const onError = item.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], item.onError);
+  const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
+  const recovery = item.recovery === undefined ? undefined : parseRecovery(c, [...at, 'recovery'], item.recovery);
+  const writes = item.writes === undefined ? undefined : oneOf<OperationWrites>(c, [...at, 'writes'], item.writes, OPERATION_WRITES);
+  return { name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(recovery && { recovery }), ...(writes && { writes }) };
 }
 
 /** A plain string (both loops, the operation's rules) or a mapping with rules of its own. */

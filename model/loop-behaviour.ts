@@ -24,7 +24,7 @@ function allowedEffects(p: Placement, loop: LoopKind): { allowed: readonly Error
   return { allowed: ['end', 'continue'], where: 'a fail-fast step of the phased loop' };
 }
 
-export function checkLoopBehaviour(c: YamlSource, operations: readonly ModelOperation[], phased: readonly PhasedStep[]): void {
+export function checkLoopBehaviour(c: Pick<YamlSource, 'fail'>, operations: readonly ModelOperation[], phased: readonly PhasedStep[]): void {
   const places = phasedPlaces({ name: '', controller: '', operations, phased });
   const phasedOrder = phased.flatMap((s) => (s.kind === 'op' ? [s.op] : s.ops));
   const sequentialOrder = operations.filter((o) => o.only !== 'phased').map((o) => o.name);
@@ -42,7 +42,7 @@ export function checkLoopBehaviour(c: YamlSource, operations: readonly ModelOper
   });
 }
 
-function checkEffects(c: YamlSource, at: FieldPath, p: Placement, effects: LoopEffects, only?: LoopKind): void {
+function checkEffects(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, effects: LoopEffects, only?: LoopKind): void {
   for (const loop of ['sequential', 'phased'] as const) {
     const effect = effects[loop];
     if (effect === undefined) continue;
@@ -59,7 +59,7 @@ function checkEffects(c: YamlSource, at: FieldPath, p: Placement, effects: LoopE
   }
 }
 
-function checkFormat(c: YamlSource, at: FieldPath, p: Placement, format: ErrorFormat, placements: ReadonlyMap<string, Placement>): void {
+function checkFormat(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, format: ErrorFormat, placements: ReadonlyMap<string, Placement>): void {
   if (format.only !== undefined && p.op.only !== undefined && format.only !== p.op.only) {
     c.fail([...at, 'only'], `"${p.op.name}" exists only in the ${p.op.only} loop`);
     return;
@@ -72,7 +72,7 @@ function checkFormat(c: YamlSource, at: FieldPath, p: Placement, format: ErrorFo
  * A recovery path runs when the op's error ends the attempt in that loop (the sequential loop, or a phased fail-fast
  * step), and runs operations the loop would only reach later: each must run in that loop, after the op.
  */
-function checkRecovery(c: YamlSource, at: FieldPath, p: Placement, recovery: LoopRecovery, placements: ReadonlyMap<string, Placement>): void {
+function checkRecovery(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, recovery: LoopRecovery, placements: ReadonlyMap<string, Placement>): void {
   for (const loop of ['sequential', 'phased'] as const) {
     const ops = recovery[loop];
     if (ops === undefined) continue;
@@ -102,7 +102,7 @@ function checkRecovery(c: YamlSource, at: FieldPath, p: Placement, recovery: Loo
  * loop with the consequence after the op (and after it in the sequential loop too when both are there, so a derived
  * outcome never lands on an op a loop ran earlier), and the op's error must let some loop go on.
  */
-function checkCauses(c: YamlSource, at: FieldPath, p: Placement, causes: readonly Consequence[], placements: ReadonlyMap<string, Placement>, format?: ErrorFormat): void {
+function checkCauses(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, causes: readonly Consequence[], placements: ReadonlyMap<string, Placement>, format?: ErrorFormat): void {
   const loops = (['sequential', 'phased'] as const).filter((loop) => runsIn(p, loop));
   if (causes.length > 0 && loops.every((loop) => errorEffect(p.op, loop, p.place, format) === 'end')) {
     c.fail(at, `an error of "${p.op.name}" ends the attempt in every loop that runs it, so nothing runs after it to fail (set onError)`);

@@ -106,9 +106,41 @@ export interface GroupStep {
 
 export type PhasedStep = FailFastStep | GroupStep;
 
+/**
+ * One build (release) of the operator, as it differs from the model as written (its newest build, listed first with no
+ * differences). See model/builds.ts.
+ */
+export interface ModelBuild {
+  readonly name: string;
+  /** The upstream commit the build's differences were read at. */
+  readonly commit: string;
+  /** The operator versions (major.minor) of this build. */
+  readonly versions: readonly string[];
+  /** The `LatestSupportedVersion` (major.minor) the build reports in its install annotation and start line. */
+  readonly supported: readonly string[];
+  /** The loops the build can run (a build from before the phased loop has only the sequential one). */
+  readonly loops: readonly LoopKind[];
+  /** Operations only the build has (in its sequential loop), each after the operation named. */
+  readonly add: readonly { readonly after: string; readonly operation: ModelOperation }[];
+  /** Operations the build does not have. */
+  readonly remove: readonly string[];
+  /** Operations the build runs in one loop only. */
+  readonly only: Readonly<Record<string, LoopKind>>;
+  /** Formats the build lacks (`remove`), has besides (`add`, in both loops or `only` one), or has in one loop only (`format`). */
+  readonly formats: readonly { readonly op: string; readonly remove?: string; readonly add?: string; readonly format?: string; readonly only?: LoopKind }[];
+  /** What the model cannot say about the build from the code at its commit (e.g. a backport not merged there). */
+  readonly notes: readonly string[];
+}
+
 export interface ReconcileModel {
   readonly name: string;
   readonly controller: string;
+  /** The operator builds the model knows, newest first (absent: one build). */
+  readonly builds?: readonly ModelBuild[];
+  /** The build this model was derived for (modelForBuild), absent for the model as written. */
+  readonly build?: string;
+  /** How the build was chosen (selectBuild): the version read and where, or that it was unknown. */
+  readonly buildStatement?: string;
   /** Every operation, in the order the sequential loop runs them (including `only: phased` ones, which it skips). */
   readonly operations: readonly ModelOperation[];
   /** The steps of the phased loop, in the order they run. */

@@ -14,6 +14,7 @@ import { validate, type Field, type Infer } from '../lib/schema.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { YamlSource } from '../lib/yaml-source.js';
 import type { ReconcileModel } from '../model/types.js';
+import { selectBuild } from '../model/builds.js';
 import { resolveModel } from './files.js';
 import { OUTPUTS, RECREATION_INPUTS, sectionsOf, SOURCES } from './registry.js';
 import { isLoopback } from './server.js';
@@ -31,6 +32,7 @@ export const CONFIG_SCHEMA = {
     apiVersion: { kind: 'enum', values: ['reconcile-shadow/v1'], required: true },
     kind: { kind: 'enum', values: ['ShadowConfig'], required: true },
     models: { kind: 'list', of: { kind: 'string' }, default: [], doc: 'the controllers to shadow: built-in model names or model files' },
+    operatorVersion: { kind: 'string', doc: "the operator's build (e.g. 4.22, release-5.0): picks each model's build (spec.builds); absent: the newest build's, and the outputs say so" },
     listen: {
       kind: 'object',
       present: true,
@@ -64,7 +66,7 @@ export function parseConfig(text: string, file: string): ShadowConfig {
   const models: ReconcileModel[] = [];
   raw.models.forEach((name, i) => {
     try {
-      models.push(resolveModel(name));
+      models.push(selectBuild(resolveModel(name), raw.operatorVersion, 'config operatorVersion'));
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       for (const p of e.problems) src.fail(['models', i], p);

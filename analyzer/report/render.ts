@@ -71,6 +71,7 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
       (a.structural > 0 ? `; besides, ${a.structural} ran an operation that exists in one loop alone (structural, not divergence)` : ''),
     `objects: ${s.objects}`,
     `window: ${s.window.first ?? '-'} .. ${s.window.last ?? '-'} (${formatDuration(s.window.seconds)})`,
+    ...(s.operatorBuild ? [`operator build: ${s.operatorBuild.name}${s.operatorBuild.statement === null ? '' : ` (${s.operatorBuild.statement})`}`] : []),
   ];
   out.push(facts.map((f) => (format === 'markdown' ? `- ${f}` : `  ${f}`)).join('\n') + '\n\n');
   out.push(heading('Operations', format, 3));

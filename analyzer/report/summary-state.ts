@@ -110,6 +110,7 @@ export function summaryFromState(cm: CompiledModel, state: SummaryState): Contro
   return {
     schema: SUMMARY_SCHEMA,
     model: cm.model.name,
+    ...(cm.model.build !== undefined && { operatorBuild: { name: cm.model.build, statement: cm.model.buildStatement ?? null } }),
     controller: cm.model.controller,
     window: { first: first?.text ?? null, last: last?.text ?? null, seconds: first && last ? (last.ms - first.ms) / 1000 : 0 },
     attempts: {

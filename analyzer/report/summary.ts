@@ -43,6 +43,8 @@ export interface OperationSummary {
 export interface ControllerSummary {
   readonly schema: typeof SUMMARY_SCHEMA;
   readonly model: string;
+  /** The operator build the model was chosen for (model/builds.ts), when the model knows builds. */
+  readonly operatorBuild?: { readonly name: string; readonly statement: string | null };
   readonly controller: string;
   readonly window: { readonly first: string | null; readonly last: string | null; readonly seconds: number };
   readonly attempts: {

@@ -127,6 +127,7 @@ function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recrea
     `loop comparison: ${plural(ops.length, 'op')} (${byOp('worse-under-phased')} worse under the phased loop, ${byOp('better-under-phased')} better, ${byOp('same')} the same, ${byOp('inconclusive')} inconclusive)`,
     `reordered pairs: ${pairs.length} (${byPair('dependent')} dependent, ${byPair('safe')} safe, ${byPair('inconclusive')} inconclusive); ${plural(d.ordering.tested, 'pair table')} had enough data to be tested`,
     `noise floor: ${percent(d.noiseFloor.sequential.overall)} (sequential), ${percent(d.noiseFloor.phased.overall)} (phased) of same-generation consecutive outcomes flipped`,
+    ...(s.operatorBuild ? [`operator build: ${s.operatorBuild.name}${s.operatorBuild.statement === null ? '' : ` (${s.operatorBuild.statement})`}`] : []),
     ...(transitions > 0 ? [`${count(transitions)} status transitions list only failing ops and were left out of the rates`] : []),
     ...(d.forgottenObjects > 0 ? [`${count(d.forgottenObjects)} objects were forgotten past the memory bound; their later attempts counted as new objects`] : []),
   ];

@@ -103,4 +103,20 @@ describe('reconcile-shadow analyze', () => {
     assert.equal(report.input.rejected, 0);
     assert.ok(report.controllers[0]!.attempts.byObservedModel.sequential > 0 && report.controllers[0]!.attempts.byObservedModel.phased > 0);
   });
+
+  it('--operator-version picks the built-in model\'s build and every format states it; without it, the newest build\'s, said so', async () => {
+    const world = new World({ model: resolveModel('hypershift-hostedcluster'), objects: 3, durationMs: 600_000, seed: 5, observe: 'sequential' });
+    const journal = [...world.attempts()].map((r) => formatAttemptLine(r) + '\n').join('');
+    const json = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'json', '--operator-version', '4.22.3'], journal);
+    const report = JSON.parse(json.stdout) as { controllers: { operatorBuild?: unknown }[] };
+    assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
+    assert.deepEqual(report.controllers[0]!.operatorBuild, { name: 'release-4.22', statement: '--operator-version: version 4.22, build release-4.22 (upstream 2f5225b64a5e)' });
+    const table = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-'], journal);
+    assert.match(table.stdout, /^ {2}operator build: head \(--operator-version: not given, the operator's version is unknown; using the model of build head\)$/m);
+    const markdown = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'markdown', '--operator-version', 'release-5.0'], journal);
+    assert.match(markdown.stdout, /^- operator build: release-5\.0 \(--operator-version: build release-5\.0 \(upstream a7fbf215c759\)\)$/m);
+    // A model without builds says nothing of one.
+    const example = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'json', '--operator-version', '4.22']);
+    assert.equal((JSON.parse(example.stdout) as { controllers: Record<string, unknown>[] }).controllers[0]!.operatorBuild, undefined);
+  });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { buildEra, HYPERSHIFT_OPERATOR, loopFromDeployment } from '../../collector/operator-loop.js';
+import { buildEra, HYPERSHIFT_OPERATOR, imageVersions, loopFromDeployment } from '../../collector/operator-loop.js';
+import { buildForVersion } from '../../model/builds.js';
+import { resolveModel } from '../../sidecar/files.js';
 
 const LEGACY = HYPERSHIFT_OPERATOR.legacyEnv;
 const version = (latest: string): string => `openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: ${latest}`;
@@ -24,7 +26,11 @@ describe('which loop the HyperShift operator runs, from its Deployment', () => {
   });
 
   it('without it (or another value: the code compares with "1"), the build decides: before the merge sequential, with it phased', () => {
-    assert.deepEqual(loopFromDeployment(deployment('4.23.0', [{ name: 'OTHER', value: '1' }])), { loop: 'sequential', statement: 'Deployment hypershift/operator: the build predates the merge of PR #7908 and has only the sequential loop' });
+    assert.deepEqual(loopFromDeployment(deployment('4.23.0', [{ name: 'OTHER', value: '1' }])), {
+      loop: 'sequential',
+      statement: 'Deployment hypershift/operator: the build predates the merge of PR #7908 and has only the sequential loop',
+      version: version('4.23.0'),
+    });
     for (const value of ['', '0', 'false', 'true']) assert.equal(loopFromDeployment(deployment('5.1.0', [{ name: LEGACY, value }])).loop, 'phased', value);
   });
 
@@ -36,5 +42,23 @@ describe('which loop the HyperShift operator runs, from its Deployment', () => {
     assert.equal(loopFromDeployment(deployment('5.0.0', [{ name: LEGACY, value: '0' }])).loop, undefined);
     assert.equal(loopFromDeployment(deployment('5.1.0', [{ name: LEGACY, valueFrom: { configMapKeyRef: { name: 'c', key: 'k' } } }])).statement, 'Deployment hypershift/operator: HYPERSHIFT_RECONCILE_LEGACY is set from a ConfigMap or Secret, which is not read');
     assert.equal(loopFromDeployment(deployment('5.1.0', [{ name: LEGACY, value: '1' }], [{ name: LEGACY, value: '0' }])).loop, undefined);
+  });
+
+  it('reads the build version from an image tag that is one, else from the annotation, and picks the model build by it', () => {
+    const withImages = (latest: string | undefined, ...images: string[]): Record<string, unknown> => {
+      const d = deployment(latest, ...images.map(() => []));
+      const spec = d.spec as { template: { spec: { containers: Record<string, unknown>[] } } };
+      spec.template.spec.containers.forEach((c, i) => (c.image = images[i]));
+      return d;
+    };
+    assert.deepEqual(imageVersions(withImages(undefined, 'quay.io/hypershift/hypershift-operator:4.22.3', 'registry:5000/sidecar:v5.0.1-multi', 'quay.io/x/y:latest', 'quay.io/x/y@sha256:0123', 'y')), ['4.22.3', 'v5.0.1-multi']);
+    assert.equal(loopFromDeployment(withImages('5.1.0', 'quay.io/hypershift/hypershift-operator:4.22.3')).version, '4.22.3');
+    assert.equal(loopFromDeployment(withImages('5.1.0', 'quay.io/hypershift/hypershift-operator:latest')).version, version('5.1.0'));
+    assert.equal(loopFromDeployment(withImages(undefined, 'quay.io/hypershift/hypershift-operator:latest')).version, undefined);
+    const model = resolveModel('hypershift-hostedcluster');
+    assert.deepEqual(buildForVersion(model, '4.22.3', 'Deployment hypershift/operator image'), { build: 'release-4.22', statement: 'Deployment hypershift/operator image: version 4.22, build release-4.22 (upstream 2f5225b64a5e)' });
+    // release-5.0 and HEAD both report 5.1.0: the annotation alone does not say which.
+    assert.equal(buildForVersion(model, version('5.1.0'), 'Deployment hypershift/operator').build, undefined);
+    assert.equal(buildForVersion(model, version('4.21.0'), 'Deployment hypershift/operator').build, 'release-4.21');
   });
 });

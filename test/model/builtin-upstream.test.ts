@@ -8,13 +8,14 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorEffect, formatsIn, phasedPlaces } from '../../model/effects.js';
+import { modelForBuild } from '../../model/builds.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { parseDocument, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import { OPERATION_WRITES, type LoopKind } from '../../model/types.js';
+import { OPERATION_WRITES, type LoopKind, type ReconcileModel } from '../../model/types.js';
 import { BUILTIN_MODEL, REPO } from '../support/paths.js';
 
 interface FormatRow {
-  readonly commit: 'merge' | 'head';
+  readonly commit: string;
   readonly function: string;
   readonly line: number;
   readonly format: string;
@@ -22,12 +23,12 @@ interface FormatRow {
   readonly closure: string | null;
 }
 interface WriteRow {
-  readonly commit: 'merge' | 'head';
+  readonly commit: string;
   readonly function: string;
   readonly call: string;
 }
 interface UnwrappedRow {
-  readonly commit: 'merge' | 'head';
+  readonly commit: string;
   readonly function: string;
   readonly line: number;
   readonly callee: string;
@@ -39,7 +40,8 @@ interface Upstream {
   readonly unwrapped: readonly UnwrappedRow[];
   readonly absent: readonly { readonly commit: string; readonly function: string }[];
   readonly sentinels: readonly { readonly commit: string; readonly name: string; readonly text: string }[];
-  readonly steps: Readonly<Record<'merge' | 'head', readonly { name: string; call: 'execute' | 'executeOrBlock'; category: string; checksShouldBlock: boolean }[]>>;
+  readonly source: { readonly commits: Readonly<Record<string, string>> };
+  readonly steps: Readonly<Record<string, readonly { name: string; call: 'execute' | 'executeOrBlock'; category: string; checksShouldBlock: boolean }[]>>;
   readonly formats: readonly FormatRow[];
 }
 
@@ -101,15 +103,20 @@ function isWrapped(row: FormatRow, loop: LoopKind): boolean {
   return WRAPPED_FUNCTIONS.some((w) => w.function === row.function && w.loop === loop) || WRAPPED_ROWS.some((w) => w.function === row.function && w.format === row.format);
 }
 
-/** Rows whose text can start an operation's error in `loop`: returned or collected, not wrapped there. */
-function outermost(loop: LoopKind): FormatRow[] {
-  return upstream.formats.filter((r) => (r.use === 'return' || r.use === 'append') && loopsOf.get(r.function)!.includes(loop) && !isWrapped(r, loop) && !(r.function === GATE.function && r.format === GATE.format));
+/** The merge and HEAD: the commits of the model as written (the tests below the builds' read one commit each). */
+const MODEL_COMMITS: readonly string[] = ['merge', 'head'];
+
+/** Rows whose text can start an operation's error in `loop` at these commits: returned or collected, not wrapped there. */
+function outermost(loop: LoopKind, commits: readonly string[] = MODEL_COMMITS): FormatRow[] {
+  return upstream.formats.filter(
+    (r) => commits.includes(r.commit) && (r.use === 'return' || r.use === 'append') && loopsOf.get(r.function)!.includes(loop) && !isWrapped(r, loop) && !(r.function === GATE.function && r.format === GATE.format),
+  );
 }
 
 /** Every (loop, format) the model lists, with the ops listing it. */
-function modelFormats(): Map<string, string[]> {
+function modelFormats(m: ReconcileModel = model): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const op of model.operations)
+  for (const op of m.operations)
     for (const loop of LOOPS) {
       if (op.only !== undefined && op.only !== loop) continue;
       for (const f of formatsIn(op, loop)) out.set(`${loop}\u0000${f.format}`, [...(out.get(`${loop}\u0000${f.format}`) ?? []), op.name]);
@@ -174,10 +181,25 @@ function writesCitations(): Map<string, { writes: string | undefined; cited: str
 }
 
 describe('built-in HyperShift model against the upstream code', () => {
-  it('the table holds both commits, every function found at both except the HEAD-only check', () => {
-    assert.deepEqual(upstream.absent, [{ commit: 'merge', function: 'validateManagedHSMVersion' }]);
-    assert.equal(upstream.formats.filter((r) => r.commit === 'merge').length, 353);
-    assert.equal(upstream.formats.filter((r) => r.commit === 'head').length, 357);
+  it('the table holds every build\'s commit, every function found at the merge and HEAD but the HEAD-only check and the older builds\' ones', () => {
+    const absentAt = (commit: string): string[] => upstream.absent.filter((a) => a.commit === commit).map((a) => a.function);
+    const older = ['reconcileAWSSubnets', 'backwardcompat.GetBackwardCompatibleCAPIImage'];
+    assert.deepEqual(absentAt('merge'), ['validateManagedHSMVersion', ...older]);
+    assert.deepEqual(absentAt('head'), older);
+    assert.deepEqual(absentAt('release-5.0'), ['validateManagedHSMVersion', ...older]);
+    // Before the merge: no phased loop (reconcile() is read as reconcileLegacy()), so none of its step functions.
+    assert.deepEqual([absentAt('release-4.22').length, absentAt('release-4.21').length], [23, 24]);
+    assert.ok(absentAt('release-4.22').includes('reconcile') && !absentAt('release-4.22').includes('reconcileLegacy'));
+    assert.deepEqual(
+      Object.keys(upstream.source.commits).map((c) => [c, upstream.formats.filter((r) => r.commit === c).length, upstream.steps[c]!.length]),
+      [
+        ['merge', 353, 20],
+        ['head', 357, 21],
+        ['release-5.0', 355, 20],
+        ['release-4.22', 256, 0],
+        ['release-4.21', 242, 0],
+      ],
+    );
   });
 
   it('every operation says what it writes, citing upstream functions the table read, whose writes agree', () => {
@@ -218,13 +240,13 @@ describe('built-in HyperShift model against the upstream code', () => {
     const groups = model.phased.flatMap((s) => (s.kind === 'group' ? [s] : []));
     assert.deepEqual(
       groups.map((g) => ({ name: g.group, category: g.category, blockable: g.blockable, skipWhenBlocked: g.skipWhenBlocked })),
-      upstream.steps.head.map((s) => ({ name: s.name, category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category, blockable: s.call === 'executeOrBlock', skipWhenBlocked: s.checksShouldBlock })),
+      upstream.steps.head!.map((s) => ({ name: s.name, category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category, blockable: s.call === 'executeOrBlock', skipWhenBlocked: s.checksShouldBlock })),
     );
   });
 
   it('the merge differs from HEAD by the ManagedHSMVersionCheck step and the SSH key delete: the parts marked HEAD only', () => {
     assert.deepEqual(
-      upstream.steps.head.map((s) => s.name).filter((n) => !upstream.steps.merge.some((m) => m.name === n)),
+      upstream.steps.head!.map((s) => s.name).filter((n) => !upstream.steps.merge!.some((m) => m.name === n)),
       ['ManagedHSMVersionCheck'],
     );
     const key = (r: FormatRow): string => `${r.function}: ${r.format}`;
@@ -262,8 +284,8 @@ describe('built-in HyperShift model against the upstream code', () => {
     for (const part of [COMPOSED.outer, COMPOSED.inner]) assert.ok(upstream.formats.some((r) => r.function === part.function && r.format === part.format), part.format);
     assert.ok(upstream.formats.some((r) => r.function === GATE.function && r.format === GATE.format && r.use === 'return'));
     assert.deepEqual(
-      upstream.sentinels.map((s) => s.text),
-      ['pull secret unavailable', 'pull secret unavailable'],
+      upstream.sentinels.map((s) => [s.commit, s.text]),
+      ['merge', 'head', 'release-5.0'].map((c) => [c, 'pull secret unavailable']),
     );
   });
 
@@ -300,4 +322,63 @@ describe('built-in HyperShift model against the upstream code', () => {
     assert.deepEqual([effect('ValidationGates', 'sequential', 'configuration is invalid: %s'), effect('ValidationGates', 'phased', 'configuration is invalid: %s')], ['end', 'end']);
     assert.equal(effect('SecurityContextUID', 'phased'), 'endGroup');
   });
+});
+
+/**
+ * The legacy gate's `%s` is validateReleaseImage's error for a SecretNotFound reason: GetPullSecretBytes's NotFound,
+ * `pull secret unavailable: %w` since the sentinel, `failed to get pull secret: %w` before it (release-4.22, 4.21).
+ */
+const GATE_TEXT: Readonly<Record<string, string>> = { 'release-4.22': 'failed to get pull secret: %w', 'release-4.21': 'failed to get pull secret: %w' };
+
+describe('the built-in HyperShift model of each operator build against the upstream code at its commit', () => {
+  const builds = model.builds ?? [];
+
+  it('covers the merge, HEAD and the release branches, each at the commit its table was extracted at', () => {
+    assert.deepEqual(
+      builds.map((b) => [b.name, b.loops.join('+'), b.versions.join(',')]),
+      [
+        ['head', 'sequential+phased', '5.1,5.2'],
+        ['merge', 'sequential+phased', ''],
+        ['release-5.0', 'sequential+phased', '5.0,4.23'],
+        ['release-4.22', 'sequential', '4.22'],
+        ['release-4.21', 'sequential', '4.21'],
+      ],
+    );
+    for (const b of builds) assert.ok(upstream.source.commits[b.name]?.startsWith(b.commit), `${b.name}: table commit ${upstream.source.commits[b.name]} is not ${b.commit}`);
+  });
+
+  for (const build of builds) {
+    describe(`build ${build.name}`, () => {
+      const derived = modelForBuild(model, build.name);
+      const produced = (loop: LoopKind): Set<string> => {
+        const out = new Set(outermost(loop, [build.name]).map(rowText));
+        if (loop === 'sequential') out.add(GATE_TEXT[build.name] ?? GATE.text);
+        if (loop === 'phased') out.add(COMPOSED.format);
+        return out;
+      };
+
+      it('lists every format an operation error can start with at its commit, and none other, in the loops it runs', () => {
+        const listed = modelFormats(derived);
+        for (const loop of build.loops) {
+          const made = produced(loop);
+          assert.deepEqual([...made].filter((text) => !listed.has(`${loop}\u0000${text}`)), [], `${build.name} ${loop}: upstream formats no operation lists`);
+          assert.deepEqual(
+            [...listed].filter(([key]) => key.startsWith(`${loop}\u0000`) && !made.has(key.slice(loop.length + 1))).map(([key, ops]) => `${key.slice(loop.length + 1)} (${ops.join(', ')})`),
+            [],
+            `${build.name} ${loop}: formats the code at ${build.commit} does not have`,
+          );
+        }
+      });
+
+      it('has the reconcile report steps at its commit as its phased groups, or no report when it has no phased loop', () => {
+        const steps = upstream.steps[build.name]!;
+        if (!build.loops.includes('phased')) return assert.deepEqual(steps, []);
+        const groups = derived.phased.flatMap((s) => (s.kind === 'group' ? [s] : []));
+        assert.deepEqual(
+          groups.map((g) => ({ name: g.group, category: g.category, blockable: g.blockable, skipWhenBlocked: g.skipWhenBlocked })),
+          steps.map((s) => ({ name: s.name, category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category, blockable: s.call === 'executeOrBlock', skipWhenBlocked: s.checksShouldBlock })),
+        );
+      });
+    });
+  }
 });
