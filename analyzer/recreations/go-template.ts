@@ -690,11 +690,3 @@ function collectPaths(nodes: readonly Node[], out: string[][], topDot = true): v
     }
   }
 }
-
-/**
- * A value as a `type: string` param converts it (hyperfleet-adapter pkg/utils/convert.go ConvertToString: `%v`).
- * Here rather than in cel.ts: the sidecar reads task configs without loading the CEL runtime.
- */
-export function valueText(value: unknown): string {
-  return goText(value);
-}
