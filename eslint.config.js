@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * - the pure core (lib/, model/, analyzer/) reads no file and talks to nothing: no node I/O module, no client
  *   library, nothing of sidecar/, outputs/, simulator/ or cli/; analyzer/ takes from collector/ only the record
  *   contracts; model/ sits on lib/ alone, and lib/ imports nothing of the project;
- * - nothing imports cli/ (tests and benchmarks drive it).
+ * - nothing imports cli/ (tests and benchmarks drive it);
+ * - a folder's `internal/` is its own machinery: only files under that folder import it (tests and benchmarks may).
  */
 const ROOT = import.meta.dirname;
 const NODE_IO = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'tls', 'dgram', 'dns', 'child_process', 'cluster', 'worker_threads', 'readline', 'os'];
@@ -32,6 +33,13 @@ const LAYERS = {
 };
 
 const topOf = (path) => path.split(sep)[0];
+/** For `a/b/internal/c.ts`, `a/b`: the folder that owns that machinery. */
+const ownerOfInternal = (path) => {
+  const parts = path.split(sep);
+  const i = parts.indexOf('internal');
+  return i < 0 ? undefined : parts.slice(0, i).join(sep);
+};
+const EXEMPT_FROM_INTERNAL = ['test', 'bench'];
 const allowed = (layer, target) => layer.project.some((p) => target === p || topOf(target) === p);
 
 const boundaries = {
@@ -41,14 +49,19 @@ const boundaries = {
       create(context) {
         const file = relative(ROOT, context.filename);
         const layer = LAYERS[topOf(file)];
-        if (!layer) return {};
+        const internalChecked = !EXEMPT_FROM_INTERNAL.includes(topOf(file));
+        if (!layer && !internalChecked) return {};
         const check = (node) => {
           const spec = node.source?.value;
           if (typeof spec !== 'string') return;
           if (spec.startsWith('.')) {
             const target = relative(ROOT, resolve(dirname(context.filename), spec)).replace(/\.js$/, '.ts');
-            if (!allowed(layer, target)) context.report({ node, message: `${topOf(file)}/ must not import ${target}: ${layer.why}` });
-          } else if (!layer.io && (NODE_IO.includes(spec.replace(/^node:/, '')) || CLIENTS.some((c) => c.test(spec)))) {
+            const owner = ownerOfInternal(target);
+            if (internalChecked && owner !== undefined && !(file === owner || file.startsWith(owner + sep))) {
+              context.report({ node, message: `${file} must not import ${target}: ${owner}/internal/ is ${owner}/'s own machinery; use its component or types` });
+            }
+            if (layer && !allowed(layer, target)) context.report({ node, message: `${topOf(file)}/ must not import ${target}: ${layer.why}` });
+          } else if (layer && !layer.io && (NODE_IO.includes(spec.replace(/^node:/, '')) || CLIENTS.some((c) => c.test(spec)))) {
             context.report({ node, message: `${topOf(file)}/ must not import ${spec}: ${layer.why}` });
           }
         };

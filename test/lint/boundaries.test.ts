@@ -50,6 +50,21 @@ describe('lint: the project’s boundaries', function () {
     deepStrictEqual(await boundaryErrors('sidecar', "import { EXIT } from '../cli/io.js';\nexport const e = EXIT;\n"), ['sidecar/ must not import cli/io.ts: nothing imports cli/']);
   });
 
+  it("a folder's internal/ is imported only from inside that folder (tests and benchmarks may)", async () => {
+    deepStrictEqual(await boundaryErrors('sidecar', "import { x } from '../collector/otlp/internal/scan-json.js';\nexport const y = x;\n"), [
+      "sidecar/boundary-fixture.ts must not import collector/otlp/internal/scan-json.ts: collector/otlp/internal/ is collector/otlp/'s own machinery; use its component or types",
+    ]);
+    deepStrictEqual(await boundaryErrors('collector/logs', "import { x } from '../otlp/internal/scan-json.js';\nexport const y = x;\n"), [
+      "collector/logs/boundary-fixture.ts must not import collector/otlp/internal/scan-json.ts: collector/otlp/internal/ is collector/otlp/'s own machinery; use its component or types",
+    ]);
+    deepStrictEqual(await boundaryErrors('cli', "export const s = async () => (await import('../outputs/fleet/internal/fleet-output.js')).fleetOutput;\n"), [
+      "cli/boundary-fixture.ts must not import outputs/fleet/internal/fleet-output.ts: outputs/fleet/internal/ is outputs/fleet/'s own machinery; use its component or types",
+    ]);
+    deepStrictEqual(await boundaryErrors('outputs/fleet', "export const s = async () => (await import('./internal/fleet-output.js')).fleetOutput;\n"), []);
+    deepStrictEqual(await boundaryErrors('outputs/fleet/internal', "import { publishFleet } from './verdict-series.js';\nexport const p = publishFleet;\n"), []);
+    deepStrictEqual(await boundaryErrors('test/collector', "import { x } from '../../collector/otlp/internal/scan-json.js';\nexport const y = x;\n"), []);
+  });
+
   it('what the layers allow passes', async () => {
     deepStrictEqual(await boundaryErrors('analyzer', "import type { AttemptRecord } from '../collector/records.js';\nimport { isRecord } from '../lib/is-record.js';\nexport type A = AttemptRecord;\nexport const i = isRecord;\n"), []);
     deepStrictEqual(await boundaryErrors('collector', "import { readFileSync } from 'node:fs';\nimport type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\nexport const r = readFileSync;\n"), []);
