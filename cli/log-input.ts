@@ -2,7 +2,7 @@
  * Reads operator logs once through the one log source, into any sink: the path behind `journal --logs`,
  * `analyze --logs` and `report --logs`. The inputs are files (plain or gzip, by their bytes), stdin (`-`), and
  * folders searched for the operator's container logs as a must-gather lays them out (collector/logs/inputs.ts);
- * several are merged by time, each one operator process (collector/logs/merge.ts). On stderr: which files are read
+ * several are merged by time, each one operator process (collector/logs/internal/merge.ts). On stderr: which files are read
  * and which skipped, what the source knows about the loop (one line at start), a progress line per tenth of large
  * inputs, and the books at the end; the report's logs source names the files too.
  */
@@ -11,7 +11,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
 import type { LogSourceStats, ObservedLoop } from '../collector/logs/assembler.js';
 import { decompressed, findOperatorLogs, HYPERSHIFT_OPERATOR_CONTAINER, inputName, type OperatorContainer, type SkippedFile } from '../collector/logs/inputs.js';
-import type { NamedStream } from '../collector/logs/merge.js';
+import type { NamedStream } from '../collector/logs/types.js';
 import type { RecordSink, SourceInputReport } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
 import type { CommandIO } from './io.js';

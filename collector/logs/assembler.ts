@@ -32,8 +32,8 @@ import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
 import type { AttemptReading } from '../attempt-readings.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
-import { SamplingDetector, type SampledPeriod } from './sampling.js';
-import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './zap-line.js';
+import { SamplingDetector, type SampledPeriod } from './internal/sampling.js';
+import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './internal/zap-line.js';
 
 export type ObservedLoop = LoopKind | 'auto';
 

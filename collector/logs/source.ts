@@ -13,13 +13,14 @@ import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
 import { OperatorLoopWatch, type DeploymentRef } from '../operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
 import { LogLineAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
-import { unwrapLineFrames } from './line-frames.js';
+import { unwrapLineFrames } from './internal/line-frames.js';
 import { decompressed } from './inputs.js';
-import { mergeByTime, type NamedStream } from './merge.js';
-import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './file-follower.js';
-import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './pod-log-follower.js';
-import { DEFAULT_SAMPLING_THRESHOLD, type SampledPeriod } from './sampling.js';
-import { resolvePatterns, type LogPatternsInput } from './zap-line.js';
+import { mergeByTime } from './internal/merge.js';
+import type { NamedStream } from './types.js';
+import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './internal/file-follower.js';
+import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './internal/pod-log-follower.js';
+import { DEFAULT_SAMPLING_THRESHOLD, type SampledPeriod } from './internal/sampling.js';
+import { resolvePatterns, type LogPatternsInput } from './internal/zap-line.js';
 
 /**
  * A file followed across rotation, stdin, a stream read once (`name` names its lines), several streams read once and

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { durationText } from '../../lib/schema.js';
 import type { SourceComponent } from '../component.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
-import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from './assembler.js';
-import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from './limits.js';
-import { DEFAULT_OPERATION, MAPPING_SHAPES } from './span-mappings.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from './internal/assembler.js';
+import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from './internal/limits.js';
+import { DEFAULT_OPERATION, MAPPING_SHAPES } from './internal/span-mappings.js';
 
 const L = DEFAULT_LIMITS;
 const A = DEFAULT_SPAN_ASSEMBLER_OPTIONS;
@@ -126,7 +126,7 @@ export const otlp: SourceComponent<typeof schema> = {
     });
   },
   async create(o, sinks, _hooks, context) {
-    const { OtlpReceiver } = await import('./receiver.js');
+    const { OtlpReceiver } = await import('./internal/receiver.js');
     const pem = (path: string): Buffer => readFileSync(path);
     const token = o.bearerTokenFile === undefined ? undefined : readFileSync(o.bearerTokenFile, 'utf8').trim();
     return new OtlpReceiver(

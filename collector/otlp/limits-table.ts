@@ -4,10 +4,10 @@
  * can read is computed here from the value the code uses. Options are keys of `sources.otlp`.
  */
 import { MAX_OPERATIONS_PER_ATTEMPT } from '../journal.js';
-import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './assembler.js';
-import { EXEMPT_CONTAINERS, MIN_BYTES_PER_CONTAINER } from './decode-json.js';
-import { MAX_DEPTH } from './decode-protobuf.js';
-import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, MiB, TIMEOUT_CHECK_MS, type OtlpLimits, type OtlpTimeouts } from './limits.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './internal/assembler.js';
+import { EXEMPT_CONTAINERS, MIN_BYTES_PER_CONTAINER } from './internal/decode-json.js';
+import { MAX_DEPTH } from './internal/decode-protobuf.js';
+import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS, MiB, TIMEOUT_CHECK_MS, type OtlpLimits, type OtlpTimeouts } from './internal/limits.js';
 
 export interface LimitRow {
   readonly limit: string;

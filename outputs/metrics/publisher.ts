@@ -153,7 +153,7 @@ export class MetricsPublisher implements AnalysisListener {
   attempt(shadow: ControllerShadow, a: AttemptAnalysis): void {
     const t = this.tables.get(shadow);
     if (!t) return;
-    // an attempt a probability sampler kept stands for its adjusted count of attempts (collector/otlp/sampling.ts)
+    // an attempt a probability sampler kept stands for its adjusted count of attempts (collector/otlp/internal/sampling.ts)
     const w = a.record.origin.adjustedCount ?? 1;
     t.attempts.add((a.record.model === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1), w);
     const { observed, outcomes } = a;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { usageLine } from '../../cli/args.js';
 import { COMMAND_SPECS } from '../../cli/commands.js';
 import { COMMANDS_BEGIN, COMMANDS_END, commandsSection, driftedFiles, generatedDocs, generatedFiles, withCommandReferences, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
-import { DEFAULT_LIMITS } from '../../collector/otlp/limits.js';
+import { DEFAULT_LIMITS } from '../../collector/otlp/internal/limits.js';
 import { limitRows, limitsTable } from '../../collector/otlp/limits-table.js';
 import { METRICS } from '../../outputs/metrics/catalog.js';
 import { packageRoot } from '../../lib/package-root.js';

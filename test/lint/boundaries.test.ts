@@ -41,8 +41,8 @@ describe('lint: the project’s boundaries', function () {
       'model/ must not import @kubernetes/client-node: the pure core reads no file and talks to nothing',
     ]);
     deepStrictEqual(await boundaryErrors('lib', "import type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\n"), ['lib/ must not import model/types.ts: the pure core reads no file and talks to nothing']);
-    deepStrictEqual(await boundaryErrors('analyzer', "import { OtlpReceiver } from '../collector/otlp/receiver.js';\nexport const o = OtlpReceiver;\n"), [
-      'analyzer/ must not import collector/otlp/receiver.ts: the pure core reads no file and talks to nothing',
+    deepStrictEqual(await boundaryErrors('analyzer', "import { OtlpReceiver } from '../collector/otlp/internal/receiver.js';\nexport const o = OtlpReceiver;\n"), [
+      'analyzer/ must not import collector/otlp/internal/receiver.ts: the pure core reads no file and talks to nothing',
     ]);
   });
 

@@ -1,12 +1,12 @@
 /**
  * Attempts without `reconcile.operation_count` at a high rate, behind the fast test and `make soak`: real OTel
  * exporters (load-client processes) send complete attempts whose roots carry no count, at 25,000 spans/s, to the
- * sidecar as deployed. The receiver must settle each one (collector/otlp/assembler.ts): the pending store holds a
+ * sidecar as deployed. The receiver must settle each one (collector/otlp/internal/assembler.ts): the pending store holds a
  * settle time's worth of spans only while it has room (~14,000 spans in the default 8 MiB, about half a second at this
  * rate), so it fills, and what it hands on to make room must be complete, not `partial`.
  */
-import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
-import { SPAN_FIXED_BYTES } from '../../collector/otlp/span.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/internal/assembler.js';
+import { SPAN_FIXED_BYTES } from '../../collector/otlp/internal/span.js';
 import { CpuQuota } from './cpu-quota.js';
 import type { LoadBooks } from './load-client.js';
 import { LoadClientProcess } from './load-client-process.js';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { otlpTypes } from '../../collector/otlp/proto.js';
+import { otlpTypes } from '../../collector/otlp/internal/proto.js';
 
 export interface HostileBody {
   readonly name: string;

@@ -1,5 +1,5 @@
 /** The hostile bodies at the receiver's default limits, and what the memory-bound scenario must show with them. */
-import { DEFAULT_LIMITS } from '../../collector/otlp/receiver.js';
+import { DEFAULT_LIMITS } from '../../collector/otlp/internal/receiver.js';
 import { denseAttributes, emptySpans, fatOrphans, jsonEmptySpans, type HostileBody } from './hostile-bodies.js';
 import type { HostileFigures } from './hostile.js';
 import { mib, responsive, type Bounds, type Check } from './overload-checks.js';

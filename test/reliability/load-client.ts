@@ -13,7 +13,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
-import { emitAttempt } from '../../collector/otlp/emit.js';
+import { emitAttempt } from '../../collector/otlp/internal/emit.js';
 import type { AttemptRecord } from '../../collector/records.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';

@@ -7,11 +7,11 @@ import { deepStrictEqual, strictEqual, ok } from 'node:assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
-import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
-import { decodeTraceRequest } from '../../collector/otlp/decode.js';
-import { DEFAULT_LIMITS, OtlpReceiver } from '../../collector/otlp/receiver.js';
-import { realScheduler } from '../../collector/otlp/scheduler.js';
-import { heldBytes, type OtlpSpan } from '../../collector/otlp/span.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/internal/assembler.js';
+import { decodeTraceRequest } from '../../collector/otlp/internal/decode.js';
+import { DEFAULT_LIMITS, OtlpReceiver } from '../../collector/otlp/internal/receiver.js';
+import { realScheduler } from '../../collector/otlp/internal/scheduler.js';
+import { heldBytes, type OtlpSpan } from '../../collector/otlp/internal/span.js';
 import { CollectingSink, ManualScheduler } from '../collector/otlp/helpers.js';
 import { denseAttributes, emptySpans, fatOrphans, jsonEmptySpans } from './hostile-bodies.js';
 

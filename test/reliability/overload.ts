@@ -10,8 +10,8 @@
  * Throughout, /healthz and /metrics are sampled every 200 ms and the sidecar's RSS every 100 ms.
  */
 import { stringify } from 'yaml';
-import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/assembler.js';
-import { DEFAULT_LIMITS } from '../../collector/otlp/receiver.js';
+import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../collector/otlp/internal/assembler.js';
+import { DEFAULT_LIMITS } from '../../collector/otlp/internal/receiver.js';
 import { cpuNs, CpuQuota } from './cpu-quota.js';
 import type { LoadBooks } from './load-client.js';
 import { LoadClientProcess } from './load-client-process.js';

@@ -4,7 +4,7 @@
  * after it (nothing in flight is lost).
  */
 import { strict as assert } from 'node:assert';
-import type { OtlpReceiver } from '../../collector/otlp/receiver.js';
+import type { OtlpReceiver } from '../../collector/otlp/internal/receiver.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText } from '../support/prometheus-text.js';

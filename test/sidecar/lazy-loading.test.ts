@@ -21,8 +21,8 @@ describe('sidecar: heavy components load only when configured', function () {
     const behind = (entry: string): readonly string[] => staticImports(REPO, entry).packages;
     for (const [entry, heavy] of [
       ['outputs/traces/exporter.ts', '@opentelemetry/sdk-trace'],
-      ['collector/otlp/receiver.ts', 'protobufjs'],
-      ['collector/otlp/grpc.ts', '@grpc/grpc-js'],
+      ['collector/otlp/internal/receiver.ts', 'protobufjs'],
+      ['collector/otlp/internal/grpc.ts', '@grpc/grpc-js'],
       ['sidecar/recreations.ts', '@marcbachmann/cel-js'],
       ['collector/status/source.ts', '@kubernetes/client-node'],
     ] as const) {

@@ -11,7 +11,7 @@ import { ValidationError } from '../../lib/validation-error.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { isLoopback } from '../../sidecar/server.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
-import type { OtlpReceiver } from '../../collector/otlp/receiver.js';
+import type { OtlpReceiver } from '../../collector/otlp/internal/receiver.js';
 
 function config(listen: string, extra = ''): string {
   return `apiVersion: reconcile-shadow/v1

@@ -125,7 +125,7 @@ describe('reconcile-shadow run with the OTLP source', function () {
   it('analyzes attempts a real OTLP exporter sends, and balances received = analyzed + dropped', async () => {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
     const { BatchSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
-    const { emitAttempt } = await import('../../collector/otlp/emit.js');
+    const { emitAttempt } = await import('../../collector/otlp/internal/emit.js');
     const { parseAttemptLine } = await import('../../collector/journal.js');
     const { readFileSync } = await import('node:fs');
     const config = journalConfig(JOURNAL).replace(/ {2}journal: .*\n/, '  otlp: {listen: 127.0.0.1:0}\n');

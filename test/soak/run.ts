@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS } from '../../collector/otlp/receiver.js';
+import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS } from '../../collector/otlp/internal/receiver.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { distinctObjects } from '../reliability/hostile-bodies.js';
 import { HOSTILE_CHECKS, HOSTILE_CONCURRENCY, hostileBodies } from '../reliability/hostile-checks.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileFollower, type FileFollowerOptions } from '../../../collector/logs/file-follower.js';
+import { FileFollower, type FileFollowerOptions } from '../../../collector/logs/internal/file-follower.js';
 
 /** Lines as `where text`; `waitFor` resolves when a line matching it arrives (for the inotify test). */
 class Lines {

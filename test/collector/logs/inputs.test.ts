@@ -1,6 +1,6 @@
 /**
  * The inputs a user holds, found and opened (collector/logs/inputs.ts), and several merged by time
- * (collector/logs/merge.ts).
+ * (collector/logs/internal/merge.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { decompressed, findOperatorLogs, HYPERSHIFT_OPERATOR_CONTAINER, parseOperatorContainer } from '../../../collector/logs/inputs.js';
-import { mergeByTime } from '../../../collector/logs/merge.js';
+import { mergeByTime } from '../../../collector/logs/internal/merge.js';
 
 const text = async (r: Readable): Promise<string> => {
   const parts: Buffer[] = [];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isCredentialKey, redactText } from '../../../collector/logs/redact.js';
+import { isCredentialKey, redactText } from '../../../collector/logs/internal/redact.js';
 
 describe('redaction of credentials in log texts', () => {
   it('recognises credential keys case-insensitively, anywhere in the key, or ending in "key"', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { SamplingDetector } from '../../../collector/logs/sampling.js';
+import { SamplingDetector } from '../../../collector/logs/internal/sampling.js';
 
 const T0 = Date.UTC(2026, 10, 1, 10) / 1000;
 function see(d: SamplingDetector, second: number, n: number, message = 'Reconciler error', level = 'error'): void {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HYPERSHIFT_LOG_PATTERNS, resolvePatterns, ZapLineClassifier, type ClassifiedLine } from '../../../collector/logs/zap-line.js';
+import { HYPERSHIFT_LOG_PATTERNS, resolvePatterns, ZapLineClassifier, type ClassifiedLine } from '../../../collector/logs/internal/zap-line.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { PAYLOAD_ARCH_ERROR, PRE_MERGE_VERSION } from '../../fixtures/logs/generate.js';
 import { continuedErrorLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';

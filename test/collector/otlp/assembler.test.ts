@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from 'node:assert';
-import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from '../../../collector/otlp/assembler.js';
-import { heldBytes, type AttributeValue, type OtlpSpan } from '../../../collector/otlp/span.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from '../../../collector/otlp/internal/assembler.js';
+import { heldBytes, type AttributeValue, type OtlpSpan } from '../../../collector/otlp/internal/span.js';
 import { CollectingSink, ManualScheduler } from './helpers.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual, throws } from 'node:assert';
-import { decodeTraceRequest, encodingOf } from '../../../collector/otlp/decode.js';
-import { otlpTypes } from '../../../collector/otlp/proto.js';
-import { UndecodableBody, type DecodeLimits, type OtlpSpan } from '../../../collector/otlp/span.js';
+import { decodeTraceRequest, encodingOf } from '../../../collector/otlp/internal/decode.js';
+import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
+import { UndecodableBody, type DecodeLimits, type OtlpSpan } from '../../../collector/otlp/internal/span.js';
 
 const LIMITS: DecodeLimits = { maxSpansPerRequest: 100, maxAttributesPerSpan: 8, maxStringLength: 64 };
 const TRACE = '0af7651916cd43dd8448eb211c80319c';

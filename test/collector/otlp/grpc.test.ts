@@ -2,15 +2,15 @@
  * OTLP/gRPC against the receiver: the real OTel JS gRPC exporter (@opentelemetry/exporter-trace-otlp-grpc), plain and
  * gzip, and a raw grpc-js client for what an exporter never sends (bytes that are not OTLP, a missing token, a message
  * past the limit, a full queue). Every bad call gets a gRPC status, never a hang, and is counted under the reason
- * the same fault has over OTLP/HTTP (collector/otlp/intake.ts), so received = analyzed + dropped holds here too.
+ * the same fault has over OTLP/HTTP (collector/otlp/internal/intake.ts), so received = analyzed + dropped holds here too.
  */
 import { deepStrictEqual, ok, strictEqual } from 'node:assert';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import grpc from '@grpc/grpc-js';
-import { emitAttempt } from '../../../collector/otlp/emit.js';
-import { EXPORT_PATH, TRACE_SERVICE } from '../../../collector/otlp/grpc.js';
-import { otlpTypes } from '../../../collector/otlp/proto.js';
-import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
+import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
+import { EXPORT_PATH, TRACE_SERVICE } from '../../../collector/otlp/internal/grpc.js';
+import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
+import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { captureExportedBodies } from '../../support/exporter-bodies.js';
 import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type ExporterConfig } from './helpers.js';

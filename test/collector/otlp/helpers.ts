@@ -6,7 +6,7 @@ import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AttemptRecord, RecordSink, Rejection, SourceKind } from '../../../collector/records.js';
-import type { Scheduler, Timer } from '../../../collector/otlp/scheduler.js';
+import type { Scheduler, Timer } from '../../../collector/otlp/internal/scheduler.js';
 
 /** Timers fire only when the test advances time; `defer` runs on the real event loop unless held. */
 export class ManualScheduler implements Scheduler {

@@ -5,10 +5,10 @@
  */
 import { strictEqual } from 'node:assert';
 import fc from 'fast-check';
-import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../../collector/otlp/assembler.js';
-import { decodeTraceRequest } from '../../../collector/otlp/decode.js';
-import { otlpTypes } from '../../../collector/otlp/proto.js';
-import { UndecodableBody, type DecodeLimits, type OtlpSpan } from '../../../collector/otlp/span.js';
+import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS } from '../../../collector/otlp/internal/assembler.js';
+import { decodeTraceRequest } from '../../../collector/otlp/internal/decode.js';
+import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
+import { UndecodableBody, type DecodeLimits, type OtlpSpan } from '../../../collector/otlp/internal/span.js';
 import { CollectingSink, ManualScheduler } from './helpers.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { createConnection, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { diag, DiagLogLevel, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
-import { emitAttempt } from '../../../collector/otlp/emit.js';
-import { otlpTypes } from '../../../collector/otlp/proto.js';
-import { DEFAULT_LIMITS, OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/receiver.js';
+import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
+import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
+import { DEFAULT_LIMITS, OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
 

@@ -1,5 +1,5 @@
 /**
- * The OTLP/JSON scanner (collector/otlp/scan-json.ts) against the parse-and-walk it stands in for: on bodies the real
+ * The OTLP/JSON scanner (collector/otlp/internal/scan-json.ts) against the parse-and-walk it stands in for: on bodies the real
  * JSON exporter sent and on those bodies mutated (bytes, values, keys, key order, spelling, whitespace, limits), both
  * must give the same spans and problems, or refuse the body with the same message. The scanner must also really take
  * the exporter's bodies itself, or the comparison would only ever run the walk twice. `FUZZ_RUNS` raises the cases.
@@ -7,11 +7,11 @@
 import { deepStrictEqual, strictEqual } from 'node:assert';
 import { trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import fc from 'fast-check';
-import { decodeJsonRequest, decodeParsedJsonRequest } from '../../../collector/otlp/decode-json.js';
-import { emitAttempt } from '../../../collector/otlp/emit.js';
-import { scanJsonRequest } from '../../../collector/otlp/scan-json.js';
-import type { DecodedBatch } from '../../../collector/otlp/span-batch.js';
-import { UndecodableBody, type DecodeLimits, type OtlpSpan, type SpanProblem } from '../../../collector/otlp/span.js';
+import { decodeJsonRequest, decodeParsedJsonRequest } from '../../../collector/otlp/internal/decode-json.js';
+import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
+import { scanJsonRequest } from '../../../collector/otlp/internal/scan-json.js';
+import type { DecodedBatch } from '../../../collector/otlp/internal/span-batch.js';
+import { UndecodableBody, type DecodeLimits, type OtlpSpan, type SpanProblem } from '../../../collector/otlp/internal/span.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { captureExportedBodies } from '../../support/exporter-bodies.js';
 import { otlpExporter } from './helpers.js';

@@ -1,7 +1,7 @@
 /**
  * Other operators' reconcile spans, built with the real OpenTelemetry JS SDK under those projects' own names and
  * attributes and sent through the real OTLP exporters, become the attempts the span mappings say
- * (collector/otlp/span-mappings.ts):
+ * (collector/otlp/internal/span-mappings.ts):
  *   - kube-rs: kube-runtime's `reconciling object` span with `object.ref` (ObjectRef's Display,
  *     `Kind.version.group/name.namespace`) and `object.reason` (kube-runtime/src/controller/mod.rs, `applier`);
  *   - Tekton: `TaskRun:ReconcileKind` / `PipelineRun:ReconcileKind` with `taskrun` / `pipelinerun` and `namespace`,
@@ -11,8 +11,8 @@
  */
 import { deepStrictEqual, strictEqual } from 'node:assert';
 import { ROOT_CONTEXT, SpanStatusCode, trace, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
-import { kubeRsObject } from '../../../collector/otlp/span-mappings.js';
-import { OtlpReceiver } from '../../../collector/otlp/receiver.js';
+import { kubeRsObject } from '../../../collector/otlp/internal/span-mappings.js';
+import { OtlpReceiver } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { CollectingSink, ManualScheduler, otlpExporter, pollUntil, tracerProvider, type Encoding } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from 'node:assert';
-import { formatRfc3339Nanos, parseRfc3339Nanos } from '../../../collector/otlp/time.js';
+import { formatRfc3339Nanos, parseRfc3339Nanos } from '../../../collector/otlp/internal/time.js';
 
 describe('otlp/time: RFC 3339 <-> nanoseconds', () => {
   it('parses to the exact nanosecond, with any fraction length and offset', () => {

@@ -14,8 +14,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { RecordSink, RejectReason, Source } from '../records.js';
-import { bearerTokenCheck } from './bearer.js';
+import type { RecordSink, RejectReason, Source } from '../../records.js';
+import { bearerTokenCheck } from '../bearer.js';
 import { SpanAssembler, DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './assembler.js';
 import { BodyBudget, BodyProblem, BodyRead, declaredLength, isSupportedEncoding } from './body.js';
 import { ConnectionGuard } from './connections.js';

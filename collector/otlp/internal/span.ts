@@ -3,7 +3,7 @@
  * Only the span convention's `reconcile.*` attributes are kept (the rest are counted against the limit and
  * dropped), so a queued span costs a few hundred bytes whatever the instrumentation attaches to it.
  */
-import type { RejectReason } from '../records.js';
+import type { RejectReason } from '../../records.js';
 
 /** A kept attribute value: OTLP string, bool, int (exact, as bigint) or double. Arrays, maps and bytes are not kept. */
 export type AttributeValue = string | boolean | bigint | number;

@@ -15,7 +15,7 @@
  * A root whose attributes do not give an object is refused (`invalid_record`) with what is missing, never guessed.
  * Decoders keep only `reconcile.*` attributes and the keys the configured mappings read (`keptKeys`).
  */
-import type { LoopKind } from '../../model/types.js';
+import type { LoopKind } from '../../../model/types.js';
 import { ATTR } from './assembler.js';
 import type { SpanBatch } from './span-batch.js';
 import { heldBytesOf, type AttributeValue } from './span.js';

@@ -9,15 +9,9 @@
  * Leader election is why this order is the analysis's: only the leader reconciles, so the attempts of the inputs do
  * not overlap in time, and their merge is each object's history in the order it happened.
  */
-import type { Readable } from 'node:stream';
-import { LineSplitter } from '../lines.js';
+import { LineSplitter } from '../../lines.js';
 import { unwrapLineFrames } from './line-frames.js';
-
-export interface NamedStream {
-  readonly stream: Readable;
-  /** Names its lines in `where` (`name:line`). */
-  readonly name: string;
-}
+import type { NamedStream } from '../types.js';
 
 /** What the merge hands on: a line (or a line too long to read) of input `input`, in time order. */
 export interface MergedLineConsumer {

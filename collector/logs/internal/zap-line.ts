@@ -10,11 +10,11 @@
  * can be described; the defaults are HyperShift's HostedCluster controller (reference section 6), each message read
  * in the upstream code at the merge (51c7ac6da5ae) and at HEAD (3ee9615567ac).
  */
-import type { RejectReason } from '../records.js';
-import { HYPERSHIFT_OPERATOR } from '../operator-loop.js';
-import { BoundedMemo } from '../attempt-readings.js';
+import type { RejectReason } from '../../records.js';
+import { HYPERSHIFT_OPERATOR } from '../../operator-loop.js';
+import { BoundedMemo } from '../../attempt-readings.js';
 import { redactText } from './redact.js';
-import { goFormatPattern } from '../../model/go-format.js';
+import { goFormatPattern } from '../../../model/go-format.js';
 
 /** A message that reports one operation's outcome in the middle of an attempt. */
 export interface ProgressPattern {

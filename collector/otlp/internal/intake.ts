@@ -8,7 +8,7 @@
  *   - a request refused before its spans could be counted counts as one, and so does every back-pressure refusal
  *     (its spans are not lost, the exporter sends them again, and that delivery is counted in spans).
  */
-import type { RecordSink, RejectReason } from '../records.js';
+import type { RecordSink, RejectReason } from '../../records.js';
 import { decodeTraceBatch, type OtlpEncoding } from './decode.js';
 import type { OtlpLimits } from './limits.js';
 import type { SpanQueue } from './queue.js';

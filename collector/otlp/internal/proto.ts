@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import { packageRoot } from '../../lib/package-root.js';
+import { packageRoot } from '../../../lib/package-root.js';
 
 const PROTO_FILE = join(packageRoot(), 'collector', 'otlp', 'otlp_trace.proto');
 

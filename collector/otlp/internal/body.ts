@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, type Gunzip } from 'node:zlib';
-import type { RejectReason } from '../records.js';
+import type { RejectReason } from '../../records.js';
 import type { Scheduler, Timer } from './scheduler.js';
 
 export interface BodyLimits {

@@ -6,7 +6,7 @@
  * A request refused whole after its spans were counted queues its rejections too, as one entry: a 4 MiB body can
  * hold two million empty spans, and counting each one is work to be sliced like any other.
  */
-import type { Rejection } from '../records.js';
+import type { Rejection } from '../../records.js';
 import type { Scheduler } from './scheduler.js';
 import type { SpanBatch } from './span-batch.js';
 

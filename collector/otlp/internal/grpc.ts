@@ -12,7 +12,7 @@
  * + dropped holds for gRPC too. A call whose client went away before its message was complete counts as one as well.
  */
 import grpc from '@grpc/grpc-js';
-import type { RejectReason } from '../records.js';
+import type { RejectReason } from '../../records.js';
 import type { SpanIntake, Verdict } from './intake.js';
 import type { OtlpLimits } from './limits.js';
 import { exportResponse, grpcCode, retryStatusDetails } from './responses.js';

@@ -7,7 +7,7 @@
  * so execution order survives the trip).
  */
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type HrTime, type Tracer } from '@opentelemetry/api';
-import type { AttemptRecord, OperationRecord } from '../records.js';
+import type { AttemptRecord, OperationRecord } from '../../records.js';
 import { ATTR } from './assembler.js';
 import { formatRfc3339Nanos, parseRfc3339Nanos } from './time.js';
 

@@ -13,7 +13,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { RejectReason } from '../records.js';
+import type { RejectReason } from '../../records.js';
 
 export interface ConnectionLimits {
   readonly maxConnectionsPerPeer: number;
