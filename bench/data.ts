@@ -1,5 +1,5 @@
 /** Benchmark inputs, all from the simulator with fixed seeds so runs are comparable. */
-import { formatAttemptLine } from '../collector/journal.js';
+import { formatAttemptLine } from '../collector/journal/format.js';
 import type { AttemptRecord } from '../collector/records.js';
 import { resolveModel } from '../sidecar/files.js';
 import type { ReconcileModel } from '../model/types.js';

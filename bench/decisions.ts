@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatAttemptLine } from '../collector/journal.js';
+import { formatAttemptLine } from '../collector/journal/format.js';
 import { packageRoot } from '../lib/package-root.js';
 import { World } from '../simulator/world.js';
 import { HYPERSHIFT } from './data.js';

@@ -1,5 +1,5 @@
 /** Engine: attempts/s through projection + comparison (HyperShift model) vs JSON.parse of the same journal lines. */
-import { parseAttemptLine } from '../collector/journal.js';
+import { parseAttemptLine } from '../collector/journal/format.js';
 import { ControllerShadow } from '../analyzer/shadow.js';
 import { atLeast, throughputSideBySide, type BenchResult } from './harness.js';
 import { fleetDay, HYPERSHIFT, journalLines } from './data.js';

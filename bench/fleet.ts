@@ -12,7 +12,7 @@ import { DEFAULT_THRESHOLDS } from '../analyzer/decisions/thresholds.js';
 import { FleetState } from '../analyzer/fleet/fleet.js';
 import { partialOf, RejectionSampler } from '../analyzer/partial/collect.js';
 import { encodePartial } from '../analyzer/partial/format.js';
-import { objectHash } from '../collector/shard.js';
+import { objectHash } from '../collector/input/shard.js';
 import { World } from '../simulator/world.js';
 import { HYPERSHIFT } from './data.js';
 import { sideBySide, type BenchResult } from './harness.js';

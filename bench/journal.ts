@@ -7,7 +7,7 @@
  */
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { analyzeCommand } from '../cli/analyze.js';
-import { LineSplitter } from '../collector/lines.js';
+import { LineSplitter } from '../collector/input/lines.js';
 import { atLeast, cpuSeconds, cpuTime, type BenchResult } from './harness.js';
 import { fleetDay, journalLines } from './data.js';
 

@@ -9,7 +9,7 @@
  * This does that and nothing more: no field checks, redaction, sampling detection, loop detection or books, and a
  * reading per error text is a constant. It reads only this bench's well-formed log; it is not a log source.
  */
-import { LineSplitter } from '../collector/lines.js';
+import { LineSplitter } from '../collector/input/lines.js';
 import type { AttemptRecord, OperationRecord } from '../collector/records.js';
 
 const END_MESSAGES = new Set(['successfully reconciled', 'Reconciler error', 'reconciliation completed with errors', 'reconciliation is blocked']);

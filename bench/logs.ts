@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
-import { LineSplitter } from '../collector/lines.js';
+import { LineSplitter } from '../collector/input/lines.js';
 import type { AttemptRecord } from '../collector/records.js';
 import { generateOperatorLog } from '../test/fixtures/logs/operator-log-generator.js';
 import { fleetDay, HYPERSHIFT } from './data.js';

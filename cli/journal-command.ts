@@ -4,7 +4,7 @@
  * `origin: {source: "logs", reconcileID, where}`: what the log proves, to read, keep, or feed to `analyze` and
  * `report`. Refused lines go to stderr as `file:line: reason: message`; the books at the end.
  */
-import { formatDerivedAttemptLine } from '../collector/journal.js';
+import { formatDerivedAttemptLine } from '../collector/journal/format.js';
 import type { RecordSink } from '../collector/records.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { resolveModel } from '../sidecar/files.js';

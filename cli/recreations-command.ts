@@ -18,7 +18,7 @@ import { dryRunJson, dryRunRow, renderDryRunTable } from '../analyzer/recreation
 import { readFileSync } from 'node:fs';
 import { ValidationError } from '../lib/validation-error.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
-import { splitStream } from '../collector/lines.js';
+import { splitStream } from '../collector/input/lines.js';
 import { readArgs } from './args.js';
 import { RECREATIONS } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';

@@ -16,10 +16,10 @@ import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../a
 import { renderDecisions } from '../outputs/review/render.js';
 import type { DecisionReport } from '../analyzer/decisions/report.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
-import { readJournal } from '../collector/journal-reader.js';
+import { readJournal } from '../collector/journal/reader.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
-import { WHOLE, type Shard } from '../collector/shard.js';
+import { WHOLE, type Shard } from '../collector/input/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { YamlSource } from '../lib/yaml-source.js';
 import type { ReconcileModel } from '../model/types.js';

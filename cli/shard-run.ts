@@ -8,13 +8,13 @@ import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { partialOf, RejectionSampler } from '../analyzer/partial/collect.js';
 import type { InputPart, PartialState } from '../analyzer/partial/format.js';
-import { journalLines, readJournal } from '../collector/journal-reader.js';
-import { JournalRouter } from '../collector/journal-shard.js';
-import { LineSplitter } from '../collector/lines.js';
+import { journalLines, readJournal } from '../collector/journal/reader.js';
+import { JournalRouter } from '../collector/journal/shard-lines.js';
+import { LineSplitter } from '../collector/input/lines.js';
 import type { ObservedLoop } from '../collector/logs/assembler.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
-import { ShardSink } from '../collector/shard-sink.js';
-import { WHOLE, type Shard } from '../collector/shard.js';
+import { ShardSink } from './shard-sink.js';
+import { WHOLE, type Shard } from '../collector/input/shard.js';
 import type { ReconcileModel } from '../model/types.js';
 import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
 
@@ -52,7 +52,7 @@ export class ShardAnalysis {
   private readonly echoed: EchoedRejection[] = [];
   /** The journal line being analysed. */
   line = 0;
-  /** Where the record being analysed came: the journal's line, or the rank of the log source's output (collector/shard-sink.ts). */
+  /** Where the record being analysed came: the journal's line, or the rank of the log source's output (cli/shard-sink.ts). */
   position = (): number => this.line;
 
   constructor(model: ReconcileModel, file: string, evidence: boolean) {

@@ -1,15 +1,15 @@
 /**
  * `--workers N|auto` and `--shard i/n` for `analyze` and `report`. `--shard i/n` keeps the objects of one shard of n
- * (collector/shard.ts; one pod of an Indexed Job). `--workers N` splits the (shard's) objects of a journal file among
+ * (collector/input/shard.ts; one pod of an Indexed Job). `--workers N` splits the (shard's) objects of a journal file among
  * N parts, this thread's and N - 1 worker threads', each of which reads the whole file, takes every Nth new object
- * (collector/journal-shard.ts) and skips the other parts' lines without decoding them; their partial summaries merge
+ * (collector/journal/shard-lines.ts) and skips the other parts' lines without decoding them; their partial summaries merge
  * (analyzer/partial/merge.ts) into what one worker would have reported, byte for byte.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { decodePartial } from '../analyzer/partial/format.js';
 import { mergeParts } from '../analyzer/partial/merge.js';
-import { parseShard, type Shard } from '../collector/shard.js';
+import { parseShard, type Shard } from '../collector/input/shard.js';
 import { usageProblems, type CommandSpec, type Flags } from './args.js';
 import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
 import { runShard, type EchoedRejection, type ShardOutcome, type ShardSpec } from './shard-run.js';

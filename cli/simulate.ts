@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { formatAttemptLine } from '../collector/journal.js';
+import { formatAttemptLine } from '../collector/journal/format.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { resolveModel } from '../sidecar/files.js';
 import { World } from '../simulator/world.js';

@@ -1,5 +1,5 @@
 /**
- * Which shards of an input a partial summary covers: `indices` of `count` (collector/shard.ts). Shard i of n is the
+ * Which shards of an input a partial summary covers: `indices` of `count` (collector/input/shard.ts). Shard i of n is the
  * same objects as shards i, i + n, i + 2n, … of k·n, so coverages of different counts compare on a common count.
  * Two partials of one input merge only when their shards are disjoint (anything else would count objects twice);
  * the union is written in its coarsest form (shards 0 and 2 of 4 are shard 0 of 2; all shards are `0 of 1`).

@@ -1,4 +1,4 @@
-/** `sources.journal`: a recorded journal (collector/journal.ts's format), replayed once. */
+/** `sources.journal`: a recorded journal (collector/journal/format.ts's format), replayed once. */
 import type { SourceComponent } from '../component.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
 

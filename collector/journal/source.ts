@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { SourceHooks } from '../component.js';
-import { readJournal } from '../journal-reader.js';
+import { readJournal } from './reader.js';
 import type { RecordSink, Source } from '../records.js';
 
 export interface JournalSourceOptions {

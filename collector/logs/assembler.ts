@@ -26,11 +26,11 @@
  * - Books, in lines: every line the source accepts (a line of an attempt, or a refused one) is received; it is then
  *   analyzed (part of an attempt handed on) or dropped with a reason. Other lines are ignored, counted by why.
  */
-import type { OperatorLoop } from '../operator-loop.js';
-import { buildEra } from '../operator-loop.js';
+import type { OperatorLoop } from '../hypershift/operator-loop.js';
+import { buildEra } from '../hypershift/operator-loop.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../attempt-builder.js';
-import type { AttemptReading } from '../attempt-readings.js';
+import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../readings/attempt-builder.js';
+import type { AttemptReading } from '../readings/attempt-readings.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
 import { SamplingDetector, type SampledPeriod } from './internal/sampling.js';
 import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './internal/zap-line.js';

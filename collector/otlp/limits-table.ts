@@ -3,7 +3,7 @@
  * `limitsTable()`, and `make verify` (and a test) fail when the docs and the defaults disagree. Every default a user
  * can read is computed here from the value the code uses. Options are keys of `sources.otlp`.
  */
-import { MAX_OPERATIONS_PER_ATTEMPT } from '../journal.js';
+import { MAX_OPERATIONS_PER_ATTEMPT } from '../journal/format.js';
 import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, type SpanAssemblerOptions } from './internal/assembler.js';
 import { EXEMPT_CONTAINERS, MIN_BYTES_PER_CONTAINER } from './internal/decode-json.js';
 import { MAX_DEPTH } from './internal/decode-protobuf.js';

@@ -7,9 +7,9 @@
  * It sees transitions, not attempts: the operator rewrites the condition only when its text changes, so a cluster
  * failing the same way a thousand times is one record. See docs/status-source.md.
  *
- * Reading the text is the log source's (collector/attempt-builder.ts): True means the loop returned no error; False
+ * Reading the text is the log source's (collector/readings/attempt-builder.ts): True means the loop returned no error; False
  * carries the loop's error (the first failing operation's, or the phased `aggregate()`), read under the loop the
- * operator runs. Which loop that is: configured; else the operator Deployment (collector/operator-loop.ts: the switch
+ * operator runs. Which loop that is: configured; else the operator Deployment (collector/hypershift/operator-loop.ts: the switch
  * and the build's version); else a message only one loop can have written, remembered for the messages after it.
  * When none of these says, the transition is dropped (`loop_unknown`), never read under an assumed loop.
  * A message no error format maps is noted (`unmapped_error`), kept in a bounded sample, and never guessed.
@@ -19,9 +19,9 @@ import type { SourceHooks } from '../component.js';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
-import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../attempt-builder.js';
+import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../readings/attempt-builder.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
-import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../operator-loop.js';
+import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../hypershift/operator-loop.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type Source, type SourceInputReport, type SourceKind, type SourceNote } from '../records.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Ajv } from 'ajv';
-import { formatAttemptLine } from '../../collector/journal.js';
+import { formatAttemptLine } from '../../collector/journal/format.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 import { CONTRACT_CASES, REPO } from '../support/paths.js';

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { Ajv } from 'ajv';
-import { parseAttemptLine } from '../../collector/journal.js';
+import { parseAttemptLine } from '../../collector/journal/format.js';
 import { REPO } from '../support/paths.js';
 import { runCli } from '../support/run-command.js';
 import { withTimestamps, writeMustGather } from '../collector/logs/as-users-hold.js';

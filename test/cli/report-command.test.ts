@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { formatAttemptLine } from '../../collector/journal.js';
+import { formatAttemptLine } from '../../collector/journal/format.js';
 import { runCli, type CommandResult } from '../support/run-command.js';
 import { REPO } from '../support/paths.js';
 import { plantedWorld } from '../analyzer/decisions/planted-world.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { AttemptBuilder, type AttemptTexts, type BuiltAttempt } from '../../collector/attempt-builder.js';
-import { HYPERSHIFT_OPERATOR } from '../../collector/operator-loop.js';
+import { AttemptBuilder, type AttemptTexts, type BuiltAttempt } from '../../collector/readings/attempt-builder.js';
+import { HYPERSHIFT_OPERATOR } from '../../collector/hypershift/operator-loop.js';
 import { resolveModel } from '../../sidecar/files.js';
 import type { GroupStep, LoopKind, ReconcileModel } from '../../model/types.js';
 import {

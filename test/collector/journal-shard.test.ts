@@ -5,10 +5,10 @@
 import { strict as assert } from 'node:assert';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { formatAttemptLine } from '../../collector/journal.js';
-import { readJournal } from '../../collector/journal-reader.js';
-import { JournalRouter, namedObject, namedObjectOfBytes } from '../../collector/journal-shard.js';
-import { LineSplitter } from '../../collector/lines.js';
+import { formatAttemptLine } from '../../collector/journal/format.js';
+import { readJournal } from '../../collector/journal/reader.js';
+import { JournalRouter, namedObject, namedObjectOfBytes } from '../../collector/journal/shard-lines.js';
+import { LineSplitter } from '../../collector/input/lines.js';
 import type { AttemptRecord, Rejection } from '../../collector/records.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
@@ -70,7 +70,7 @@ async function read(text: string, owns?: (lineNo: number, bytes: Buffer | undefi
   if (maxLine === undefined) await readJournal(Readable.from([Buffer.from(text)]), sink, options);
   else {
     // A splitter with a small line limit, as readJournal would use with a 1 MiB one.
-    const { journalLines } = await import('../../collector/journal-reader.js');
+    const { journalLines } = await import('../../collector/journal/reader.js');
     const splitter = new LineSplitter(journalLines(sink, options), maxLine);
     splitter.push(Buffer.from(text));
     splitter.end();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildEra, HYPERSHIFT_OPERATOR, imageVersions, loopFromDeployment } from '../../collector/operator-loop.js';
+import { buildEra, HYPERSHIFT_OPERATOR, imageVersions, loopFromDeployment } from '../../collector/hypershift/operator-loop.js';
 import { buildForVersion } from '../../model/builds.js';
 import { resolveModel } from '../../sidecar/files.js';
 

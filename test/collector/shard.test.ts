@@ -1,8 +1,8 @@
 /** Shards by object: the documented hash, `--shard i/n`, and a log source's view of one shard (ShardSink). */
 import { strict as assert } from 'node:assert';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../collector/records.js';
-import { ShardSink } from '../../collector/shard-sink.js';
-import { lineHash, objectHash, objectHashOfAscii, ownsHash, parseShard } from '../../collector/shard.js';
+import { ShardSink } from '../../cli/shard-sink.js';
+import { lineHash, objectHash, objectHashOfAscii, ownsHash, parseShard } from '../../collector/input/shard.js';
 
 describe('shards by object', () => {
   it('hashes as docs/partial.md documents it (values from an independent implementation)', () => {

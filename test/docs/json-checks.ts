@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAttemptLine } from '../../collector/journal.js';
+import { parseAttemptLine } from '../../collector/journal/format.js';
 import { parseObservationLine } from '../../collector/objects/journal.js';
 import { isRecord } from '../../lib/is-record.js';
 import { resolveModel } from '../../sidecar/files.js';

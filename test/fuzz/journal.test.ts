@@ -1,8 +1,8 @@
 /** Property: no journal line, however broken, escapes as an exception; each is a record or a bounded rejection. */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { parseAttemptLine } from '../../collector/journal.js';
-import { LineSplitter } from '../../collector/lines.js';
+import { parseAttemptLine } from '../../collector/journal/format.js';
+import { LineSplitter } from '../../collector/input/lines.js';
 import { REJECT_REASONS } from '../../collector/records.js';
 import { FUZZ_RUNS } from './runs.js';
 

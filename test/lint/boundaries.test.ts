@@ -42,6 +42,7 @@ describe('lint: the project’s boundaries', function () {
     ]);
     deepStrictEqual(await boundaryErrors('lib', "import type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\n"), ['lib/ must not import model/types.ts: the pure core reads no file and talks to nothing']);
     deepStrictEqual(await boundaryErrors('analyzer', "import { OtlpReceiver } from '../collector/otlp/internal/receiver.js';\nexport const o = OtlpReceiver;\n"), [
+      "analyzer/boundary-fixture.ts must not import collector/otlp/internal/receiver.ts: collector/otlp/internal/ is collector/otlp/'s own machinery; use its component or types",
       'analyzer/ must not import collector/otlp/internal/receiver.ts: the pure core reads no file and talks to nothing',
     ]);
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePartial } from '../../analyzer/partial/format.js';
 import { summaryReport } from '../../analyzer/partial/reports.js';
-import { formatAttemptLine } from '../../collector/journal.js';
+import { formatAttemptLine } from '../../collector/journal/format.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { until } from '../alerts/prometheus-server.js';

@@ -126,7 +126,7 @@ describe('reconcile-shadow run with the OTLP source', function () {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
     const { BatchSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
     const { emitAttempt } = await import('../../collector/otlp/internal/emit.js');
-    const { parseAttemptLine } = await import('../../collector/journal.js');
+    const { parseAttemptLine } = await import('../../collector/journal/format.js');
     const { readFileSync } = await import('node:fs');
     const config = journalConfig(JOURNAL).replace(/ {2}journal: .*\n/, '  otlp: {listen: 127.0.0.1:0}\n');
     const sidecar = await startSidecar(parseConfig(config, 'shadow.yaml'), { env: {} });

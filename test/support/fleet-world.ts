@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { formatAttemptLine } from '../../collector/journal.js';
+import { formatAttemptLine } from '../../collector/journal/format.js';
 import { modelDocument } from '../../model/document.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';

@@ -12,7 +12,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { LineSplitter } from '../../lines.js';
+import { LineSplitter } from '../../input/lines.js';
 
 /** Where reading stands: a position to resume from after a restart (the offset is always at a line start). */
 export interface FilePosition {

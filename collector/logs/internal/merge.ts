@@ -9,7 +9,7 @@
  * Leader election is why this order is the analysis's: only the leader reconciles, so the attempts of the inputs do
  * not overlap in time, and their merge is each object's history in the order it happened.
  */
-import { LineSplitter } from '../../lines.js';
+import { LineSplitter } from '../../input/lines.js';
 import { unwrapLineFrames } from './line-frames.js';
 import type { NamedStream } from '../types.js';
 

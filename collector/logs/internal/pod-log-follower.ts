@@ -10,7 +10,7 @@
  */
 import { Writable, type Readable } from 'node:stream';
 import { Log, type KubeConfig } from '@kubernetes/client-node';
-import { LineSplitter } from '../../lines.js';
+import { LineSplitter } from '../../input/lines.js';
 import type { LineConsumer } from './file-follower.js';
 
 export interface PodRef {

@@ -11,8 +11,8 @@
  * in the upstream code at the merge (51c7ac6da5ae) and at HEAD (3ee9615567ac).
  */
 import type { RejectReason } from '../../records.js';
-import { HYPERSHIFT_OPERATOR } from '../../operator-loop.js';
-import { BoundedMemo } from '../../attempt-readings.js';
+import { HYPERSHIFT_OPERATOR } from '../../hypershift/operator-loop.js';
+import { BoundedMemo } from '../../readings/attempt-readings.js';
 import { redactText } from './redact.js';
 import { goFormatPattern } from '../../../model/go-format.js';
 

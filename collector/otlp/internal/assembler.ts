@@ -14,7 +14,7 @@
  * Spans come as indexes into a request's SpanBatch (span-batch.ts) and are copied into the attempt they belong to
  * (pending.ts): nothing is allocated per span but the attempt's share of its columns.
  */
-import { MAX_OPERATIONS_PER_ATTEMPT, toAttempt } from '../../journal.js';
+import { MAX_OPERATIONS_PER_ATTEMPT, toAttempt } from '../../journal/format.js';
 import { REJECT_REASONS, type AttemptOrigin, type AttemptRecord, type RecordSink, type RejectReason } from '../../records.js';
 import { pairHash, traceState } from './id-hash.js';
 import { AttemptOrder, Children, PendingTable, PendingAttempt, type PendingRoot } from './pending.js';

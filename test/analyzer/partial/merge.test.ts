@@ -19,7 +19,7 @@ import { decodePartial, encodePartial, type PartialState } from '../../../analyz
 import { MergeError, mergePartials } from '../../../analyzer/partial/merge.js';
 import { decisionReportOf, summaryReport } from '../../../analyzer/partial/reports.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import { objectHash } from '../../../collector/shard.js';
+import { objectHash } from '../../../collector/input/shard.js';
 import { parseModel } from '../../../model/load.js';
 import { modelDocument } from '../../../model/document.js';
 import type { ReconcileModel } from '../../../model/types.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { renderReport } from '../../../analyzer/report/render.js';
-import { parseAttemptLine, formatAttemptLine } from '../../../collector/journal.js';
+import { parseAttemptLine, formatAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { World } from '../../../simulator/world.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { ObservedLoop } from '../../../collector/logs/assembler.js';
-import { formatDerivedAttemptLine } from '../../../collector/journal.js';
+import { formatDerivedAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { REPO } from '../../support/paths.js';
 import { readLog } from './against-truth.js';

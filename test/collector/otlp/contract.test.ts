@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import { analyzeAttempt, attemptRow, OutcomeHistory } from '../../../analyzer/engine.js';
-import { parseAttemptLine } from '../../../collector/journal.js';
+import { parseAttemptLine } from '../../../collector/journal/format.js';
 import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
 import { OtlpReceiver } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';

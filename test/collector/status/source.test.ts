@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
-import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
+import { HYPERSHIFT_OPERATOR } from '../../../collector/hypershift/operator-loop.js';
 import { HostedClusterStatusSource, type HostedClusterStatusSourceOptions, type StatusTransition } from '../../../collector/status/source.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { FakeKubeApiServer, kubeConfigFor, resourcePath, RESOURCES, type FakeObject } from '../../support/fake-kube-apiserver.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { compileModel } from '../../../analyzer/compiled-model.js';
-import { ErrorMapper } from '../../../collector/error-mapping.js';
+import { ErrorMapper } from '../../../collector/readings/error-mapping.js';
 import { inLoop } from '../../../model/effects.js';
 import { SYSTEM_TIMERS } from '../../../collector/kube/informer.js';
-import { HYPERSHIFT_OPERATOR } from '../../../collector/operator-loop.js';
+import { HYPERSHIFT_OPERATOR } from '../../../collector/hypershift/operator-loop.js';
 import type { AttemptRecord, Rejection } from '../../../collector/records.js';
 import { HostedClusterStatusSource, type StatusTransition } from '../../../collector/status/source.js';
 import { resolveModel } from '../../../sidecar/files.js';

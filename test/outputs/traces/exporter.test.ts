@@ -3,7 +3,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { TracePublisher } from '../../../outputs/traces/exporter.js';
-import { parseAttemptLine } from '../../../collector/journal.js';
+import { parseAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
 
 describe('trace publisher', () => {

@@ -9,8 +9,8 @@
  * - each loop is read only when asked: an attempt of a configured loop needs the other loop's reading only when its
  *   own does not fit its texts.
  */
-import type { LoopKind } from '../model/types.js';
-import type { OperationRecord } from './records.js';
+import type { LoopKind } from '../../model/types.js';
+import type { OperationRecord } from '../records.js';
 import type { AttemptTexts, BuiltAttempt, Interpretation } from './attempt-builder.js';
 
 /** An attempt's texts, taken apart once, read under either loop on first use. */

@@ -6,9 +6,9 @@
  * `{"source":"logs","reconcileID":…,"where":"operator.log:12"}`; a line without it is the journal's own.
  * A bad line becomes a Rejection naming `file:line` and the field; it never stops the reading.
  */
-import { LOOP_KINDS, OUTCOMES, type LoopKind, type Outcome } from '../model/types.js';
-import { SOURCE_KINDS, type AttemptOrigin, type AttemptRecord, type OperationRecord, type Rejection, type RejectReason, type SourceKind } from './records.js';
-import { isRecord } from '../lib/is-record.js';
+import { LOOP_KINDS, OUTCOMES, type LoopKind, type Outcome } from '../../model/types.js';
+import { SOURCE_KINDS, type AttemptOrigin, type AttemptRecord, type OperationRecord, type Rejection, type RejectReason, type SourceKind } from '../records.js';
+import { isRecord } from '../../lib/is-record.js';
 
 export const MAX_OPERATIONS_PER_ATTEMPT = 1000;
 /** A namespace (63) + '/' + a name (253): longer is no Kubernetes object, and names are kept per tracked object. */

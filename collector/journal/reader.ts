@@ -3,10 +3,10 @@
  * and the sidecar's journal source. Every non-empty line counts as received, then becomes an attempt or a rejection
  * naming file:line.
  */
-import { parseAttemptLine } from './journal.js';
-import { namedObject } from './journal-shard.js';
-import { LineSplitter, type LineHandler } from './lines.js';
-import type { AttemptRecord, RecordSink } from './records.js';
+import { parseAttemptLine } from './format.js';
+import { namedObject } from './shard-lines.js';
+import { LineSplitter, type LineHandler } from '../input/lines.js';
+import type { AttemptRecord, RecordSink } from '../records.js';
 
 export interface ReadJournalOptions {
   /** Names rejections (`file:line`). */
@@ -20,7 +20,7 @@ export interface ReadJournalOptions {
   /** Checked before each chunk: true stops reading early (a source being stopped). */
   readonly stopped?: () => boolean;
   /**
-   * A shard's filter (collector/journal-shard.ts), asked with each line's bytes before they are decoded: a line it does
+   * A shard's filter (collector/journal/shard-lines.ts), asked with each line's bytes before they are decoded: a line it does
    * not own is skipped unread, counted nowhere. `bytes` is undefined for a line too long to read.
    */
   readonly owns?: (lineNo: number, bytes: Buffer | undefined) => boolean;
@@ -64,7 +64,7 @@ export function journalLines(sink: RecordSink, options: Pick<ReadJournalOptions,
 }
 
 /**
- * A line that starts in the documented key order names its controller and object there (collector/journal-shard.ts);
+ * A line that starts in the documented key order names its controller and object there (collector/journal/shard-lines.ts);
  * naming others later (a repeated key, which JSON.parse would take) makes it ambiguous: the problem, or undefined.
  */
 function renamedObject(text: string, record: AttemptRecord): string | undefined {

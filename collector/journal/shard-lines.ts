@@ -4,7 +4,7 @@
  * journal hands each line to exactly one shard and worker.
  *
  * A valid line goes with its object, so each object's attempts stay together and in order: to the shard of the
- * object's hash (collector/shard.ts), and within a shard to the workers in turn, each new object to the next worker
+ * object's hash (collector/input/shard.ts), and within a shard to the workers in turn, each new object to the next worker
  * (every worker reads the same lines, so all of them agree on the turns; a hash would leave a small fleet's workers
  * unevenly loaded). A line in the journal's documented key order, `{"time":"…","controller":"…","object":"…"`, with
  * no escape in those three values, names its object in its first bytes (`namedObject`); the journal reader rejects
@@ -12,8 +12,8 @@
  * object whenever the line is accepted. Any other line is parsed to find its object, and a line that names none (not
  * JSON, too long to read, no controller or object) goes by its line number: it is counted, and rejected, exactly once.
  */
-import { isRecord } from '../lib/is-record.js';
-import { lineHash, objectHash, objectHashOfAscii, ownsHash, WHOLE, type Shard } from './shard.js';
+import { isRecord } from '../../lib/is-record.js';
+import { lineHash, objectHash, objectHashOfAscii, ownsHash, WHOLE, type Shard } from '../input/shard.js';
 
 export interface LineObject {
   readonly controller: string;

@@ -19,11 +19,11 @@
  * - A loop is *proven* by an attempt when only that loop has a consistent reading: the other loop cannot have written
  *   those lines. A lone error in a report group fits both loops and proves nothing.
  */
-import { consequencesOf, errorEffect, formatsIn, inLoop, phasedPlaces, type PhasedPlace } from '../model/effects.js';
-import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../model/types.js';
+import { consequencesOf, errorEffect, formatsIn, inLoop, phasedPlaces, type PhasedPlace } from '../../model/effects.js';
+import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../../model/types.js';
 import { BoundedMemo, ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch, type FormatSelection } from './error-mapping.js';
-import type { OperationRecord, SourceNote } from './records.js';
+import type { OperationRecord, SourceNote } from '../records.js';
 
 /** What one attempt wrote; each part may be missing (not written, or sampled away). */
 export interface AttemptTexts {

@@ -4,8 +4,8 @@
  * shard passes on only its own objects' attempts, and the source's own books (what it received, rejected and kept
  * as its input report) go to shard 0 alone, so that merged shards count each of them once.
  */
-import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from './records.js';
-import { objectHash, ownsHash, type Shard } from './shard.js';
+import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
+import { objectHash, ownsHash, type Shard } from '../collector/input/shard.js';
 
 export class ShardSink implements RecordSink {
   private rank = 0;

@@ -18,8 +18,8 @@
  * The Deployment is watched (get/list/watch on that one Deployment, by field selector), so a rollout is followed.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { LoopKind } from '../model/types.js';
-import { ResilientInformer, type BackoffOptions, type RawKubeObject, type Timers } from './kube/informer.js';
+import type { LoopKind } from '../../model/types.js';
+import { ResilientInformer, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
 
 /** What the HyperShift operator's build and Deployment say about its loop, and which errors are no operation's. */
 export const HYPERSHIFT_OPERATOR = {

@@ -11,7 +11,7 @@
  * the evidence, or states only what all candidates agree on. Per operation, its most specific matching format is
  * kept (the longest literal lead, then the most literal text), since its effect may depend on which it was.
  */
-import type { ErrorFormat, ReconcileModel } from '../model/types.js';
+import type { ErrorFormat, ReconcileModel } from '../../model/types.js';
 
 /** One reading of a message: the operation that returns it, through which of its formats. */
 export interface FormatMatch {
