@@ -58,7 +58,10 @@ const boundaries = {
             const target = relative(ROOT, resolve(dirname(context.filename), spec)).replace(/\.js$/, '.ts');
             const owner = ownerOfInternal(target);
             if (internalChecked && owner !== undefined && !(file === owner || file.startsWith(owner + sep))) {
-              context.report({ node, message: `${file} must not import ${target}: ${owner}/internal/ is ${owner}/'s own machinery; use its component or types` });
+              context.report({
+                node,
+                message: `${file} must not import ${target}: ${owner}/internal/ is ${owner}/'s own machinery; use its component or types`,
+              });
             }
             if (layer && !allowed(layer, target)) context.report({ node, message: `${topOf(file)}/ must not import ${target}: ${layer.why}` });
           } else if (layer && !layer.io && (NODE_IO.includes(spec.replace(/^node:/, '')) || CLIENTS.some((c) => c.test(spec)))) {

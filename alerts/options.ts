@@ -115,7 +115,8 @@ function validate(options: AlertOptions): string[] {
       const text = fields[field];
       if (text !== undefined && !isDuration(text)) problems.push(`${name}.${field}: ${JSON.stringify(text)} is not a Prometheus duration (e.g. 30s, 5m, 1h)`);
     }
-    if (fields.seconds !== undefined && !(typeof fields.seconds === 'number' && fields.seconds > 0)) problems.push(`${name}.seconds: must be a positive number`);
+    if (fields.seconds !== undefined && !(typeof fields.seconds === 'number' && fields.seconds > 0))
+      problems.push(`${name}.seconds: must be a positive number`);
   }
   const ratio = options.criticalOperationFailing.errorRatio;
   if (!(ratio >= 0 && ratio < 1)) problems.push('criticalOperationFailing.errorRatio: must be at least 0 and below 1');

@@ -69,12 +69,22 @@ export class ShadowAnalyzer implements RecordSink {
   attempt(record: AttemptRecord): void {
     const c = this.controllers.get(record.controller);
     if (!c) {
-      this.reject({ source: record.origin.source, reason: 'unknown_controller', where: whereFrom(record), message: `no model describes controller "${record.controller}"` });
+      this.reject({
+        source: record.origin.source,
+        reason: 'unknown_controller',
+        where: whereFrom(record),
+        message: `no model describes controller "${record.controller}"`,
+      });
       return;
     }
     const unknown = c.shadow.unknownOperation(record);
     if (unknown !== undefined) {
-      this.reject({ source: record.origin.source, reason: 'unknown_operation', where: whereFrom(record), message: `operation "${unknown}" is not in model ${c.shadow.model.name}` });
+      this.reject({
+        source: record.origin.source,
+        reason: 'unknown_operation',
+        where: whereFrom(record),
+        message: `operation "${unknown}" is not in model ${c.shadow.model.name}`,
+      });
       return;
     }
     const analysis = c.shadow.analyze(record);

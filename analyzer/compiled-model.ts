@@ -129,7 +129,6 @@ export function variantOfText(cm: CompiledModel, op: number, text: string): numb
   return 0;
 }
 
-
 export function compileModel(model: ReconcileModel): CompiledModel {
   const ops = model.operations.map((o) => internalized(o.name));
   const opIndex = new Map(ops.map((name, i) => [name, i]));
@@ -185,7 +184,23 @@ export function compileModel(model: ReconcileModel): CompiledModel {
   const positionHints: [Int16Array, Int16Array] = [new Int16Array(n).fill(-1), new Int16Array(n).fill(-1)];
   const recoveryIn = (loop: 'sequential' | 'phased'): (number[] | undefined)[] => model.operations.map((o) => o.recovery?.[loop]?.map(indexOf));
   const recovery: CompiledModel['recovery'] = [recoveryIn('sequential'), recoveryIn('phased')];
-  return { model, ops, opIndex, positionHints, recovery, sequentialOrder, phasedSteps, groups, groupOf, sequentialPosition, phasedPosition, oneLoopOnly, byName, invertedPairs, ...compileRules(model, opIndex, phasedPosition) };
+  return {
+    model,
+    ops,
+    opIndex,
+    positionHints,
+    recovery,
+    sequentialOrder,
+    phasedSteps,
+    groups,
+    groupOf,
+    sequentialPosition,
+    phasedPosition,
+    oneLoopOnly,
+    byName,
+    invertedPairs,
+    ...compileRules(model, opIndex, phasedPosition),
+  };
 }
 
 /** Effects, variants and consequences as tables: the rules of model/effects.ts, looked up by index. */

@@ -102,7 +102,21 @@ export function analyzeInSlot(cm: CompiledModel, record: AttemptRecord, history:
     if (observedRan[i] === 0) (inconsistent ??= []).push(i);
     past[row + i] = outcomes[i]! | (variantsOf[i]! << 2);
   }
-  return { record, outcomes, observed, variants: variantsOf, derived, sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered, inconsistent: inconsistent ?? NONE };
+  return {
+    record,
+    outcomes,
+    observed,
+    variants: variantsOf,
+    derived,
+    sequential,
+    phased,
+    unblocked,
+    newlyBlocked,
+    structural,
+    diverged,
+    reordered,
+    inconsistent: inconsistent ?? NONE,
+  };
 }
 
 const NONE: readonly never[] = Object.freeze([]);

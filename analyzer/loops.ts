@@ -128,7 +128,6 @@ class PhasedRun extends Run {
   }
 }
 
-
 /** When `op`'s error ended the attempt, the later ops its recovery path ran before the loop returned. */
 function runRecovery(ran: Uint8Array, recovery: readonly (readonly number[] | undefined)[], op: number, code: number): void {
   const ops = code === ERROR ? recovery[op] : undefined;

@@ -47,7 +47,10 @@ function medianOf(runs: readonly Measured[]): Measured {
 function measure(dir: string, args: string[]): Measured {
   const result = join(dir, 'measure.json');
   const cli = join(packageRoot(), 'dist', 'cli', 'main.js');
-  const run = spawnSync(process.execPath, ['--require', join(dir, 'measure.cjs'), cli, ...args], { env: { ...process.env, MEASURE_OUT: result }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const run = spawnSync(process.execPath, ['--require', join(dir, 'measure.cjs'), cli, ...args], {
+    env: { ...process.env, MEASURE_OUT: result },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (run.status !== 0) throw new Error(`${args[0]} exited ${run.status}`);
   return JSON.parse(readFileSync(result, 'utf8')) as Measured;
 }

@@ -33,7 +33,13 @@ function peerBodies(): string[] {
   for (const r of new World({ model: HYPERSHIFT, objects: OBJECTS, durationMs: 7 * 86_400_000, seed: 42, observe: 'mixed' }).attempts()) {
     analyzers[objectHash(r.controller, r.object) % PEERS]!.attempt(r);
   }
-  return analyzers.map((a, i) => JSON.stringify(encodePartial(partialOf(a, evidence[i], { kind: 'sidecar', name: `peer-${i}`, shards: { count: 1, indices: [0] } }, new RejectionSampler(`peer-${i}`, () => 0)))));
+  return analyzers.map((a, i) =>
+    JSON.stringify(
+      encodePartial(
+        partialOf(a, evidence[i], { kind: 'sidecar', name: `peer-${i}`, shards: { count: 1, indices: [0] } }, new RejectionSampler(`peer-${i}`, () => 0)),
+      ),
+    ),
+  );
 }
 
 export async function benchFleet(): Promise<BenchResult> {

@@ -78,9 +78,20 @@ export function formatNumber(n: number): string {
 }
 
 export function renderTable(results: readonly BenchResult[]): string {
-  const rows = results.map((r) => [r.name, `${formatNumber(r.figure)} ${r.unit}`, r.baseline === null ? '-' : `${formatNumber(r.baseline)} ${r.unit}`, r.ratio === null ? '-' : `${r.ratio.toFixed(2)}x`, r.target, r.met ? 'met' : 'MISSED']);
+  const rows = results.map((r) => [
+    r.name,
+    `${formatNumber(r.figure)} ${r.unit}`,
+    r.baseline === null ? '-' : `${formatNumber(r.baseline)} ${r.unit}`,
+    r.ratio === null ? '-' : `${r.ratio.toFixed(2)}x`,
+    r.target,
+    r.met ? 'met' : 'MISSED',
+  ]);
   const head = ['benchmark', 'figure', 'baseline', 'ratio', 'target', ''];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

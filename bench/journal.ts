@@ -21,7 +21,10 @@ function* pieces(day: Buffer): Generator<Buffer> {
 /** Line split + JSON.parse of one day: the baseline. Returns the lines parsed. */
 function parseDay(day: Buffer): number {
   let parsed = 0;
-  const splitter = new LineSplitter({ line: (t) => void (parsed += (JSON.parse(t) as { operations: unknown[] }).operations.length > 0 ? 1 : 0), tooLong: () => undefined });
+  const splitter = new LineSplitter({
+    line: (t) => void (parsed += (JSON.parse(t) as { operations: unknown[] }).operations.length > 0 ? 1 : 0),
+    tooLong: () => undefined,
+  });
   for (const piece of pieces(day)) splitter.push(piece);
   splitter.end();
   return parsed;
@@ -60,6 +63,13 @@ export async function benchJournal(): Promise<BenchResult & { rssMiB: number[] }
   const baseline = attempts / baselineSeconds;
 
   const growth = Math.max(...rss.slice(2)) - rss[2]!;
-  const result = atLeast('journal replay (analyze, whole CLI)', 'attempts/s', figure, baseline, 0.7, `${attempts} attempts; RSS ${rss[2]} -> ${Math.max(...rss.slice(2))} MiB after the first 2 days (growth ${growth} MiB)`);
+  const result = atLeast(
+    'journal replay (analyze, whole CLI)',
+    'attempts/s',
+    figure,
+    baseline,
+    0.7,
+    `${attempts} attempts; RSS ${rss[2]} -> ${Math.max(...rss.slice(2))} MiB after the first 2 days (growth ${growth} MiB)`,
+  );
   return { ...result, met: result.met && growth < 64, rssMiB: rss };
 }

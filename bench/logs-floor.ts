@@ -74,7 +74,16 @@ export function floorPass(text: Buffer, attempt: (record: AttemptRecord) => void
         return;
       }
       const ref = v.HostedCluster as { name: string; namespace: string };
-      const h: Held = { id, time: ts, timeMs: lastMs, second, controller: v.controller as string, object: `${ref.namespace}/${ref.name}`, where: `stdin:${lineNo}`, error: v.error as string | undefined };
+      const h: Held = {
+        id,
+        time: ts,
+        timeMs: lastMs,
+        second,
+        controller: v.controller as string,
+        object: `${ref.namespace}/${ref.name}`,
+        where: `stdin:${lineNo}`,
+        error: v.error as string | undefined,
+      };
       open.set(id, h);
       queue.push(h);
       while (queue.length > 0 && queue[0]!.second + HOLD_SECONDS <= second) handOn(queue.shift()!);

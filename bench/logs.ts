@@ -29,7 +29,10 @@ export async function benchLogs(): Promise<BenchResult> {
       attempts = 0;
       const stdin = Readable.from([text]);
       const sink = { attempt: (_r: AttemptRecord) => void attempts++, reject: () => undefined };
-      const source = new OperatorLogSource({ input: { stdin: true }, stdin, model: HYPERSHIFT, loop: 'sequential', quietFlushMs: 3_600_000, pollIntervalMs: 3_600_000 }, sink);
+      const source = new OperatorLogSource(
+        { input: { stdin: true }, stdin, model: HYPERSHIFT, loop: 'sequential', quietFlushMs: 3_600_000, pollIntervalMs: 3_600_000 },
+        sink,
+      );
       await source.start();
       await source.ended;
       await source.stop();

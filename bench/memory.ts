@@ -32,7 +32,9 @@ function gc(): void {
  */
 export function benchObjectMemory(): BenchResult {
   // Failing attempts, so each object also holds starvation timers (the costlier state).
-  const failing = fleetDay().filter((r) => r.model === 'sequential' && r.operations.some((o) => o.outcome === 'error')).slice(0, 50);
+  const failing = fleetDay()
+    .filter((r) => r.model === 'sequential' && r.operations.some((o) => o.outcome === 'error'))
+    .slice(0, 50);
   const shadow = new ControllerShadow(HYPERSHIFT);
   gc();
   const before = process.memoryUsage();
@@ -86,7 +88,11 @@ function fromLine(line: Record<string, unknown>): Observation {
 export function benchRecreationMemory(): BenchResult[] {
   const minimal = recreationMemory(OBJECTS, (i) => {
     const id = `c${i}`;
-    return [cluster(at(0), { id, generation: 1 }), job('ADDED', at(1), { cluster: id, uid: `uid-${i}`, generation: 1, created: at(0), complete: at(1) }), cluster(at(100), { id, generation: 2 })];
+    return [
+      cluster(at(0), { id, generation: 1 }),
+      job('ADDED', at(1), { cluster: id, uid: `uid-${i}`, generation: 1, created: at(0), complete: at(1) }),
+      cluster(at(100), { id, generation: 2 }),
+    ];
   });
   const time = (s: number): string => new Date(at(s)).toISOString();
   const listedJob = (i: number): Record<string, unknown> =>
@@ -98,7 +104,16 @@ export function benchRecreationMemory(): BenchResult[] {
     fromLine({ time: time(100), type: 'cluster', cluster: apiClusterRaw({ id: `c${i}`, generation: 2, reconciled: { status: 'False', since: at(100) } }) }),
   ]);
   const sizes = `Job ${JSON.stringify(listedJob(0)).length} B of JSON, cluster ${JSON.stringify(apiClusterRaw({ id: 'c0', generation: 1 })).length} B`;
-  const row = (name: string, m: { perObject: number; inFlight: number }, notes: string): BenchResult => ({ name, unit: 'B/object', figure: m.perObject, baseline: null, ratio: null, target: '<= 1024 B/object', met: m.perObject <= 1024, notes: `${m.inFlight} recreations in flight, ${notes}` });
+  const row = (name: string, m: { perObject: number; inFlight: number }, notes: string): BenchResult => ({
+    name,
+    unit: 'B/object',
+    figure: m.perObject,
+    baseline: null,
+    ratio: null,
+    target: '<= 1024 B/object',
+    met: m.perObject <= 1024,
+    notes: `${m.inFlight} recreations in flight, ${notes}`,
+  });
   return [
     row('memory per recreation-tracked object (100k objects)', minimal, "each Job's cluster state included"),
     row('the same, objects as listed from the API servers (20k)', listed, `${sizes} (managedFields, pod template, status)`),

@@ -20,8 +20,24 @@ function wideModel(): ReconcileModel {
     controller: 'wide',
     operations,
     phased: [
-      { kind: 'group', group: 'Second', category: 'critical', blockable: false, mode: 'collect', ops: operations.slice(half).map((o) => o.name), skipWhenBlocked: false },
-      { kind: 'group', group: 'First', category: 'nonCritical', blockable: true, mode: 'collect', ops: operations.slice(0, half).map((o) => o.name), skipWhenBlocked: false },
+      {
+        kind: 'group',
+        group: 'Second',
+        category: 'critical',
+        blockable: false,
+        mode: 'collect',
+        ops: operations.slice(half).map((o) => o.name),
+        skipWhenBlocked: false,
+      },
+      {
+        kind: 'group',
+        group: 'First',
+        category: 'nonCritical',
+        blockable: true,
+        mode: 'collect',
+        ops: operations.slice(0, half).map((o) => o.name),
+        skipWhenBlocked: false,
+      },
     ],
   };
 }
@@ -36,7 +52,15 @@ export async function benchMetrics(): Promise<BenchResult> {
   // Four attempts, each with every op observed under another outcome, so every (op, outcome) series exists.
   outcomes.forEach((_, k) => {
     const operations: OperationRecord[] = model.operations.map((o, i) => ({ name: o.name, outcome: outcomes[(i + k) % 4]! }));
-    analyzer.attempt({ time: 't', timeMs: Date.parse('2026-11-01T00:00:00Z') + k, controller: 'wide', object: `ns/o${k}`, model: 'sequential', operations, origin: { source: 'journal' } });
+    analyzer.attempt({
+      time: 't',
+      timeMs: Date.parse('2026-11-01T00:00:00Z') + k,
+      controller: 'wide',
+      object: `ns/o${k}`,
+      model: 'sequential',
+      operations,
+      origin: { source: 'journal' },
+    });
   });
   publisher.refresh();
   const json = await registry.getMetricsAsJSON();
@@ -46,7 +70,10 @@ export async function benchMetrics(): Promise<BenchResult> {
   const bare = new Registry();
   for (const m of json) {
     const labelNames = [...new Set(m.values.flatMap((v) => Object.keys(v.labels)))];
-    const metric = String(m.type) === 'counter' ? new Counter({ name: m.name, help: m.help, labelNames, registers: [bare] }) : new Gauge({ name: m.name, help: m.help, labelNames, registers: [bare] });
+    const metric =
+      String(m.type) === 'counter'
+        ? new Counter({ name: m.name, help: m.help, labelNames, registers: [bare] })
+        : new Gauge({ name: m.name, help: m.help, labelNames, registers: [bare] });
     for (const v of m.values) (metric as Gauge<string>).inc(v.labels as Record<string, string>, v.value);
   }
 

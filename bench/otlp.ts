@@ -32,8 +32,18 @@ function ingest(bodies: readonly Buffer[], encoding: 'protobuf' | 'json'): () =>
     const analyzer = new ShadowAnalyzer([HYPERSHIFT]);
     analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'bench' }));
     const knownOperations = new Set(HYPERSHIFT.operations.map((op) => op.name));
-    const assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingAttempts: 1_000_000, maxPendingSpans: 10_000_000, knownOperations }, analyzer, still);
-    const queue = new SpanQueue(Infinity, Infinity, 1_000, { span: (batch, i, where) => assembler.addFrom(batch, i, where), reject: (r) => analyzer.reject(r) }, still);
+    const assembler = new SpanAssembler(
+      { ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingAttempts: 1_000_000, maxPendingSpans: 10_000_000, knownOperations },
+      analyzer,
+      still,
+    );
+    const queue = new SpanQueue(
+      Infinity,
+      Infinity,
+      1_000,
+      { span: (batch, i, where) => assembler.addFrom(batch, i, where), reject: (r) => analyzer.reject(r) },
+      still,
+    );
     for (const body of bodies) {
       const { batch } = decodeTraceBatch(body, encoding, DEFAULT_LIMITS);
       analyzer.received('otlp', batch.length);
@@ -58,11 +68,21 @@ export async function benchOtlp(): Promise<BenchResult[]> {
     const request = otlpTypes().request;
     let decoded = 0;
     const [figure, baseline] = await throughputSideBySide(spans, ingest(bodies, encoding), () => {
-      for (const body of bodies) decoded += encoding === 'protobuf' ? request.decode(body) === null ? 0 : 1 : (JSON.parse(body.toString('utf8')) as unknown) === null ? 0 : 1;
+      for (const body of bodies)
+        decoded += encoding === 'protobuf' ? (request.decode(body) === null ? 0 : 1) : (JSON.parse(body.toString('utf8')) as unknown) === null ? 0 : 1;
     });
     if (decoded === 0) throw new Error('nothing decoded');
     const bytes = bodies.reduce((n, b) => n + b.length, 0);
-    results.push(atLeast(`OTLP ${encoding} ingest`, 'spans/s', figure, baseline, 0.6, `${spans} spans in ${bodies.length} bodies (${(bytes / 2 ** 20).toFixed(1)} MiB) from the real exporter`));
+    results.push(
+      atLeast(
+        `OTLP ${encoding} ingest`,
+        'spans/s',
+        figure,
+        baseline,
+        0.6,
+        `${spans} spans in ${bodies.length} bodies (${(bytes / 2 ** 20).toFixed(1)} MiB) from the real exporter`,
+      ),
+    );
   }
   return results;
 }

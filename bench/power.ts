@@ -68,7 +68,9 @@ function run(seed: number, plant: Plant, options: FleetOptions, looks: boolean):
   const result = runWorld(hostedClusterFleet(seed, plant, { days: DAYS, ...options }), looks ? LOOK_MS : DAYS * 86_400_000);
   cache.set(key, result);
   const v = result.final;
-  process.stderr.write(`${((Date.now() - started) / 1000).toFixed(0)}s  seed ${seed} ${JSON.stringify(plant.kind === 'phased-regression' ? plant.factor : plant.kind)} ${JSON.stringify(options)}: ${v.status} (${v.reasons[0]?.kind ?? '-'}), ${result.attempts} attempts, ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `${((Date.now() - started) / 1000).toFixed(0)}s  seed ${seed} ${JSON.stringify(plant.kind === 'phased-regression' ? plant.factor : plant.kind)} ${JSON.stringify(options)}: ${v.status} (${v.reasons[0]?.kind ?? '-'}), ${result.attempts} attempts, ${((Date.now() - t) / 1000).toFixed(1)} s\n`,
+  );
   return result;
 }
 
@@ -79,7 +81,12 @@ const anyLook = (r: WorldRun, p: (v: VerdictView) => boolean): boolean => r.look
 function tally(xs: readonly string[]): string {
   const m = new Map<string, number>();
   for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
-  return [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `\`${k}\` ×${n}`).join(', ') || '–';
+  return (
+    [...m]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([k, n]) => `\`${k}\` ×${n}`)
+      .join(', ') || '–'
+  );
 }
 const notReadyKinds = (v: VerdictView): string[] => [...new Set(v.reasons.filter((r) => r.status === 'not-ready').map((r) => r.kind))];
 
@@ -116,10 +123,37 @@ if (sections.has('false-alarms')) {
     '',
     '| | at the end | at any look |',
     '|---|---|---|',
-    `| \`not-ready\` | ${share(count(runs, (r) => r.final.status === 'not-ready'), seeds)} | ${share(count(runs, (r) => anyLook(r, (v) => v.status === 'not-ready')), seeds)} worlds; ${share(count(looks, (l) => l.view.status === 'not-ready'), looks.length)} looks |`,
-    `| \`inconclusive\` | ${share(count(runs, (r) => r.final.status === 'inconclusive'), seeds)} | ${share(count(runs, (r) => anyLook(r, (v) => v.status === 'inconclusive')), seeds)} worlds |`,
-    `| \`ready\` | ${share(count(runs, (r) => r.final.status === 'ready'), seeds)} | ${share(count(runs, (r) => anyLook(r, (v) => v.status === 'ready')), seeds)} worlds |`,
-    `| ${op} named worse | ${share(count(runs, (r) => namesWorse(r.final, op)), seeds)} | ${share(count(runs, (r) => foundAt(r, op) !== null), seeds)} worlds |`,
+    `| \`not-ready\` | ${share(
+      count(runs, (r) => r.final.status === 'not-ready'),
+      seeds,
+    )} | ${share(
+      count(runs, (r) => anyLook(r, (v) => v.status === 'not-ready')),
+      seeds,
+    )} worlds; ${share(
+      count(looks, (l) => l.view.status === 'not-ready'),
+      looks.length,
+    )} looks |`,
+    `| \`inconclusive\` | ${share(
+      count(runs, (r) => r.final.status === 'inconclusive'),
+      seeds,
+    )} | ${share(
+      count(runs, (r) => anyLook(r, (v) => v.status === 'inconclusive')),
+      seeds,
+    )} worlds |`,
+    `| \`ready\` | ${share(
+      count(runs, (r) => r.final.status === 'ready'),
+      seeds,
+    )} | ${share(
+      count(runs, (r) => anyLook(r, (v) => v.status === 'ready')),
+      seeds,
+    )} worlds |`,
+    `| ${op} named worse | ${share(
+      count(runs, (r) => namesWorse(r.final, op)),
+      seeds,
+    )} | ${share(
+      count(runs, (r) => foundAt(r, op) !== null),
+      seeds,
+    )} worlds |`,
     '',
     `Deciding reasons of the \`not-ready\` looks: ${tally(looks.flatMap((l) => notReadyKinds(l.view)))}.`,
     `First reasons at the end: ${tally(runs.map((r) => r.final.reasons[0]?.kind ?? '(none)'))}.`,
@@ -140,7 +174,10 @@ if (sections.has('regressions')) {
   );
   for (const factor of [3, 2]) {
     const runs = seedList(seeds).map((s) => run(s, hostedClusterRegression(HOSTED_CLUSTER, factor), {}, true));
-    const first = runs.map((r) => foundAt(r, op)).filter((h): h is number => h !== null).sort((a, b) => a - b);
+    const first = runs
+      .map((r) => foundAt(r, op))
+      .filter((h): h is number => h !== null)
+      .sort((a, b) => a - b);
     const median = first.length === 0 ? '–' : `${first[Math.floor((first.length - 1) / 2)]} h (${first[0]}–${first.at(-1)} h)`;
     const lost = count(runs, (r) => {
       const at = foundAt(r, op);
@@ -148,7 +185,10 @@ if (sections.has('regressions')) {
     });
     const same = (v: VerdictView): boolean => v.findings.get(op) === 'same';
     out.push(
-      `| ${factor}× | ${share(count(runs, (r) => namesWorse(r.final, op)), seeds)} | ${median} | ${lost} | ${count(runs, (r) => same(r.final))} | ${count(runs, (r) => anyLook(r, same))} | ${count(runs, (r) => r.final.status === 'ready')} | ${count(runs, (r) => anyLook(r, (v) => v.status === 'ready'))} |`,
+      `| ${factor}× | ${share(
+        count(runs, (r) => namesWorse(r.final, op)),
+        seeds,
+      )} | ${median} | ${lost} | ${count(runs, (r) => same(r.final))} | ${count(runs, (r) => anyLook(r, same))} | ${count(runs, (r) => r.final.status === 'ready')} | ${count(runs, (r) => anyLook(r, (v) => v.status === 'ready'))} |`,
     );
   }
   out.push('');
@@ -161,7 +201,11 @@ if (sections.has('checks')) {
     { name: '3×, 30 % of the phased lines lost at random', plant: hostedClusterRegression(HOSTED_CLUSTER, 3), options: { loss: PHASED_LINES_LOST } },
     { name: '3×, 30 % of the phased lines with an error lost', plant: hostedClusterRegression(HOSTED_CLUSTER, 3), options: { loss: PHASED_ERROR_LINES_LOST } },
     { name: 'null, the flakiest fifth all on the phased loop', plant: hostedClusterRegression(HOSTED_CLUSTER, 1), options: { population: FLAKY_ON_PHASED } },
-    { name: 'null, the flakiest fifth spread by the shuffle', plant: hostedClusterRegression(HOSTED_CLUSTER, 1), options: { population: { ...FLAKY_ON_PHASED, onPhased: false } } },
+    {
+      name: 'null, the flakiest fifth spread by the shuffle',
+      plant: hostedClusterRegression(HOSTED_CLUSTER, 1),
+      options: { population: { ...FLAKY_ON_PHASED, onPhased: false } },
+    },
   ];
   out.push(
     '## Checks before judging',
@@ -174,7 +218,9 @@ if (sections.has('checks')) {
   for (const s of scenarios) {
     const runs = seedList(checkSeeds).map((seed) => run(seed, s.plant, s.options, false));
     const worse = runs.map((r) => [...r.final.findings.values()].filter((f) => f === 'worse-under-phased').length).sort((a, b) => a - b);
-    out.push(`| ${s.name} | ${tally(runs.map((r) => r.final.status))} | ${tally(runs.map((r) => r.final.reasons[0]?.kind ?? '(none)'))} | ${worse[Math.floor((worse.length - 1) / 2)]} |`);
+    out.push(
+      `| ${s.name} | ${tally(runs.map((r) => r.final.status))} | ${tally(runs.map((r) => r.final.reasons[0]?.kind ?? '(none)'))} | ${worse[Math.floor((worse.length - 1) / 2)]} |`,
+    );
   }
   out.push('');
   write();
@@ -194,7 +240,10 @@ if (sections.has('power')) {
   for (const factor of factors) {
     const cells = fleets.map((objects) => {
       const runs = seedList(powerSeeds).map((s) => run(s, hostedClusterRegression(HOSTED_CLUSTER, factor), objects === 200 ? {} : { objects }, false));
-      return share(count(runs, (r) => namesWorse(r.final, op)), powerSeeds);
+      return share(
+        count(runs, (r) => namesWorse(r.final, op)),
+        powerSeeds,
+      );
     });
     out.push(`| ${factor}× | ${cells.join(' | ')} |`);
   }

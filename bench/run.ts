@@ -67,7 +67,11 @@ async function all(only: readonly string[]): Promise<void> {
   console.log(renderTable(results));
   writeFileSync(
     join(packageRoot(), 'bench', 'results.json'),
-    JSON.stringify(results.map(({ name, unit, figure, baseline, ratio, target, met, notes }) => ({ name, unit, figure, baseline, ratio, target, met, notes })), null, 2) + '\n',
+    JSON.stringify(
+      results.map(({ name, unit, figure, baseline, ratio, target, met, notes }) => ({ name, unit, figure, baseline, ratio, target, met, notes })),
+      null,
+      2,
+    ) + '\n',
   );
 }
 

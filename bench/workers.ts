@@ -81,7 +81,17 @@ export async function benchWorkers(): Promise<BenchResult> {
   try {
     const journal = join(dir, 'journal.jsonl');
     const attempts = await writeJournal(journal);
-    const args = (workers: string): string[] => ['analyze', '--model', 'hypershift-hostedcluster', '--journal', journal, '--format', 'json', '--workers', workers];
+    const args = (workers: string): string[] => [
+      'analyze',
+      '--model',
+      'hypershift-hostedcluster',
+      '--journal',
+      journal,
+      '--format',
+      'json',
+      '--workers',
+      workers,
+    ];
     const load = [loadavg()[0]!];
     await run(args('1')); // warm the page cache
     const one: Run[] = [];

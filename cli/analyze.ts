@@ -87,7 +87,9 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
 async function analyzeInShards(model: ReconcileModel, values: Values<typeof ANALYZE.flags>, split: SplitOptions, io: CommandIO): Promise<number> {
   const { format } = values;
   const input =
-    values.logs.length > 0 ? ({ kind: 'logs', files: values.logs, loop: values.loop, container: parseOperatorContainer(values.container)! } as const) : ({ kind: 'journal', file: values.journal! } as const);
+    values.logs.length > 0
+      ? ({ kind: 'logs', files: values.logs, loop: values.loop, container: parseOperatorContainer(values.container)! } as const)
+      : ({ kind: 'journal', file: values.journal! } as const);
   const name = input.kind === 'logs' ? inputName(input.files) : input.file;
   let outcome;
   try {

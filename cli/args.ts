@@ -166,11 +166,16 @@ export function parseCommandArgs<F extends Flags>(spec: CommandSpec<F>, argv: re
     const present = group.filter((name) => raw.has(name));
     if (present.length !== 1) {
       const names = group.map((n) => `--${n}`);
-      problems.push(present.length === 0 ? `give one of ${names.join(' or ')}` : `give only one of ${names.join(' or ')} (got ${present.map((n) => `--${n}`).join(' and ')})`);
+      problems.push(
+        present.length === 0
+          ? `give one of ${names.join(' or ')}`
+          : `give only one of ${names.join(' or ')} (got ${present.map((n) => `--${n}`).join(' and ')})`,
+      );
     }
   }
   if (!spec.positionals && positionals.length > 0) problems.push(`unexpected argument ${JSON.stringify(positionals[0])}: ${spec.name} takes only flags`);
-  if (spec.positionals && positionals.length < spec.positionals.min) problems.push(`needs at least ${spec.positionals.min} ${spec.positionals.value} argument(s), got ${positionals.length}`);
+  if (spec.positionals && positionals.length < spec.positionals.min)
+    problems.push(`needs at least ${spec.positionals.min} ${spec.positionals.value} argument(s), got ${positionals.length}`);
   if (problems.length > 0) throw new UsageError(problems);
   return { help: false, values: values as Values<F>, positionals };
 }
@@ -250,7 +255,8 @@ export function usageLine<F extends Flags>(spec: CommandSpec<F>): string {
   const parts: string[] = [];
   const grouped = new Set((spec.oneOf ?? []).flat());
   const shown = new Set<string>();
-  const form = (name: string, flag: Flag): string => (flag.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(flag)}${flag.type === 'list' && (flag.required || grouped.has(name)) ? '...' : ''}`);
+  const form = (name: string, flag: Flag): string =>
+    flag.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(flag)}${flag.type === 'list' && (flag.required || grouped.has(name)) ? '...' : ''}`;
   for (const [name, flag] of Object.entries(spec.flags)) {
     if (grouped.has(name)) {
       const group = spec.oneOf!.find((g) => g.includes(name))!;
@@ -291,7 +297,10 @@ function flagHelp(flag: Flag): string {
 
 /** The command's `--help`: what it does, its usage, every flag with its default, examples and exit codes. */
 export function helpText<F extends Flags>(spec: CommandSpec<F>): string {
-  const rows: [string, string][] = Object.entries(spec.flags).map(([name, flag]) => [`--${name}${flag.type === 'boolean' ? '' : ` ${placeholder(flag)}`}`, flagHelp(flag)]);
+  const rows: [string, string][] = Object.entries(spec.flags).map(([name, flag]) => [
+    `--${name}${flag.type === 'boolean' ? '' : ` ${placeholder(flag)}`}`,
+    flagHelp(flag),
+  ]);
   if (spec.positionals) rows.unshift([spec.positionals.value, spec.positionals.help]);
   rows.push(['-h, --help', 'print this help']);
   const column = Math.min(30, Math.max(...rows.map(([label]) => label.length)) + 2);
@@ -325,7 +334,11 @@ export interface ArgsIO {
  * Parses a command's arguments the way every command does: `--help` prints the help (exit 0); a problem prints each
  * problem, the usage line and where the help is (exit 2). Otherwise the values, for the command to run with.
  */
-export function readArgs<F extends Flags>(spec: CommandSpec<F>, argv: readonly string[], io: ArgsIO): { values: Values<F>; positionals: readonly string[] } | number {
+export function readArgs<F extends Flags>(
+  spec: CommandSpec<F>,
+  argv: readonly string[],
+  io: ArgsIO,
+): { values: Values<F>; positionals: readonly string[] } | number {
   try {
     const parsed = parseCommandArgs(spec, argv);
     if (!parsed.help) return parsed;
@@ -342,6 +355,8 @@ export function readArgs<F extends Flags>(spec: CommandSpec<F>, argv: readonly s
  * returns the usage exit code: for a command that checks a value further than its declaration can (`--shard i/n`).
  */
 export function usageProblems<F extends Flags>(spec: CommandSpec<F>, problems: readonly string[], io: ArgsIO): number {
-  io.stderr.write(`${problems.map((p) => `${PROGRAM} ${spec.name}: ${p}`).join('\n')}\nusage: ${usageLine(spec)}\n(${PROGRAM} ${spec.name} --help describes every flag)\n`);
+  io.stderr.write(
+    `${problems.map((p) => `${PROGRAM} ${spec.name}: ${p}`).join('\n')}\nusage: ${usageLine(spec)}\n(${PROGRAM} ${spec.name} --help describes every flag)\n`,
+  );
   return EXIT.usage;
 }

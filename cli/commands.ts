@@ -39,7 +39,11 @@ const workers = {
   default: '1',
   help: "worker threads that split a journal file's objects among them (auto: one per core); the output is byte for byte one worker's (docs/scaling.md)",
 } as const;
-const shard = { type: 'string', value: '<i/n>', help: 'analyse only the objects of shard i of n (0-based, by object hash), as one pod of an Indexed Job does (docs/scaling.md)' } as const;
+const shard = {
+  type: 'string',
+  value: '<i/n>',
+  help: 'analyse only the objects of shard i of n (0-based, by object hash), as one pod of an Indexed Job does (docs/scaling.md)',
+} as const;
 
 export const ANALYZE = {
   name: 'analyze',
@@ -86,9 +90,18 @@ export const REPORT = {
     logs,
     loop: { ...loop, with: 'logs' },
     container,
-    format: { type: 'choice', choices: ['html', 'markdown', 'json'], default: 'html', help: 'html: one self-contained file, charts inline; markdown: the same, for a review; json: the decisions as data (docs/decisions.schema.json)' },
+    format: {
+      type: 'choice',
+      choices: ['html', 'markdown', 'json'],
+      default: 'html',
+      help: 'html: one self-contained file, charts inline; markdown: the same, for a review; json: the decisions as data (docs/decisions.schema.json)',
+    },
     out: { type: 'string', value: '<file>', help: 'write the report to this file instead of stdout' },
-    thresholds: { type: 'string', value: '<file>', help: 'a YAML or JSON file of decision thresholds; those it names replace the defaults (docs/decisions.md)' },
+    thresholds: {
+      type: 'string',
+      value: '<file>',
+      help: 'a YAML or JSON file of decision thresholds; those it names replace the defaults (docs/decisions.md)',
+    },
     threshold: { type: 'list', value: '<name=value>', help: 'one threshold, applied after the file, e.g. --threshold minObjects=50' },
     workers,
     shard,
@@ -109,13 +122,21 @@ export const MERGE = {
   about:
     'Merges partial summaries of disjoint shards of one input, or of different inputs, made with the same model, and decides as report does: the merge of every shard of an input reads byte for byte as report over the whole input (docs/partial.md). --format partial writes the merged partial instead, to be merged again. A partial that cannot be read, two that overlap (a shard merged twice) or were made with different models stop the merge with the files named; shards missing from an input are named on stderr.',
   flags: {
-    format: { type: 'choice', choices: ['html', 'markdown', 'json', 'partial'], default: 'html', help: 'html, markdown or json as report writes them; partial: the merged partial summary' },
+    format: {
+      type: 'choice',
+      choices: ['html', 'markdown', 'json', 'partial'],
+      default: 'html',
+      help: 'html, markdown or json as report writes them; partial: the merged partial summary',
+    },
     out: REPORT.flags.out,
     thresholds: REPORT.flags.thresholds,
     threshold: REPORT.flags.threshold,
   },
   positionals: { value: '<partial.json>', help: 'the partial summaries to merge', min: 1 },
-  examples: ['reconcile-shadow merge part-0.json part-1.json part-2.json part-3.json --format markdown', 'reconcile-shadow merge part-*.json --format partial --out fleet.json'],
+  examples: [
+    'reconcile-shadow merge part-0.json part-1.json part-2.json part-3.json --format markdown',
+    'reconcile-shadow merge part-*.json --format partial --out fleet.json',
+  ],
   exitCodes: ['ok', 'failure', 'usage', 'invalidConfig', 'nothingAnalysed'],
 } as const satisfies CommandSpec<Flags>;
 
@@ -129,7 +150,12 @@ export const SIMULATE = {
     objects: { type: 'integer', value: '<n>', min: 1, default: 20, help: 'objects in the fleet' },
     duration: { type: 'duration', default: '24h', help: 'simulated time to cover' },
     seed: { type: 'integer', value: '<n>', default: 1, help: 'the random seed' },
-    observe: { type: 'choice', choices: ['sequential', 'phased', 'mixed'] satisfies ObserveMode[], default: 'sequential', help: 'which loop the simulated operator runs; mixed: part of the fleet on each' },
+    observe: {
+      type: 'choice',
+      choices: ['sequential', 'phased', 'mixed'] satisfies ObserveMode[],
+      default: 'sequential',
+      help: 'which loop the simulated operator runs; mixed: part of the fleet on each',
+    },
     out: { type: 'string', value: '<file>', help: 'write the journal to this file instead of stdout' },
   },
   examples: ['reconcile-shadow simulate --objects 20 --duration 24h --seed 7 --observe mixed > world.jsonl'],
@@ -164,13 +190,26 @@ export const RECREATIONS = {
     "Replays an observation journal through a HyperFleet adapter's lifecycle rules in shadow mode and prints every recreation found, finished or not (unfinished ones aged at the journal's last time), with the predicted unreconciled time under the blocking and the Sentinel flow (docs/recreations.md). With --dry-run-event instead of --journal it takes the adapter's own dry-run files (the event, the mock API responses, the discovered objects) and prints, per resource, what the adapter would do and why. A broken CEL expression in the task config is named with file:line:column and a caret.",
   flags: {
     'task-config': { type: 'string', value: '<file>', required: true, help: "the adapter's task config (AdapterTaskConfig YAML), as the adapter is given it" },
-    'adapter-config': { type: 'string', value: '<file>', help: "the adapter's deployment config (adapter-config.yaml): adapter name, config.*, the API base URL" },
+    'adapter-config': {
+      type: 'string',
+      value: '<file>',
+      help: "the adapter's deployment config (adapter-config.yaml): adapter name, config.*, the API base URL",
+    },
     proposals: { type: 'string', value: '<file>', help: 'proposed rules the adapter does not implement yet (lifecycle.recreate.when per resource)' },
     journal: { type: 'string', value: '<file|->', help: 'the observation journal: one observed object state per JSON line; - reads stdin' },
     'dry-run-event': { type: 'string', value: '<file>', help: "the adapter's dry-run CloudEvent (its data is event.*); instead of --journal" },
-    'dry-run-api-responses': { type: 'string', value: '<file>', help: 'the mock HyperFleet API responses of the adapter dry run (unmatched requests answer 200 {})' },
+    'dry-run-api-responses': {
+      type: 'string',
+      value: '<file>',
+      help: 'the mock HyperFleet API responses of the adapter dry run (unmatched requests answer 200 {})',
+    },
     'dry-run-discovery': { type: 'string', value: '<file>', help: 'the objects present before the event (the dry run discovery overrides)' },
-    format: { type: 'choice', choices: ['table', 'json', 'jsonl'], default: 'table', help: 'table for a terminal, json with the summary, jsonl: one row per recreation (per resource with --dry-run-event)' },
+    format: {
+      type: 'choice',
+      choices: ['table', 'json', 'jsonl'],
+      default: 'table',
+      help: 'table for a terminal, json with the summary, jsonl: one row per recreation (per resource with --dry-run-event)',
+    },
     'stuck-threshold': { type: 'duration', default: '10m', help: 'an unfinished recreation older than this counts as stuck' },
     'sentinel-interval': { type: 'duration', default: '10s', help: 'the Sentinel event interval, for the predicted non-blocking flow' },
     strict: { type: 'boolean', help: 'exit 4 when any journal line was rejected' },

@@ -7,5 +7,7 @@ import type { CommandIO } from './io.js';
 
 /** The operator's container, or the usage exit code once the problem is printed as readArgs prints one. */
 export function readContainer<F extends Flags>(spec: CommandSpec<F>, text: string, io: CommandIO): OperatorContainer | number {
-  return parseOperatorContainer(text) ?? usageProblems(spec, [`--container ${JSON.stringify(text)}: expected <namespace>/<container>, e.g. hypershift/operator`], io);
+  return (
+    parseOperatorContainer(text) ?? usageProblems(spec, [`--container ${JSON.stringify(text)}: expected <namespace>/<container>, e.g. hypershift/operator`], io)
+  );
 }

@@ -10,7 +10,14 @@ import { createReadStream, statSync } from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
 import type { LogSourceStats, ObservedLoop } from '../collector/logs/assembler.js';
-import { decompressed, findOperatorLogs, HYPERSHIFT_OPERATOR_CONTAINER, inputName, type OperatorContainer, type SkippedFile } from '../collector/logs/inputs.js';
+import {
+  decompressed,
+  findOperatorLogs,
+  HYPERSHIFT_OPERATOR_CONTAINER,
+  inputName,
+  type OperatorContainer,
+  type SkippedFile,
+} from '../collector/logs/inputs.js';
 import type { NamedStream } from '../collector/logs/types.js';
 import type { RecordSink, SourceInputReport } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
@@ -47,10 +54,15 @@ async function resolveInputs(paths: readonly string[], container: OperatorContai
       continue;
     }
     const found = await findOperatorLogs(path, container);
-    io.stderr.write(`logs: ${path}: ${found.read.length} log(s) of ${container.namespace}/*/${container.container} to read, ${found.skipped.length} other log(s) skipped, ${found.otherFiles} other file(s)\n`);
+    io.stderr.write(
+      `logs: ${path}: ${found.read.length} log(s) of ${container.namespace}/*/${container.container} to read, ${found.skipped.length} other log(s) skipped, ${found.otherFiles} other file(s)\n`,
+    );
     for (const f of found.read) io.stderr.write(`logs: read ${f.path} (pod ${f.pod}, ${f.instance} container)\n`);
     for (const f of found.skipped) io.stderr.write(`logs: skipped ${f.path}: ${f.why}\n`);
-    if (found.read.length === 0) throw new Error(`${path}: no log of the operator's container in it (looked for namespaces/${container.namespace}/pods/<pod>/${container.container}/${container.container}/logs/{current,previous}.log, as a must-gather keeps them)`);
+    if (found.read.length === 0)
+      throw new Error(
+        `${path}: no log of the operator's container in it (looked for namespaces/${container.namespace}/pods/<pod>/${container.container}/${container.container}/logs/{current,previous}.log, as a must-gather keeps them)`,
+      );
     read.push(...found.read.map((f) => f.path));
     skipped.push(...found.skipped);
   }
@@ -86,7 +98,9 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
           const tenth = total === undefined || total < PROGRESS_MIN_BYTES ? 0 : Math.floor((bytesRead / total) * 10);
           if (tenth > shown) {
             shown = tenth;
-            io.stderr.write(`logs: ${name}: ${tenth * 10}% (${mib(bytesRead)} of ${mib(total!)} MiB, ${source.stats.lines} lines, ${source.stats.attempts} attempts)\n`);
+            io.stderr.write(
+              `logs: ${name}: ${tenth * 10}% (${mib(bytesRead)} of ${mib(total!)} MiB, ${source.stats.lines} lines, ${source.stats.attempts} attempts)\n`,
+            );
           }
           done(null, chunk);
         },
@@ -150,14 +164,23 @@ function overlaps(spans: ReadonlyMap<string, { from: number; until: number; from
   // the file whose attempts reach latest among those before
   let [before, a] = files[0] ?? ['', { from: 0, until: -Infinity, fromText: '', untilText: '' }];
   for (const [after, b] of files.slice(1)) {
-    if (b.from < a.until) out.push(`${before} and ${after} both have attempts between ${b.fromText} and ${a.until < b.until ? a.untilText : b.untilText}: one operator's replicas take turns (leader election), so these may be two operators' logs; their attempts are read interleaved by time`);
+    if (b.from < a.until)
+      out.push(
+        `${before} and ${after} both have attempts between ${b.fromText} and ${a.until < b.until ? a.untilText : b.untilText}: one operator's replicas take turns (leader election), so these may be two operators' logs; their attempts are read interleaved by time`,
+      );
     if (b.until > a.until) [before, a] = [after, b];
   }
   return out;
 }
 
 /** The report's logs source, naming the files read and skipped when there were several or any was skipped. */
-function withFiles(report: SourceInputReport, read: readonly string[], perFile: ReadonlyMap<string, number>, skipped: readonly SkippedFile[], overlapping: readonly string[]): SourceInputReport {
+function withFiles(
+  report: SourceInputReport,
+  read: readonly string[],
+  perFile: ReadonlyMap<string, number>,
+  skipped: readonly SkippedFile[],
+  overlapping: readonly string[],
+): SourceInputReport {
   if (read.length === 1 && skipped.length === 0) return report;
   const files = [
     `Read ${read.length} file(s), merged by time, each one operator process (only the leader replica reconciles): ${read.map((f) => `${f} (${perFile.get(f) ?? 0} attempts)`).join(', ')}.`,

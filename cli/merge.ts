@@ -47,7 +47,9 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
   for (const input of merged!.inputs) {
     if (isComplete(input.shards)) continue;
     const missing = Array.from({ length: input.shards.count }, (_, i) => i).filter((i) => !input.shards.indices.includes(i));
-    io.stderr.write(`${input.kind} ${input.name}: shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${input.shards.count} not merged: the report covers part of its objects\n`);
+    io.stderr.write(
+      `${input.kind} ${input.name}: shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${input.shards.count} not merged: the report covers part of its objects\n`,
+    );
   }
   if (format !== 'partial') {
     if (merged!.controllers.some((c) => !c.evidence)) {

@@ -17,7 +17,9 @@ export function nothingAnalysed(report: ShadowReport, input: string): string | u
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
     .map(([reason, n]) => `${reason} ${count(n)}`)
     .join(', ');
-  const modelHint = Object.keys(rejectedByReason).every((r) => r === 'unknown_operation' || r === 'unknown_controller') ? ': is --model the model of this operator?' : '';
+  const modelHint = Object.keys(rejectedByReason).every((r) => r === 'unknown_operation' || r === 'unknown_controller')
+    ? ': is --model the model of this operator?'
+    : '';
   if (received > 0 && rejected >= received) return `nothing analysed: all ${count(received)} lines of ${name} were rejected (${reasons})${modelHint}`;
   return `nothing analysed: no line of ${name} became an attempt${rejected > 0 ? ` (${count(rejected)} rejected: ${reasons})` : ''}`;
 }

@@ -8,7 +8,16 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { CelRuntime } from '../analyzer/recreations/cel.js';
 import { trackerOptions } from '../analyzer/recreations/config.js';
-import { contractRow, detailedRow, renderTable, sortEntries, summarize, unfinishedEntries, UnreconciledSummary, type RecreationEntry } from '../analyzer/recreations/report.js';
+import {
+  contractRow,
+  detailedRow,
+  renderTable,
+  sortEntries,
+  summarize,
+  unfinishedEntries,
+  UnreconciledSummary,
+  type RecreationEntry,
+} from '../analyzer/recreations/report.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../analyzer/recreations/shadow.js';
 import { loadAdapterConfigFile, loadShadowedTaskConfig } from '../sidecar/files.js';
@@ -32,7 +41,8 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
     io.stderr.write(`${problem}\n`);
     return EXIT.usage;
   };
-  if ((journal === undefined) === (dryRunEvent === undefined)) return usage('give either --journal <file|-> (replay observations) or --dry-run-event <file> (the adapter dry-run inputs)');
+  if ((journal === undefined) === (dryRunEvent === undefined))
+    return usage('give either --journal <file|-> (replay observations) or --dry-run-event <file> (the adapter dry-run inputs)');
   if (journal !== undefined && (args.values['dry-run-api-responses'] !== undefined || args.values['dry-run-discovery'] !== undefined)) {
     return usage('--dry-run-api-responses and --dry-run-discovery go with --dry-run-event, not --journal');
   }
@@ -53,7 +63,10 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
   if (dryRunEvent !== undefined) return dryRun(compiled, dryRunEvent, args.values['dry-run-api-responses'], args.values['dry-run-discovery'], format, io);
   if (journal === undefined) return EXIT.usage;
 
-  const options = trackerOptions({ sentinelIntervalSeconds: args.values['sentinel-interval'] / 1000, stuckThresholdsMs: { default: args.values['stuck-threshold'] } });
+  const options = trackerOptions({
+    sentinelIntervalSeconds: args.values['sentinel-interval'] / 1000,
+    stuckThresholdsMs: { default: args.values['stuck-threshold'] },
+  });
   const entries: RecreationEntry[] = [];
   const unreconciled = new UnreconciledSummary();
   const rejections = new RejectionEcho(io.stderr);
@@ -73,7 +86,8 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
         observed++;
         shadow.observe(parsed.observation);
       },
-      tooLong: (lineNo, bytes) => shadow.reject({ source: 'journal', reason: 'line_too_long', where: `${journal}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` }),
+      tooLong: (lineNo, bytes) =>
+        shadow.reject({ source: 'journal', reason: 'line_too_long', where: `${journal}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` }),
     });
   } catch (e) {
     io.stderr.write(`${journal}: cannot read: ${(e as Error).message}\n`);
@@ -95,14 +109,25 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
   rejections.finish('rejected lines');
   if (observed === 0) {
     const name = journal === '-' ? 'stdin' : journal;
-    io.stderr.write(rejections.count === 0 ? `nothing analysed: ${name} holds no observation\n` : `nothing analysed: all ${rejections.count} lines of ${name} were rejected\n`);
+    io.stderr.write(
+      rejections.count === 0
+        ? `nothing analysed: ${name} holds no observation\n`
+        : `nothing analysed: all ${rejections.count} lines of ${name} were rejected\n`,
+    );
     return EXIT.nothingAnalysed;
   }
   return strict && rejections.count > 0 ? EXIT.rejectedInput : EXIT.ok;
 }
 
 /** One adapter event from the adapter's own dry-run files, decided without acting; the clock is the event's `time`. */
-function dryRun(compiled: CompiledTaskConfig, eventFile: string, apiFile: string | undefined, discoveryFile: string | undefined, format: string, io: CommandIO): number {
+function dryRun(
+  compiled: CompiledTaskConfig,
+  eventFile: string,
+  apiFile: string | undefined,
+  discoveryFile: string | undefined,
+  format: string,
+  io: CommandIO,
+): number {
   let inputs;
   try {
     const read = (f: string): string => readFileSync(f, 'utf8');

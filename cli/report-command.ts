@@ -52,7 +52,11 @@ function thresholdValues(text: string, where: string, warn: (line: string) => vo
  * The thresholds: defaults, then a file's (YAML or JSON), then each `--threshold name=value` in order. Flags are
  * read as lines of one YAML text, so a problem names the flag by its position: `--threshold:2 minObjects: ...`.
  */
-export async function loadThresholds(path: string | undefined, flags: readonly string[] = [], warn: (line: string) => void = () => undefined): Promise<DecisionThresholds> {
+export async function loadThresholds(
+  path: string | undefined,
+  flags: readonly string[] = [],
+  warn: (line: string) => void = () => undefined,
+): Promise<DecisionThresholds> {
   let fromFile: Partial<DecisionThresholds> = {};
   if (path !== undefined) {
     let text: string;
@@ -102,7 +106,10 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   const input = { kind, file, logs, loop, container };
   let decided;
   try {
-    decided = split.workers > 1 || split.shard ? await decideInShards(model, input, split.shard ?? WHOLE, split.workers, thresholds, io) : await decide(model, input, thresholds, io);
+    decided =
+      split.workers > 1 || split.shard
+        ? await decideInShards(model, input, split.shard ?? WHOLE, split.workers, thresholds, io)
+        : await decide(model, input, thresholds, io);
   } catch (e) {
     io.stderr.write(`cannot read ${kind} ${file}: ${(e as Error).message}\n`);
     return EXIT.failure;
@@ -124,7 +131,12 @@ interface InputValues {
 }
 
 /** One analysis in this thread, rejections echoed as they come: the decisions, or why nothing was analysed. Throws when the input cannot be read. */
-async function decide(model: ReconcileModel, { kind, file, logs, loop, container }: InputValues, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
+async function decide(
+  model: ReconcileModel,
+  { kind, file, logs, loop, container }: InputValues,
+  thresholds: DecisionThresholds,
+  io: CommandIO,
+): Promise<DecisionReport | string> {
   const analyzer = new ShadowAnalyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
@@ -141,7 +153,14 @@ async function decide(model: ReconcileModel, { kind, file, logs, loop, container
 }
 
 /** `--workers`, `--shard`: the input analysed in shards (cli/sharded.ts), decided as one run. */
-async function decideInShards(model: ReconcileModel, { kind, file, logs, loop, container }: InputValues, shard: Shard, workers: number, thresholds: DecisionThresholds, io: CommandIO): Promise<DecisionReport | string> {
+async function decideInShards(
+  model: ReconcileModel,
+  { kind, file, logs, loop, container }: InputValues,
+  shard: Shard,
+  workers: number,
+  thresholds: DecisionThresholds,
+  io: CommandIO,
+): Promise<DecisionReport | string> {
   const input = kind === 'log' ? ({ kind: 'logs', files: logs, loop, container } as const) : ({ kind: 'journal', file } as const);
   const { partial, echoed } = await analyzeSharded({ model, input, evidence: true }, shard, workers, io);
   echoRejections(io, echoed, partial.input.rejected);

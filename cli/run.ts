@@ -32,7 +32,10 @@ function firstSignal(): Promise<string> {
 /** What arrived and what became of it, logged at exit so received = analyzed + dropped can be checked after the fact. */
 function finalAccount(r: ShadowReport): Record<string, unknown> {
   const attempts = r.controllers.reduce((n, c) => n + c.attempts.total, 0);
-  const operations = r.controllers.reduce((n, c) => n + c.operations.reduce((m, o) => m + o.outcomes.ok + o.outcomes.error + o.outcomes.stop + o.outcomes.skip, 0), 0);
+  const operations = r.controllers.reduce(
+    (n, c) => n + c.operations.reduce((m, o) => m + o.outcomes.ok + o.outcomes.error + o.outcomes.stop + o.outcomes.skip, 0),
+    0,
+  );
   return { received: r.input.received, rejectedByReason: r.input.rejectedByReason, attempts, operations };
 }
 
@@ -70,7 +73,9 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
     return EXIT.failure;
   }
   const base = baseUrl(sidecar.metricsAddress);
-  const report = sidecar.reportAddress ? `${baseUrl(sidecar.reportAddress)}/report` : 'not served on a public listener (set listen.report or report.bearerTokenFile)';
+  const report = sidecar.reportAddress
+    ? `${baseUrl(sidecar.reportAddress)}/report`
+    : 'not served on a public listener (set listen.report or report.bearerTokenFile)';
   log(`reconcile-shadow ${values.config ? `running ${values.config}` : 'running the embedded default (a simulated HyperShift fleet)'}`);
   log(`  metrics ${base}/metrics · health ${base}/healthz, ${base}/readyz · report ${report}`);
   for (const source of sidecar.sources) log(`  source: ${source.kind}`);

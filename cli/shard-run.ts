@@ -61,7 +61,10 @@ export class ShardAnalysis {
     if (this.evidence) this.analyzer.listen(this.evidence);
     this.sampler = new RejectionSampler(file, () => this.position());
     this.analyzer.listen(this.sampler);
-    this.analyzer.listen({ reject: (r) => void (this.echoed.length < MAX_REJECTIONS_PRINTED && this.echoed.push({ position: this.position(), line: `${r.where}: ${r.reason}: ${r.message}` })) });
+    this.analyzer.listen({
+      reject: (r) =>
+        void (this.echoed.length < MAX_REJECTIONS_PRINTED && this.echoed.push({ position: this.position(), line: `${r.where}: ${r.reason}: ${r.message}` })),
+    });
   }
 
   outcome(input: InputPart): ShardOutcome {

@@ -7,7 +7,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { encodePartial } from '../analyzer/partial/format.js';
 import { runShard, type EchoedRejection, type ShardSpec } from './shard-run.js';
 
-export type WorkerReply = { readonly ok: true; readonly partial: string; readonly echoed: readonly EchoedRejection[]; readonly stderr: string } | { readonly ok: false; readonly error: string; readonly stderr: string };
+export type WorkerReply =
+  | { readonly ok: true; readonly partial: string; readonly echoed: readonly EchoedRejection[]; readonly stderr: string }
+  | { readonly ok: false; readonly error: string; readonly stderr: string };
 
 let stderr = '';
 const io = {

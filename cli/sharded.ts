@@ -39,7 +39,10 @@ export interface SplitOptions {
  * `--workers` and `--shard` of a command reading `--journal` or `--logs`; `unsplittable` says why the command's output
  * cannot be split, if so. Throws a usage message.
  */
-export function splitOptions(values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: readonly string[] | undefined }, unsplittable?: string): SplitOptions {
+export function splitOptions(
+  values: { workers: string; shard?: string | undefined; journal?: string | undefined; logs?: readonly string[] | undefined },
+  unsplittable?: string,
+): SplitOptions {
   const why =
     unsplittable ??
     (values.logs !== undefined && values.logs.length > 0
@@ -66,7 +69,6 @@ export function readSplit<F extends Flags>(
     return usageProblems(spec, [e.message], io);
   }
 }
-
 
 /**
  * Analyses `shard` of the input in `workers` parts: this thread takes the first part, a worker thread each other one

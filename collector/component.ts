@@ -102,7 +102,8 @@ export interface SourceComponent<F extends Field = Field, C = ConfigOf<F>> {
  * models configured it must be named.
  */
 export function checkModelName(name: string | undefined, models: readonly ReconcileModel[], fail: Fail): void {
-  if (name !== undefined && !models.some((m) => m.name === name)) fail(['model'], `"${name}" is not one of the configured models (${models.map((m) => m.name).join(', ')})`);
+  if (name !== undefined && !models.some((m) => m.name === name))
+    fail(['model'], `"${name}" is not one of the configured models (${models.map((m) => m.name).join(', ')})`);
   if (name === undefined && models.length > 1) fail(['model'], 'required when more than one model is configured');
 }
 

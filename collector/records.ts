@@ -155,7 +155,15 @@ export interface SourceInputReport {
   /** Error messages no reading placed on one operation, first seen first, bounded. */
   readonly unmappedSample?: {
     readonly total: number;
-    readonly distinct: readonly { readonly message: string; readonly why: string; readonly detail: string; readonly where: string; readonly time: string; readonly object: string; readonly count: number }[];
+    readonly distinct: readonly {
+      readonly message: string;
+      readonly why: string;
+      readonly detail: string;
+      readonly where: string;
+      readonly time: string;
+      readonly object: string;
+      readonly count: number;
+    }[];
     readonly truncated: boolean;
   };
   /** Statements a reader of the counts must know, e.g. that counts from sampled periods are lower bounds. */

@@ -5,7 +5,20 @@
  */
 import { DashboardBuilder, RowBuilder, type Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { AlertOptions } from '../alerts/options.js';
-import { dashboardLinks, datasourceVariable, labelVariable, numberPanels, query, SIDECARS, sidecarVariables, stacked, table, TAGS, timeseries, withThresholdLines } from './panels.js';
+import {
+  dashboardLinks,
+  datasourceVariable,
+  labelVariable,
+  numberPanels,
+  query,
+  SIDECARS,
+  sidecarVariables,
+  stacked,
+  table,
+  TAGS,
+  timeseries,
+  withThresholdLines,
+} from './panels.js';
 
 export const OVERVIEW_UID = 'reconcile-shadow-overview';
 

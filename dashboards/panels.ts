@@ -5,8 +5,28 @@
  * `$namespace`, `$job` and `$instance` variables name: one sidecar runs beside each operator replica, so a panel can
  * show one of them, some, or all.
  */
-import { LegendDisplayMode, LegendPlacement, GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode, StackingConfigBuilder, StackingMode, TableSortByFieldStateBuilder, VizLegendOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
-import { DashboardLinkBuilder, DashboardLinkType, DatasourceVariableBuilder, type Dashboard, QueryVariableBuilder, ThresholdsConfigBuilder, ThresholdsMode, VariableRefresh, VariableSort, type DataSourceRef } from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  LegendDisplayMode,
+  LegendPlacement,
+  GraphThresholdsStyleConfigBuilder,
+  GraphThresholdsStyleMode,
+  StackingConfigBuilder,
+  StackingMode,
+  TableSortByFieldStateBuilder,
+  VizLegendOptionsBuilder,
+} from '@grafana/grafana-foundation-sdk/common';
+import {
+  DashboardLinkBuilder,
+  DashboardLinkType,
+  DatasourceVariableBuilder,
+  type Dashboard,
+  QueryVariableBuilder,
+  ThresholdsConfigBuilder,
+  ThresholdsMode,
+  VariableRefresh,
+  VariableSort,
+  type DataSourceRef,
+} from '@grafana/grafana-foundation-sdk/dashboard';
 import { PanelBuilder as HeatmapPanelBuilder, YAxisConfigBuilder } from '@grafana/grafana-foundation-sdk/heatmap';
 import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as StatPanelBuilder } from '@grafana/grafana-foundation-sdk/stat';
@@ -56,7 +76,12 @@ export function labelVariable(name: string, label: string, series: string): Quer
 
 /** Links to the other reconcile-shadow dashboards, keeping time range and variables. */
 export function dashboardLinks(): DashboardLinkBuilder {
-  return new DashboardLinkBuilder('Reconcile shadow').type(DashboardLinkType.Dashboards).tags(['reconcile-shadow']).asDropdown(true).keepTime(true).includeVars(true);
+  return new DashboardLinkBuilder('Reconcile shadow')
+    .type(DashboardLinkType.Dashboards)
+    .tags(['reconcile-shadow'])
+    .asDropdown(true)
+    .keepTime(true)
+    .includeVars(true);
 }
 
 export function query(expr: string, legend: string): DataqueryBuilder {
@@ -81,7 +106,9 @@ export function timeseries(title: string, description: string, unit: string, siz
     .min(0)
     .span(size.span)
     .height(size.height ?? 8)
-    .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.Table).placement(LegendPlacement.Bottom).calcs(['lastNotNull', 'max']));
+    .legend(
+      new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.Table).placement(LegendPlacement.Bottom).calcs(['lastNotNull', 'max']),
+    );
   for (const t of targets) panel.withTarget(t);
   return panel;
 }
@@ -93,14 +120,24 @@ export function stacked(panel: TimeseriesPanelBuilder): TimeseriesPanelBuilder {
 /** Dashed threshold lines on a time series panel, each `[value, colour]`, below the first one green. */
 export function withThresholdLines(panel: TimeseriesPanelBuilder, lines: readonly (readonly [number, string])[]): TimeseriesPanelBuilder {
   const steps = [{ value: null, color: 'green' }, ...lines.map(([value, color]) => ({ value, color }))];
-  return panel.thresholds(new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps(steps)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Dashed));
+  return panel
+    .thresholds(new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps(steps))
+    .thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Dashed));
 }
 
 /**
  * A table of one instant query: one row per label set, the value column renamed and sorted descending.
  * `columns` are the labels the query aggregates by, in display order; the Time column is hidden.
  */
-export function table(title: string, description: string, unit: string, size: Size, expr: string, columns: readonly string[], valueName: string): TablePanelBuilder {
+export function table(
+  title: string,
+  description: string,
+  unit: string,
+  size: Size,
+  expr: string,
+  columns: readonly string[],
+  valueName: string,
+): TablePanelBuilder {
   const indexByName = Object.fromEntries([...columns, 'Value'].map((c, i) => [c, i]));
   return new TablePanelBuilder()
     .title(title)

@@ -6,7 +6,23 @@
 import { DashboardBuilder, RowBuilder, type Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { AlertOptions } from '../alerts/options.js';
 import { DURATION_PHASES } from '../analyzer/recreations/tracker.js';
-import { dashboardLinks, datasourceVariable, heatmap, labelVariable, numberPanels, query, SIDECARS, SIDECARS_BY_TARGET, sidecarVariables, stacked, stat, table, TAGS, timeseries, withThresholdLines } from './panels.js';
+import {
+  dashboardLinks,
+  datasourceVariable,
+  heatmap,
+  labelVariable,
+  numberPanels,
+  query,
+  SIDECARS,
+  SIDECARS_BY_TARGET,
+  sidecarVariables,
+  stacked,
+  stat,
+  table,
+  TAGS,
+  timeseries,
+  withThresholdLines,
+} from './panels.js';
 
 export const RECREATIONS_UID = 'reconcile-shadow-recreations';
 
@@ -107,8 +123,14 @@ export function recreationsDashboard(alerts: AlertOptions): Dashboard {
         'Per recreation, how long the resource stays unreconciled under today’s blocking flow (recreate_on_change) and under the designed sentinel flow (delete, then create on the next Sentinel event). p50 and p95 over the last hour.',
         's',
         { span: 12 },
-        query(`histogram_quantile(0.5, sum by (le, flow) (rate(reconcile_shadow_recreation_predicted_unreconciled_seconds_bucket{${K}}${QUANTILE_WINDOW})))`, 'p50 {{flow}}'),
-        query(`histogram_quantile(0.95, sum by (le, flow) (rate(reconcile_shadow_recreation_predicted_unreconciled_seconds_bucket{${K}}${QUANTILE_WINDOW})))`, 'p95 {{flow}}'),
+        query(
+          `histogram_quantile(0.5, sum by (le, flow) (rate(reconcile_shadow_recreation_predicted_unreconciled_seconds_bucket{${K}}${QUANTILE_WINDOW})))`,
+          'p50 {{flow}}',
+        ),
+        query(
+          `histogram_quantile(0.95, sum by (le, flow) (rate(reconcile_shadow_recreation_predicted_unreconciled_seconds_bucket{${K}}${QUANTILE_WINDOW})))`,
+          'p95 {{flow}}',
+        ),
       ),
     )
     .withPanel(

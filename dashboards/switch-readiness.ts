@@ -4,7 +4,20 @@
  * evidence covers. It reads the fleet component's series only; a sidecar of one operator has none of them.
  */
 import { DashboardBuilder, RowBuilder, type Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { dashboardLinks, datasourceVariable, labelVariable, numberPanels, query, SIDECARS, sidecarVariables, stacked, stat, table, TAGS, timeseries } from './panels.js';
+import {
+  dashboardLinks,
+  datasourceVariable,
+  labelVariable,
+  numberPanels,
+  query,
+  SIDECARS,
+  sidecarVariables,
+  stacked,
+  stat,
+  table,
+  TAGS,
+  timeseries,
+} from './panels.js';
 
 export const SWITCH_READINESS_UID = 'reconcile-shadow-switch-readiness';
 
@@ -66,7 +79,10 @@ export function switchReadinessDashboard(): Dashboard {
         'For each operation the comparison finds worse under the phased loop: the share of its runs that fail, per loop, over the peers.',
         'percentunit',
         { span: 12 },
-        query(`max by (operation, loop) (reconcile_shadow_loop_failure_ratio{${C}}) and on (operation) (max by (operation) (reconcile_shadow_loop_comparison{${C},finding="worse-under-phased"}) == 1)`, '{{operation}} {{loop}}'),
+        query(
+          `max by (operation, loop) (reconcile_shadow_loop_failure_ratio{${C}}) and on (operation) (max by (operation) (reconcile_shadow_loop_comparison{${C},finding="worse-under-phased"}) == 1)`,
+          '{{operation}} {{loop}}',
+        ),
       ),
     )
     .withPanel(
@@ -95,7 +111,7 @@ export function switchReadinessDashboard(): Dashboard {
       stacked(
         timeseries(
           'Peers by state',
-          "The sidecars the verdict covers (read; failing: its last partial still counted) and those it does not (missing).",
+          'The sidecars the verdict covers (read; failing: its last partial still counted) and those it does not (missing).',
           'short',
           { span: 12 },
           query(`max by (state) (reconcile_shadow_fleet_peers{${SIDECARS}})`, '{{state}}'),
@@ -103,7 +119,13 @@ export function switchReadinessDashboard(): Dashboard {
       ),
     )
     .withPanel(
-      stat('Peers missing', 'Peers whose evidence has left the verdict (ReconcileShadowFleetPeerMissing).', 'short', { span: 4 }, query(`count(max by (peer) (reconcile_shadow_fleet_peer_up{${SIDECARS}}) == 0) or vector(0)`, 'missing')),
+      stat(
+        'Peers missing',
+        'Peers whose evidence has left the verdict (ReconcileShadowFleetPeerMissing).',
+        'short',
+        { span: 4 },
+        query(`count(max by (peer) (reconcile_shadow_fleet_peer_up{${SIDECARS}}) == 0) or vector(0)`, 'missing'),
+      ),
     )
     .withPanel(
       timeseries(

@@ -117,7 +117,13 @@ export interface Address {
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type Deprecated = { readonly kind: 'renamed' | 'removed' };
 /** A field whose value is always there once validated: required, defaulted, or an object that is `present`. */
-type AlwaysThere<F> = F extends { readonly required: true } ? true : F extends { readonly default: unknown } ? true : F extends { readonly present: true } ? true : false;
+type AlwaysThere<F> = F extends { readonly required: true }
+  ? true
+  : F extends { readonly default: unknown }
+    ? true
+    : F extends { readonly present: true }
+      ? true
+      : false;
 type InferFields<Fs> = Simplify<
   { readonly [K in keyof Fs as Fs[K] extends Deprecated ? never : AlwaysThere<Fs[K]> extends true ? K : never]: Infer<Fs[K]> } & {
     readonly [K in keyof Fs as Fs[K] extends Deprecated ? never : AlwaysThere<Fs[K]> extends true ? never : K]?: Infer<Fs[K]>;
@@ -160,7 +166,12 @@ export function parseAddress(text: string): Address | undefined {
 
 /** Milliseconds as the shortest exact duration text: `90s`, `5m`, `1500ms`. */
 export function durationText(ms: number): string {
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms > 0 && ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms > 0 && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
 
@@ -232,7 +243,8 @@ function check(src: YamlSource, path: FieldPath, value: unknown, field: Field): 
       if (typeof value === 'string' && field.values.includes(value)) return value;
       return src.fail(path, `must be one of ${field.values.join(' | ')}, got ${JSON.stringify(value)}`);
     case 'list':
-      if (!Array.isArray(value) || (field.nonEmpty && value.length === 0)) return src.fail(path, field.nonEmpty ? 'must be a non-empty list' : 'must be a list');
+      if (!Array.isArray(value) || (field.nonEmpty && value.length === 0))
+        return src.fail(path, field.nonEmpty ? 'must be a non-empty list' : 'must be a list');
       return value.map((item, i) => check(src, [...path, i], item, field.of));
     case 'map':
       if (!isRecord(value)) return src.fail(path, 'must be a mapping');
@@ -320,7 +332,15 @@ export function describe(field: Field, key = ''): KeyDescription[] {
     const entries = Object.entries(field.fields);
     for (const [name, sub] of entries) rows.push(...describe(sub, child(name)));
     for (const [name, sub] of entries) {
-      if (sub.kind === 'renamed') rows.push({ key: child(name), type: '', default: '', required: false, doc: '', deprecated: `renamed ${child(sub.to)}${sub.unit ? ` (a bare number is ${sub.unit === 'ms' ? 'milliseconds' : 'seconds'})` : ''}` });
+      if (sub.kind === 'renamed')
+        rows.push({
+          key: child(name),
+          type: '',
+          default: '',
+          required: false,
+          doc: '',
+          deprecated: `renamed ${child(sub.to)}${sub.unit ? ` (a bare number is ${sub.unit === 'ms' ? 'milliseconds' : 'seconds'})` : ''}`,
+        });
       if (sub.kind === 'removed') rows.push({ key: child(name), type: '', default: '', required: false, doc: '', deprecated: `no longer used: ${sub.why}` });
     }
   }

@@ -16,7 +16,13 @@ const VERSION = /^\d+\.\d+$/;
 export type ParseOperation = (c: YamlSource, at: FieldPath, item: unknown, seen: Set<string>) => ModelOperation | undefined;
 
 /** Parses and checks `spec.builds`; each build's derived model is checked like the model itself. */
-export function parseBuilds(c: YamlSource, value: unknown, operations: readonly ModelOperation[], phased: readonly PhasedStep[], parseOperation: ParseOperation): ModelBuild[] {
+export function parseBuilds(
+  c: YamlSource,
+  value: unknown,
+  operations: readonly ModelOperation[],
+  phased: readonly PhasedStep[],
+  parseOperation: ParseOperation,
+): ModelBuild[] {
   const path = ['spec', 'builds'];
   if (!Array.isArray(value)) {
     c.fail(path, 'must be a list of builds ({name, commit, versions, ...})');
@@ -67,10 +73,12 @@ export function parseBuilds(c: YamlSource, value: unknown, operations: readonly 
           if (!isRecord(a)) return c.fail(here, 'must be a mapping {after, operation}');
           checkKeys(c, here, a, ['after', 'operation']);
           const after = checkValue(c, [...here, 'after'], a.after, { kind: 'string', required: true });
-          if (after !== undefined && !byName.has(after) && !add.some((x) => x.operation.name === after)) c.fail([...here, 'after'], `unknown operation "${after}"`);
+          if (after !== undefined && !byName.has(after) && !add.some((x) => x.operation.name === after))
+            c.fail([...here, 'after'], `unknown operation "${after}"`);
           const operation = parseOperation(c, [...here, 'operation'], a.operation, seen);
           // The phased loop is the model's: an operation only a build has runs in its sequential loop.
-          if (operation !== undefined && operation.only !== 'sequential') c.fail([...here, 'operation', 'only'], 'an operation a build adds must be only: sequential (the phased loop is the model\'s)');
+          if (operation !== undefined && operation.only !== 'sequential')
+            c.fail([...here, 'operation', 'only'], "an operation a build adds must be only: sequential (the phased loop is the model's)");
           if (after !== undefined && operation !== undefined) add.push({ after, operation });
         });
       }
@@ -118,12 +126,14 @@ function parseFormatChanges(c: YamlSource, at: FieldPath, value: unknown, byName
     if (!known) return c.fail([...here, 'op'], `unknown operation "${op}"`);
     checkKeys(c, here, item, ['op', 'remove', 'add', 'format', 'only']);
     const modes = [item.remove, item.add, item.format].filter((v) => v !== undefined).length;
-    if (modes !== 1) return c.fail(here, 'needs exactly one of remove (a format of the operation), add (a new format) and format (one the build has in one loop only)');
+    if (modes !== 1)
+      return c.fail(here, 'needs exactly one of remove (a format of the operation), add (a new format) and format (one the build has in one loop only)');
     if (item.format !== undefined) {
       const format = checkValue(c, [...here, 'format'], item.format, { kind: 'string', required: true });
       const loop = checkValue(c, [...here, 'only'], item.only, { kind: 'enum', values: LOOP_KINDS, required: true });
       if (format === undefined || loop === undefined) return;
-      if (!known.errors.some((f) => f.format === format && f.only === undefined)) return c.fail([...here, 'format'], `operation "${op}" has no format "${format}" in both loops`);
+      if (!known.errors.some((f) => f.format === format && f.only === undefined))
+        return c.fail([...here, 'format'], `operation "${op}" has no format "${format}" in both loops`);
       out.push({ op, format, only: loop });
       return;
     }
@@ -139,7 +149,8 @@ function parseFormatChanges(c: YamlSource, at: FieldPath, value: unknown, byName
     const format = checkValue(c, [...here, 'add'], item.add, { kind: 'string', required: true });
     if (format === undefined) return;
     const removed = value.some((other: unknown) => isRecord(other) && other.op === op && other.remove === format);
-    if (known.errors.some((f) => f.format === format) && !removed) return c.fail([...here, 'add'], `operation "${op}" already has format "${format}" (remove it first to change its only)`);
+    if (known.errors.some((f) => f.format === format) && !removed)
+      return c.fail([...here, 'add'], `operation "${op}" already has format "${format}" (remove it first to change its only)`);
     out.push({ op, add: format, ...(only !== undefined && { only: only }) });
   });
   return out;
@@ -157,14 +168,24 @@ export function applyBuild(model: ReconcileModel, build: ModelBuild): ReconcileM
         .filter((f) => !build.formats.some((c) => c.op === o.name && c.remove === f.format))
         .map((f) => {
           const restricted = build.formats.find((c) => c.op === o.name && c.format === f.format);
-          return restricted?.only ? { format: f.format, only: restricted.only, ...(f.onError && { onError: f.onError }), ...(f.causes && { causes: f.causes }) } : f;
+          return restricted?.only
+            ? { format: f.format, only: restricted.only, ...(f.onError && { onError: f.onError }), ...(f.causes && { causes: f.causes }) }
+            : f;
         });
       for (const c of build.formats) if (c.op === o.name && c.add !== undefined) errors = [...errors, { format: c.add, ...(c.only && { only: c.only }) }];
       const only = build.only[o.name] ?? o.only;
       // In the loader's key order, so that a build's model and its document read back are the same JSON (a partial
       // summary's merge compares them).
       const { name, onError, causes, recovery, writes } = o;
-      return { name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(recovery && { recovery }), ...(writes && { writes }) };
+      return {
+        name,
+        errors,
+        ...(only && { only }),
+        ...(onError && { onError }),
+        ...(causes && { causes }),
+        ...(recovery && { recovery }),
+        ...(writes && { writes }),
+      };
     });
   const gone = (op: string): boolean => removed.has(op) || build.only[op] === 'sequential';
   const phased = model.phased.flatMap((s): PhasedStep[] => {
@@ -201,14 +222,16 @@ export function buildForVersion(model: ReconcileModel, version: string | undefin
   const newest = builds[0]?.name;
   if (builds.length === 0) return { build: undefined, statement: `model ${model.name} describes one build` };
   const fallback = `using the model of build ${newest}`;
-  if (version === undefined || version.trim() === '') return { build: undefined, statement: `${from}: not given, the operator's version is unknown; ${fallback}` };
+  if (version === undefined || version.trim() === '')
+    return { build: undefined, statement: `${from}: not given, the operator's version is unknown; ${fallback}` };
   const named = builds.find((b) => b.name === version);
   if (named) return { build: named.name, statement: `${from}: build ${named.name} (upstream ${named.commit})` };
   const supported = /Latest supported OCP: (\d+)\.(\d+)/.exec(version);
   if (supported) {
     const minor = `${supported[1]}.${supported[2]}`;
     const matching = builds.filter((b) => b.supported.includes(minor));
-    if (matching.length === 1) return { build: matching[0]!.name, statement: `${from}: latest supported OCP ${minor}, build ${matching[0]!.name} (upstream ${matching[0]!.commit})` };
+    if (matching.length === 1)
+      return { build: matching[0]!.name, statement: `${from}: latest supported OCP ${minor}, build ${matching[0]!.name} (upstream ${matching[0]!.commit})` };
     const which = matching.length === 0 ? 'no build the model knows' : `builds ${matching.map((b) => b.name).join(' and ')} alike`;
     return { build: undefined, statement: `${from}: latest supported OCP ${minor} is ${which}; ${fallback}` };
   }
@@ -216,7 +239,11 @@ export function buildForVersion(model: ReconcileModel, version: string | undefin
   if (!m) return { build: undefined, statement: `${from}: "${version}" is no major.minor version; ${fallback}` };
   const minor = `${m[1]}.${m[2]}`;
   const build = builds.find((b) => b.versions.includes(minor));
-  if (!build) return { build: undefined, statement: `${from}: version ${minor} is no build the model knows (${builds.flatMap((b) => b.versions).join(', ')}); ${fallback}` };
+  if (!build)
+    return {
+      build: undefined,
+      statement: `${from}: version ${minor} is no build the model knows (${builds.flatMap((b) => b.versions).join(', ')}); ${fallback}`,
+    };
   return { build: build.name, statement: `${from}: version ${minor}, build ${build.name} (upstream ${build.commit})` };
 }
 

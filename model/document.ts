@@ -28,7 +28,9 @@ export function modelDocument(model: ReconcileModel): ModelDocument {
     kind: 'ReconcileModel',
     metadata: {
       name: model.name,
-      ...(model.build !== undefined && { annotations: { [BUILD_ANNOTATION]: model.build, ...(model.buildStatement !== undefined && { [BUILD_STATEMENT_ANNOTATION]: model.buildStatement }) } }),
+      ...(model.build !== undefined && {
+        annotations: { [BUILD_ANNOTATION]: model.build, ...(model.buildStatement !== undefined && { [BUILD_STATEMENT_ANNOTATION]: model.buildStatement }) },
+      }),
     },
     spec: {
       controller: model.controller,

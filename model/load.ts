@@ -11,7 +11,22 @@ import { fieldName, YamlSource, type FieldPath } from '../lib/yaml-source.js';
 import { checkLoopBehaviour } from './loop-behaviour.js';
 import { parseBuilds } from './builds.js';
 import { BUILD_ANNOTATION, BUILD_STATEMENT_ANNOTATION } from './document.js';
-import { ERROR_EFFECTS, OPERATION_WRITES, type Consequence, type ErrorEffect, type ErrorFormat, type GroupCategory, type GroupMode, type LoopEffects, type LoopKind, type LoopRecovery, type ModelOperation, type OperationWrites, type PhasedStep, type ReconcileModel } from './types.js';
+import {
+  ERROR_EFFECTS,
+  OPERATION_WRITES,
+  type Consequence,
+  type ErrorEffect,
+  type ErrorFormat,
+  type GroupCategory,
+  type GroupMode,
+  type LoopEffects,
+  type LoopKind,
+  type LoopRecovery,
+  type ModelOperation,
+  type OperationWrites,
+  type PhasedStep,
+  type ReconcileModel,
+} from './types.js';
 import { isRecord } from '../lib/is-record.js';
 
 /** The models that ship in model/builtin/, by name. */
@@ -75,7 +90,15 @@ export function parseModel(text: string, file = 'model.yaml'): ReconcileModel {
   const builds = c.problems.length === 0 && spec.builds !== undefined ? parseBuilds(c, spec.builds, operations, phased, parseOperation) : undefined;
 
   if (c.problems.length > 0 || name === undefined || controller === undefined) throw new ValidationError('model', c.problems);
-  return { name, controller, operations, phased, ...(builds && { builds }), ...(build !== undefined && { build }), ...(buildStatement !== undefined && { buildStatement }) };
+  return {
+    name,
+    controller,
+    operations,
+    phased,
+    ...(builds && { builds }),
+    ...(build !== undefined && { build }),
+    ...(buildStatement !== undefined && { buildStatement }),
+  };
 }
 
 function parseOperations(c: Checker, value: unknown): ModelOperation[] {
@@ -120,7 +143,15 @@ export function parseOperation(c: Checker, at: Path, item: unknown, seen: Set<st
   const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
   const recovery = item.recovery === undefined ? undefined : parseRecovery(c, [...at, 'recovery'], item.recovery);
   const writes = item.writes === undefined ? undefined : oneOf<OperationWrites>(c, [...at, 'writes'], item.writes, OPERATION_WRITES);
-  return { name, errors, ...(only && { only }), ...(onError && { onError }), ...(causes && { causes }), ...(recovery && { recovery }), ...(writes && { writes }) };
+  return {
+    name,
+    errors,
+    ...(only && { only }),
+    ...(onError && { onError }),
+    ...(causes && { causes }),
+    ...(recovery && { recovery }),
+    ...(writes && { writes }),
+  };
 }
 
 /** A plain string (both loops, the operation's rules) or a mapping with rules of its own. */
@@ -268,7 +299,10 @@ function parsePhased(c: Checker, value: unknown, operations: readonly ModelOpera
   for (const op of operations) {
     if (op.only !== 'sequential' && !placed.has(op.name)) {
       const index = operations.indexOf(op);
-      c.fail(['spec', 'operations', index, 'name'], `operation "${op.name}" is not placed in spec.phased (mark it only: sequential if the phased loop dropped it)`);
+      c.fail(
+        ['spec', 'operations', index, 'name'],
+        `operation "${op.name}" is not placed in spec.phased (mark it only: sequential if the phased loop dropped it)`,
+      );
     }
   }
   return steps;

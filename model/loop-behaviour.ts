@@ -92,7 +92,8 @@ function checkRecovery(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement,
       const then = placements.get(name);
       if (!then) return c.fail([...at, loop, k], `unknown operation "${name}"`);
       if (!runsIn(then, loop)) return c.fail([...at, loop, k], `the ${loop} loop never runs "${name}"`);
-      if (then[loop] <= p[loop]) c.fail([...at, loop, k], `"${name}" runs before "${p.op.name}" in the ${loop} loop: a recovery path runs what the loop has not reached`);
+      if (then[loop] <= p[loop])
+        c.fail([...at, loop, k], `"${name}" runs before "${p.op.name}" in the ${loop} loop: a recovery path runs what the loop has not reached`);
     });
   }
 }
@@ -102,7 +103,14 @@ function checkRecovery(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement,
  * loop with the consequence after the op (and after it in the sequential loop too when both are there, so a derived
  * outcome never lands on an op a loop ran earlier), and the op's error must let some loop go on.
  */
-function checkCauses(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, causes: readonly Consequence[], placements: ReadonlyMap<string, Placement>, format?: ErrorFormat): void {
+function checkCauses(
+  c: Pick<YamlSource, 'fail'>,
+  at: FieldPath,
+  p: Placement,
+  causes: readonly Consequence[],
+  placements: ReadonlyMap<string, Placement>,
+  format?: ErrorFormat,
+): void {
   const loops = (['sequential', 'phased'] as const).filter((loop) => runsIn(p, loop));
   if (causes.length > 0 && loops.every((loop) => errorEffect(p.op, loop, p.place, format) === 'end')) {
     c.fail(at, `an error of "${p.op.name}" ends the attempt in every loop that runs it, so nothing runs after it to fail (set onError)`);
@@ -116,7 +124,8 @@ function checkCauses(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, c
     for (const loop of ['phased', 'sequential'] as const) {
       const both = runsIn(p, loop) && runsIn(then, loop);
       if (loop === 'phased' && !both) return c.fail([...here, 'op'], `"${p.op.name}" and "${consequence.op}" must both run in the phased loop`);
-      if (both && then[loop] < p[loop]) return c.fail([...here, 'op'], `"${consequence.op}" runs before "${p.op.name}" in the ${loop} loop: a consequence runs later`);
+      if (both && then[loop] < p[loop])
+        return c.fail([...here, 'op'], `"${consequence.op}" runs before "${p.op.name}" in the ${loop} loop: a consequence runs later`);
     }
     if (consequence.error !== undefined && !then.op.errors.some((f) => f.format === consequence.error)) {
       c.fail([...here, 'error'], `not one of the formats of "${consequence.op}"`);

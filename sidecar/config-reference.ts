@@ -44,7 +44,14 @@ export function configReference(): string {
     '',
   ];
   for (const [section, list] of sections) {
-    lines.push(section === 'top level' ? '## Top level' : `## \`${section}\``, '', '| Key | Type | Default | Meaning |', '|---|---|---|---|', ...list.map(keyRow), '');
+    lines.push(
+      section === 'top level' ? '## Top level' : `## \`${section}\``,
+      '',
+      '| Key | Type | Default | Meaning |',
+      '|---|---|---|---|',
+      ...list.map(keyRow),
+      '',
+    );
   }
   lines.push(
     '## Old spellings',

@@ -32,12 +32,19 @@ export const CONFIG_SCHEMA = {
     apiVersion: { kind: 'enum', values: ['reconcile-shadow/v1'], required: true },
     kind: { kind: 'enum', values: ['ShadowConfig'], required: true },
     models: { kind: 'list', of: { kind: 'string' }, default: [], doc: 'the controllers to shadow: built-in model names or model files' },
-    operatorVersion: { kind: 'string', doc: "the operator's build (e.g. 4.22, release-5.0): picks each model's build (spec.builds); absent: the newest build's, and the outputs say so" },
+    operatorVersion: {
+      kind: 'string',
+      doc: "the operator's build (e.g. 4.22, release-5.0): picks each model's build (spec.builds); absent: the newest build's, and the outputs say so",
+    },
     listen: {
       kind: 'object',
       present: true,
       fields: {
-        metrics: { kind: 'address', default: '127.0.0.1:9464', doc: '/metrics, /healthz, /readyz; /report too when loopback (or with report.bearerTokenFile) and listen.report is not set' },
+        metrics: {
+          kind: 'address',
+          default: '127.0.0.1:9464',
+          doc: '/metrics, /healthz, /readyz; /report too when loopback (or with report.bearerTokenFile) and listen.report is not set',
+        },
         report: { kind: 'address', doc: '/report on a listener of its own; a non-loopback address needs report.bearerTokenFile' },
       },
     },
@@ -45,7 +52,13 @@ export const CONFIG_SCHEMA = {
     recreations: RECREATIONS,
     ...sectionsOf(OUTPUTS),
     shutdownTimeout: { kind: 'duration', default: '5s', doc: 'SIGTERM/SIGINT: the longest wait for sources to stop and traces to flush; past it run exits 1' },
-    maxTrackedObjects: { kind: 'integer', default: DEFAULT_MAX_TRACKED_OBJECTS, min: 1, unit: 'objects', doc: 'objects per controller whose state is kept; the least recently seen is forgotten first' },
+    maxTrackedObjects: {
+      kind: 'integer',
+      default: DEFAULT_MAX_TRACKED_OBJECTS,
+      min: 1,
+      unit: 'objects',
+      doc: 'objects per controller whose state is kept; the least recently seen is forgotten first',
+    },
     shutdownTimeoutMs: { kind: 'renamed', to: 'shutdownTimeout', unit: 'ms' },
   },
 } as const satisfies Field;
@@ -74,7 +87,8 @@ export function parseConfig(text: string, file: string): ShadowConfig {
   });
   if (raw.models.length === 0 && !raw.recreations) src.fail(['models'], 'name at least one model (or a recreations section)');
   for (const [key, component] of Object.entries(SOURCES)) checkSource(src, ['sources', key], component, raw.sources[key as keyof typeof SOURCES], models);
-  for (const [key, component] of Object.entries(RECREATION_INPUTS)) checkSource(src, ['recreations', key], component, raw.recreations?.[key as keyof typeof RECREATION_INPUTS], models);
+  for (const [key, component] of Object.entries(RECREATION_INPUTS))
+    checkSource(src, ['recreations', key], component, raw.recreations?.[key as keyof typeof RECREATION_INPUTS], models);
   checkListeners(src, raw);
   if (src.problems.length > 0) throw new ValidationError('config', src.problems);
   return { ...raw, models, warnings: src.warnings };
@@ -92,14 +106,20 @@ function checkSource(src: YamlSource, at: readonly string[], component: SourceCo
 function checkListeners(src: YamlSource, raw: ConfigFile): void {
   const { metrics, report } = raw.listen;
   if (report && !isLoopback(report.host) && raw.report.bearerTokenFile === undefined) {
-    src.fail(['listen', 'report'], `${report.host}:${report.port} is not a loopback address, and /report names objects and client addresses: set report.bearerTokenFile, or bind 127.0.0.1 and read it through kubectl port-forward`);
+    src.fail(
+      ['listen', 'report'],
+      `${report.host}:${report.port} is not a loopback address, and /report names objects and client addresses: set report.bearerTokenFile, or bind 127.0.0.1 and read it through kubectl port-forward`,
+    );
   }
   if (report && report.port !== 0 && report.port === metrics.port && report.host === metrics.host) {
     src.fail(['listen', 'report'], 'is the metrics listener: leave it out to serve /report there, or give it a port of its own');
   }
   const otlp = raw.sources.otlp;
   if (otlp && otlp.shutdownGrace >= raw.shutdownTimeout) {
-    src.fail(['sources', 'otlp', 'shutdownGrace'], `must be less than shutdownTimeout (${raw.shutdownTimeout} ms), or requests cut at shutdown would not be counted before run exits`);
+    src.fail(
+      ['sources', 'otlp', 'shutdownGrace'],
+      `must be less than shutdownTimeout (${raw.shutdownTimeout} ms), or requests cut at shutdown would not be counted before run exits`,
+    );
   }
 }
 

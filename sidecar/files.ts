@@ -18,7 +18,8 @@ const BUILTIN_DIR = join(packageRoot(), 'model', 'builtin');
 /** A model by built-in name or by file path; a problem is a ValidationError naming file:line. */
 export function resolveModel(nameOrFile: string): ReconcileModel {
   if ((BUILTIN_MODELS as readonly string[]).includes(nameOrFile)) return loadModelFile(join(BUILTIN_DIR, `${nameOrFile}.yaml`));
-  if (!existsSync(nameOrFile)) throw new ValidationError('model', [`${nameOrFile}: no such model file, and not a built-in model (${BUILTIN_MODELS.join(', ')})`]);
+  if (!existsSync(nameOrFile))
+    throw new ValidationError('model', [`${nameOrFile}: no such model file, and not a built-in model (${BUILTIN_MODELS.join(', ')})`]);
   return loadModelFile(nameOrFile);
 }
 

@@ -51,7 +51,8 @@ export function isLoopback(host: string): boolean {
 }
 
 /** How a listener answers the guarded endpoints. */
-type ReportAccess = { readonly serve: true; readonly authorized: (authorization: string | undefined) => boolean } | { readonly serve: false; readonly why: string };
+type ReportAccess =
+  { readonly serve: true; readonly authorized: (authorization: string | undefined) => boolean } | { readonly serve: false; readonly why: string };
 
 export async function startHttpServer(listen: Listeners, endpoints: Endpoints, onError: (endpoint: FailingEndpoint, e: unknown) => void): Promise<HttpServer> {
   const authorized = listen.reportToken === undefined ? () => true : bearerTokenCheck(listen.reportToken);
@@ -63,7 +64,10 @@ export async function startHttpServer(listen: Listeners, endpoints: Endpoints, o
     ? { serve: false, why: `${paths} ${endpoints.guarded.size > 1 ? 'are' : 'is'} served on ${url(boundAddress(report))} (listen.report)` }
     : guarded && (isLoopback(listen.metrics.host) || listen.reportToken !== undefined)
       ? served
-      : { serve: false, why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address only, or with report.bearerTokenFile` };
+      : {
+          serve: false,
+          why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address only, or with report.bearerTokenFile`,
+        };
   let metrics: Server;
   try {
     metrics = await listenOn(listen.metrics, (req, res) => answer(req, res, endpoints, metricsAccess, true, onError));
@@ -80,7 +84,14 @@ export async function startHttpServer(listen: Listeners, endpoints: Endpoints, o
   };
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints, reportAccess: ReportAccess, open: boolean, onError: (endpoint: FailingEndpoint, e: unknown) => void): void {
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoints: Endpoints,
+  reportAccess: ReportAccess,
+  open: boolean,
+  onError: (endpoint: FailingEndpoint, e: unknown) => void,
+): void {
   const path = (req.url ?? '/').split('?')[0];
   const send = (status: number, contentType: string, body: string, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', ...headers });
@@ -90,7 +101,8 @@ function answer(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints,
   const endpoint = endpoints.guarded.get(path ?? '');
   if (endpoint) {
     if (!reportAccess.serve) return send(403, 'text/plain', `forbidden: ${reportAccess.why}\n`);
-    if (!reportAccess.authorized(req.headers.authorization)) return send(401, 'text/plain', `unauthorized: ${path} needs Authorization: Bearer <token>\n`, { 'www-authenticate': 'Bearer' });
+    if (!reportAccess.authorized(req.headers.authorization))
+      return send(401, 'text/plain', `unauthorized: ${path} needs Authorization: Bearer <token>\n`, { 'www-authenticate': 'Bearer' });
     const failed = (e: unknown): void => {
       onError('report', e);
       send(500, 'text/plain', `${path} unavailable\n`);
@@ -121,7 +133,11 @@ function answer(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints,
       return send(ready ? 200 : 503, 'text/plain', [ready ? 'ready' : 'starting', ...detail].join('\n') + '\n');
     }
     default:
-      return send(404, 'text/plain', `not found: try /metrics, /healthz, /readyz${reportAccess.serve ? ` or ${[...endpoints.guarded.keys()].join(', ')}` : ''}\n`);
+      return send(
+        404,
+        'text/plain',
+        `not found: try /metrics, /healthz, /readyz${reportAccess.serve ? ` or ${[...endpoints.guarded.keys()].join(', ')}` : ''}\n`,
+      );
   }
 }
 

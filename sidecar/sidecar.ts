@@ -17,7 +17,14 @@ import { WALL_CLOCK, type Clock, type SourceComponent, type SourceContext, type 
 import type { Timers } from '../collector/kube/informer.js';
 import type { Source, SourceKind } from '../collector/records.js';
 import type { Address } from '../lib/schema.js';
-import { INTERNAL_ERROR_KINDS, type InternalErrorKind, type Output, type OutputComponent, type OutputContext, type GuardedEndpoint } from '../outputs/component.js';
+import {
+  INTERNAL_ERROR_KINDS,
+  type InternalErrorKind,
+  type Output,
+  type OutputComponent,
+  type OutputContext,
+  type GuardedEndpoint,
+} from '../outputs/component.js';
 import { createMetrics, type MetricSet } from '../outputs/metrics/registry.js';
 import type { ShadowConfig } from './config.js';
 import { SourceHealth } from './health.js';
@@ -137,7 +144,14 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const wanted = recreationSettings(config, planned);
   // Loaded only when configured: the CEL runtime and the rules. Reading the task config can throw a ValidationError,
   // which stops the start as an invalid config does.
-  const recreations = wanted ? new (await import('./recreations.js')).RecreationPipeline(wanted.settings, wanted.resourceTypes, (e) => failed('publish', e), (r) => analyzer.reject(r)) : undefined;
+  const recreations = wanted
+    ? new (await import('./recreations.js')).RecreationPipeline(
+        wanted.settings,
+        wanted.resourceTypes,
+        (e) => failed('publish', e),
+        (r) => analyzer.reject(r),
+      )
+    : undefined;
 
   const context: SourceContext = {
     models: config.models,
@@ -204,7 +218,11 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   let server: HttpServer;
   try {
     server = await startHttpServer(
-      { metrics: config.listen.metrics, ...(config.listen.report ? { report: config.listen.report } : {}), ...(reportToken === undefined ? {} : { reportToken }) },
+      {
+        metrics: config.listen.metrics,
+        ...(config.listen.report ? { report: config.listen.report } : {}),
+        ...(reportToken === undefined ? {} : { reportToken }),
+      },
       {
         metrics: async () => {
           for (const o of outputs) o.refresh?.();

@@ -86,7 +86,14 @@ export class AdapterWorld {
 
   private createCluster(): Observation[] {
     const now = this.nowMs;
-    const c: Cluster = { id: `c${String(this.nextClusterNo++).padStart(3, '0')}`, createdMs: now, generation: 1, updatedMs: now, reconciled: false, reconciledSinceMs: now };
+    const c: Cluster = {
+      id: `c${String(this.nextClusterNo++).padStart(3, '0')}`,
+      createdMs: now,
+      generation: 1,
+      updatedMs: now,
+      reconciled: false,
+      reconciledSinceMs: now,
+    };
     this.schedule(now + this.adapterDelay(), () => this.createJob(c));
     return [this.clusterObservation(c)];
   }
@@ -190,7 +197,8 @@ export class AdapterWorld {
         ...(job.held ? { finalizers: [FINALIZER] } : {}),
         ...(job.deletionMs === undefined ? {} : { deletionTimestamp: iso(job.deletionMs) }),
       },
-      status: job.completedMs === undefined ? {} : { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: iso(job.completedMs) }], succeeded: 1 },
+      status:
+        job.completedMs === undefined ? {} : { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: iso(job.completedMs) }], succeeded: 1 },
     };
     return { type: 'object', time: iso(now), timeMs: now, event, object: toManagedObject(raw), source: 'simulator' };
   }

@@ -33,7 +33,12 @@ const schema = {
   fields: {
     objects: { kind: 'integer', default: 40, min: 1, unit: 'objects', doc: 'simulated objects per model' },
     seed: { kind: 'integer', default: 1, doc: 'the same seed tells the same story' },
-    observe: { kind: 'enum', values: ['sequential', 'phased', 'mixed'], default: 'mixed', doc: 'the loop the simulated operator runs; mixed: half the objects each' },
+    observe: {
+      kind: 'enum',
+      values: ['sequential', 'phased', 'mixed'],
+      default: 'mixed',
+      doc: 'the loop the simulated operator runs; mixed: half the objects each',
+    },
     speed: { kind: 'number', default: 60, min: 0.001, doc: 'simulated seconds per wall-clock second' },
     recreations: { kind: 'boolean', default: true, doc: 'also simulate an adapter recreating Jobs, some held by a finalizer' },
   },
@@ -45,10 +50,16 @@ export const simulator: SourceComponent<typeof schema> = {
   schema,
   reasons: [...REFUSED_BY_ANALYZER],
   clock: (config) => new VirtualClock(Date.now(), config.speed),
-  recreations: (config) => (config.recreations ? { taskConfig: EXAMPLE_TASK_CONFIG, proposals: EXAMPLE_PROPOSALS, stuckThresholdMs: DEMO_STUCK_THRESHOLD_MS } : undefined),
+  recreations: (config) =>
+    config.recreations ? { taskConfig: EXAMPLE_TASK_CONFIG, proposals: EXAMPLE_PROPOSALS, stuckThresholdMs: DEMO_STUCK_THRESHOLD_MS } : undefined,
   async create(config, sinks, _hooks, context) {
     const { SimulatorSource } = await import('./source.js');
     const adapterWorld = config.recreations ? { ...DEFAULT_ADAPTER_WORLD, ...DEMO_ADAPTER_WORLD, startMs: context.clock.now() } : undefined;
-    return new SimulatorSource(context.models, { objects: config.objects, seed: config.seed, observe: config.observe, tickMs: TICK_MS, ...(adapterWorld ? { adapterWorld } : {}) }, context.clock, sinks);
+    return new SimulatorSource(
+      context.models,
+      { objects: config.objects, seed: config.seed, observe: config.observe, tickMs: TICK_MS, ...(adapterWorld ? { adapterWorld } : {}) },
+      context.clock,
+      sinks,
+    );
   },
 };

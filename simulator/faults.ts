@@ -20,7 +20,12 @@ export interface FaultSpec {
 
 /** The HyperShift faults the PR discussion names, with rates that give a few per object per week. */
 export const HYPERSHIFT_FAULTS: readonly FaultSpec[] = [
-  { name: 'ssh-key-missing', onsetPerHour: 0.02, meanMinutes: 90, effects: [{ op: 'SSHKeySync', outcome: 'error', cause: 'secrets "{name}-ssh-key" not found' }] },
+  {
+    name: 'ssh-key-missing',
+    onsetPerHour: 0.02,
+    meanMinutes: 90,
+    effects: [{ op: 'SSHKeySync', outcome: 'error', cause: 'secrets "{name}-ssh-key" not found' }],
+  },
   {
     name: 'pull-secret-missing',
     onsetPerHour: 0.01,
@@ -31,12 +36,56 @@ export const HYPERSHIFT_FAULTS: readonly FaultSpec[] = [
     ],
   },
   { name: 'release-image-invalid', onsetPerHour: 0.005, meanMinutes: 60, effects: [{ op: 'ValidationGates', outcome: 'stop', cause: '' }] },
-  { name: 'release-version-unparseable', onsetPerHour: 0.005, meanMinutes: 30, effects: [{ op: 'ReleaseImageVersion', outcome: 'error', cause: 'Invalid character(s) found in major number "v4"' }] },
-  { name: 'audit-webhook-missing', onsetPerHour: 0.01, meanMinutes: 60, effects: [{ op: 'AuditWebhookSync', outcome: 'error', cause: 'secrets "{name}-audit-webhook" not found' }] },
-  { name: 'secret-encryption-key-missing', onsetPerHour: 0.004, meanMinutes: 30, effects: [{ op: 'SecretEncryptionSync', outcome: 'error', cause: 'secrets "{name}-etcd-encryption-key" not found' }] },
-  { name: 'cpo-deployment-conflict', onsetPerHour: 0.02, meanMinutes: 8, effects: [{ op: 'ControlPlaneOperator', outcome: 'error', cause: 'Operation cannot be fulfilled on deployments.apps "control-plane-operator": the object has been modified; please apply your changes to the latest version and try again' }] },
-  { name: 'kubeconfig-not-ready', onsetPerHour: 0.01, meanMinutes: 20, effects: [{ op: 'KubeconfigSync', outcome: 'error', cause: 'secrets "admin-kubeconfig" not found' }] },
-  { name: 'hcp-update-conflict', onsetPerHour: 0.01, meanMinutes: 5, effects: [{ op: 'HostedControlPlane', outcome: 'error', cause: 'Operation cannot be fulfilled on hostedcontrolplanes.hypershift.openshift.io "{name}": the object has been modified; please apply your changes to the latest version and try again' }] },
+  {
+    name: 'release-version-unparseable',
+    onsetPerHour: 0.005,
+    meanMinutes: 30,
+    effects: [{ op: 'ReleaseImageVersion', outcome: 'error', cause: 'Invalid character(s) found in major number "v4"' }],
+  },
+  {
+    name: 'audit-webhook-missing',
+    onsetPerHour: 0.01,
+    meanMinutes: 60,
+    effects: [{ op: 'AuditWebhookSync', outcome: 'error', cause: 'secrets "{name}-audit-webhook" not found' }],
+  },
+  {
+    name: 'secret-encryption-key-missing',
+    onsetPerHour: 0.004,
+    meanMinutes: 30,
+    effects: [{ op: 'SecretEncryptionSync', outcome: 'error', cause: 'secrets "{name}-etcd-encryption-key" not found' }],
+  },
+  {
+    name: 'cpo-deployment-conflict',
+    onsetPerHour: 0.02,
+    meanMinutes: 8,
+    effects: [
+      {
+        op: 'ControlPlaneOperator',
+        outcome: 'error',
+        cause:
+          'Operation cannot be fulfilled on deployments.apps "control-plane-operator": the object has been modified; please apply your changes to the latest version and try again',
+      },
+    ],
+  },
+  {
+    name: 'kubeconfig-not-ready',
+    onsetPerHour: 0.01,
+    meanMinutes: 20,
+    effects: [{ op: 'KubeconfigSync', outcome: 'error', cause: 'secrets "admin-kubeconfig" not found' }],
+  },
+  {
+    name: 'hcp-update-conflict',
+    onsetPerHour: 0.01,
+    meanMinutes: 5,
+    effects: [
+      {
+        op: 'HostedControlPlane',
+        outcome: 'error',
+        cause:
+          'Operation cannot be fulfilled on hostedcontrolplanes.hypershift.openshift.io "{name}": the object has been modified; please apply your changes to the latest version and try again',
+      },
+    ],
+  },
 ];
 
 /** Ops that have nothing to do on most clusters (optional features), with the share of clusters that skip them. */

@@ -49,7 +49,12 @@ export function* scenarioAttempts(model: ReconcileModel, scenario: Scenario, opt
   yield* withConsequences(model, world.attempts(), scenario.consequences, options.seed);
 }
 
-export function* withConsequences(model: ReconcileModel, records: Iterable<AttemptRecord>, consequences: readonly Consequence[], seed: number): Generator<AttemptRecord> {
+export function* withConsequences(
+  model: ReconcileModel,
+  records: Iterable<AttemptRecord>,
+  consequences: readonly Consequence[],
+  seed: number,
+): Generator<AttemptRecord> {
   const cm = compileModel(model);
   const indexOf = (name: string): number => {
     const i = cm.opIndex.get(name);
@@ -82,7 +87,15 @@ export function* withConsequences(model: ReconcileModel, records: Iterable<Attem
     for (;;) {
       const next = rules
         .map((r, i) => ({ r, i }))
-        .filter(({ r, i }) => !fired.has(i) && ran.has(r.afterOp) && ran.has(r.thenOp) && outcomes[r.afterOp] === ERROR && outcomes[r.thenOp] !== ERROR && position[r.afterOp]! < position[r.thenOp]!)
+        .filter(
+          ({ r, i }) =>
+            !fired.has(i) &&
+            ran.has(r.afterOp) &&
+            ran.has(r.thenOp) &&
+            outcomes[r.afterOp] === ERROR &&
+            outcomes[r.thenOp] !== ERROR &&
+            position[r.afterOp]! < position[r.thenOp]!,
+        )
         .sort((x, y) => position[x.r.thenOp]! - position[y.r.thenOp]!)[0];
       if (!next) break;
       fired.add(next.i);
@@ -131,18 +144,45 @@ export const HYPERSHIFT_GROUND_TRUTH: Scenario = {
         { op: 'PullSecretSync', outcome: 'error', cause: 'secrets "{name}-pull-secret" not found' },
       ],
     },
-    { name: 'global-config-missing', onsetPerHour: 0.05, meanMinutes: 30, effects: [{ op: 'GlobalConfigSync', outcome: 'error', cause: 'configmaps "{name}-proxy-ca" not found' }] },
-    { name: 'ssh-key-missing', onsetPerHour: 0.05, meanMinutes: 30, effects: [{ op: 'SSHKeySync', outcome: 'error', cause: 'secrets "{name}-ssh-key" not found' }] },
+    {
+      name: 'global-config-missing',
+      onsetPerHour: 0.05,
+      meanMinutes: 30,
+      effects: [{ op: 'GlobalConfigSync', outcome: 'error', cause: 'configmaps "{name}-proxy-ca" not found' }],
+    },
+    {
+      name: 'ssh-key-missing',
+      onsetPerHour: 0.05,
+      meanMinutes: 30,
+      effects: [{ op: 'SSHKeySync', outcome: 'error', cause: 'secrets "{name}-ssh-key" not found' }],
+    },
     {
       name: 'cpo-deployment-conflict',
       onsetPerHour: 0.05,
       meanMinutes: 10,
-      effects: [{ op: 'ControlPlaneOperator', outcome: 'error', cause: 'Operation cannot be fulfilled on deployments.apps "control-plane-operator": the object has been modified; please apply your changes to the latest version and try again' }],
+      effects: [
+        {
+          op: 'ControlPlaneOperator',
+          outcome: 'error',
+          cause:
+            'Operation cannot be fulfilled on deployments.apps "control-plane-operator": the object has been modified; please apply your changes to the latest version and try again',
+        },
+      ],
     },
   ],
   consequences: [
-    { after: 'PullSecretSync', op: 'RestoredFromBackup', probability: 1, cause: 'restored cluster status references pull secret "{name}-pull-secret" that is not synced' },
-    { after: 'GlobalConfigSync', op: 'HostedControlPlane', probability: 1, cause: 'proxy trusted CA configmap "{name}-proxy-ca" not synced to the control plane namespace' },
+    {
+      after: 'PullSecretSync',
+      op: 'RestoredFromBackup',
+      probability: 1,
+      cause: 'restored cluster status references pull secret "{name}-pull-secret" that is not synced',
+    },
+    {
+      after: 'GlobalConfigSync',
+      op: 'HostedControlPlane',
+      probability: 1,
+      cause: 'proxy trusted CA configmap "{name}-proxy-ca" not synced to the control plane namespace',
+    },
   ],
 };
 

@@ -37,7 +37,15 @@ export class SimulatorSource implements Source {
   ) {
     // The fleet starts at the clock's now, so its times read as recent ones.
     const startMs = clock.now();
-    this.fleets = models.map((model, i) => scenarioAttempts(model, demoScenario(model), { objects: options.objects, durationMs: THIRTY_DAYS_MS, seed: options.seed + i, observe: options.observe, startMs }));
+    this.fleets = models.map((model, i) =>
+      scenarioAttempts(model, demoScenario(model), {
+        objects: options.objects,
+        durationMs: THIRTY_DAYS_MS,
+        seed: options.seed + i,
+        observe: options.observe,
+        startMs,
+      }),
+    );
     this.pending = this.fleets.map((w) => w.next().value as AttemptRecord | undefined);
     if (options.adapterWorld && !sinks.observations) throw new Error('the adapter world feeds the recreation shadow, and none runs');
     this.adapterWorld = options.adapterWorld ? new AdapterWorld(options.adapterWorld) : undefined;

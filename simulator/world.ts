@@ -142,7 +142,15 @@ export class World {
         if (index !== undefined && this.random.chance(share)) skips[index] = 1;
       }
       const observe = options.observe === 'mixed' ? (i % 2 === 0 ? 'sequential' : 'phased') : options.observe;
-      this.objects.push({ name: `hc-${String(i).padStart(4, '0')}`, observe, skips, activeUntil: new Float64Array(this.faults.length), generation: 1, failures: 0, lastMs: this.startMs });
+      this.objects.push({
+        name: `hc-${String(i).padStart(4, '0')}`,
+        observe,
+        skips,
+        activeUntil: new Float64Array(this.faults.length),
+        generation: 1,
+        failures: 0,
+        lastMs: this.startMs,
+      });
       this.schedule.push(this.startMs + this.random.next() * 30_000, i);
     }
   }
@@ -189,7 +197,10 @@ export class World {
     for (let op = 0; op < n; op++) {
       if (outcomes[op] === OK && this.random.chance(this.transientRate)) {
         outcomes[op] = ERROR;
-        causes.set(op, `Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "${object.name}": the object has been modified; please apply your changes to the latest version and try again`);
+        causes.set(
+          op,
+          `Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "${object.name}": the object has been modified; please apply your changes to the latest version and try again`,
+        );
       }
     }
     // each error's text first: which of the op's rules apply (its variant) is read from it, as the engine does

@@ -95,7 +95,11 @@ export function decideGroups(
     const downstreamDependence = dependent.filter((p) => inGroup.has(p.first) && !inGroup.has(p.then));
     const downstreamSuspect = ordering.phasedPairs.filter((p) => inGroup.has(p.first) && !inGroup.has(p.then) && suspicious(p, t));
     const downstreamPossible = g.ops.some((op) => followers[op]!.some((f, then) => f === 1 && cm.groupOf[then] !== index));
-    const counts = { failedAttempts: phased.groupFailedAttempts[index]!, failureRuns: phased.groupFailureRuns[index]!, judgedRuns: phased.groupJudgedRuns[index]! };
+    const counts = {
+      failedAttempts: phased.groupFailedAttempts[index]!,
+      failureRuns: phased.groupFailureRuns[index]!,
+      judgedRuns: phased.groupJudgedRuns[index]!,
+    };
     return {
       group: g.name,
       category: g.category,
@@ -134,16 +138,30 @@ function classify(
     const list = dependence.map((p) => `${p.then} after ${p.first}`).join(', ');
     return critical
       ? { finding: 'ok', detail: 'consistent', why: `downstream failures follow its failures (${list}): keep it critical` }
-      : { finding: 'should-be-critical', detail: 'should-be-critical', why: `downstream failures follow its failures (${list}): continuing after it breaks later work` };
+      : {
+          finding: 'should-be-critical',
+          detail: 'should-be-critical',
+          why: `downstream failures follow its failures (${list}): continuing after it breaks later work`,
+        };
   }
   if (!downstreamPossible) {
     return critical
-      ? { finding: 'ok', detail: 'untestable', why: 'everything after it is blocked by its failure: blocking is the conservative choice, and only moving it can show whether that work needs it' }
+      ? {
+          finding: 'ok',
+          detail: 'untestable',
+          why: 'everything after it is blocked by its failure: blocking is the conservative choice, and only moving it can show whether that work needs it',
+        }
       : { finding: 'ok', detail: 'consistent', why: 'nothing runs after it in the phased loop, so continuing after its failure affects nothing' };
   }
   if (!critical && suspects.length > 0) {
-    const list = suspects.map((p) => `${p.then} failed after ${p.first} failed in ${p.table.a} of ${p.table.a + p.table.b} (${t.minFailedObservations} observations needed)`).join('; ');
-    return { finding: 'inconclusive', detail: 'inconclusive', why: `later ops fail after its failures more than otherwise, on too few observations to decide: ${list}` };
+    const list = suspects
+      .map((p) => `${p.then} failed after ${p.first} failed in ${p.table.a} of ${p.table.a + p.table.b} (${t.minFailedObservations} observations needed)`)
+      .join('; ');
+    return {
+      finding: 'inconclusive',
+      detail: 'inconclusive',
+      why: `later ops fail after its failures more than otherwise, on too few observations to decide: ${list}`,
+    };
   }
   if (c.judgedRuns >= t.minFailedObservations) {
     const runs = `${plural(c.judgedRuns, 'failure run')} with later ops observed, no downstream failure follows`;
@@ -151,7 +169,12 @@ function classify(
       ? { finding: 'ok', detail: 'could-be-non-critical', why: `${runs} (judged on the ops that still run after it; the blockable work it skips is untested)` }
       : { finding: 'ok', detail: 'consistent', why: runs };
   }
-  if (critical) return { finding: 'ok', detail: 'consistent', why: 'critical: its failure blocks the blockable groups as the sequential loop would' + (c.failureRuns === 0 ? '; never failed' : '') };
+  if (critical)
+    return {
+      finding: 'ok',
+      detail: 'consistent',
+      why: 'critical: its failure blocks the blockable groups as the sequential loop would' + (c.failureRuns === 0 ? '; never failed' : ''),
+    };
   if (c.failureRuns === 0) return { finding: 'inconclusive', detail: 'inconclusive', why: 'never failed under the phased loop' };
   const missing = t.minFailedObservations - c.judgedRuns;
   return {

@@ -205,7 +205,16 @@ export function pooledTable(strata: readonly Table[]): Table {
 type NumericKeys<T> = { [K in keyof T]: T[K] extends number ? K : never }[keyof T];
 type ArrayKeys<T> = { [K in keyof T]: T[K] extends Uint32Array | Float64Array ? K : never }[keyof T];
 
-const LOOP_SUMS: readonly NumericKeys<LoopCounters>[] = ['attempts', 'usedAttempts', 'objects', 'incompleteAttempts', 'rateObjects', 'rateIntervals', 'rateMs', 'rateSquares'];
+const LOOP_SUMS: readonly NumericKeys<LoopCounters>[] = [
+  'attempts',
+  'usedAttempts',
+  'objects',
+  'incompleteAttempts',
+  'rateObjects',
+  'rateIntervals',
+  'rateMs',
+  'rateSquares',
+];
 const LOOP_ARRAYS: readonly ArrayKeys<LoopCounters>[] = [
   'hourAttempts',
   'pairs',
@@ -220,7 +229,12 @@ const LOOP_ARRAYS: readonly ArrayKeys<LoopCounters>[] = [
   'groupFailureRuns',
   'groupJudgedRuns',
 ];
-const SUMS: readonly Exclude<NumericKeys<ControllerCounters>, 'opCount' | 'groupCount'>[] = ['objectsInBothLoops', 'newlyBlockedAttempts', 'objectMs', 'forgottenObjects'];
+const SUMS: readonly Exclude<NumericKeys<ControllerCounters>, 'opCount' | 'groupCount'>[] = [
+  'objectsInBothLoops',
+  'newlyBlockedAttempts',
+  'objectMs',
+  'forgottenObjects',
+];
 const ARRAYS: readonly ArrayKeys<ControllerCounters>[] = [
   'phasedStarvedMs',
   'sequentialStarvedMs',
@@ -229,7 +243,12 @@ const ARRAYS: readonly ArrayKeys<ControllerCounters>[] = [
   'phasedUnknownMs',
   'sequentialNoLossMs',
   'sequentialUnknownMs',
-  'unblocked', 'unblockedOk', 'freedOk', 'freeingAttempts', 'sequentialSkippedOps'];
+  'unblocked',
+  'unblockedOk',
+  'freedOk',
+  'freeingAttempts',
+  'sequentialSkippedOps',
+];
 const MAXIMA: readonly ArrayKeys<ControllerCounters>[] = ['phasedLongestMs', 'sequentialLongestMs'];
 
 function addInto(into: Uint32Array | Float64Array, from: Uint32Array | Float64Array): void {

@@ -230,7 +230,10 @@ export class ControllerEvidence {
       if (i !== undefined) this.writes[i] = op.writes === undefined ? WRITES_UNKNOWN : op.writes === 'none' ? 0 : WRITES;
     }
     this.timeline = new StarvationTimeline(this.n, options.timelineBuckets ?? DEFAULT_TIMELINE_BUCKETS);
-    this.phasedOrder = cm.ops.map((_, i) => i).filter((i) => cm.phasedPosition[i]! >= 0).sort((a, b) => cm.phasedPosition[a]! - cm.phasedPosition[b]!);
+    this.phasedOrder = cm.ops
+      .map((_, i) => i)
+      .filter((i) => cm.phasedPosition[i]! >= 0)
+      .sort((a, b) => cm.phasedPosition[a]! - cm.phasedPosition[b]!);
     this.maxObjects = options.maxTrackedObjects ?? DEFAULT_MAX_TRACKED_OBJECTS;
     this.codes = new Uint8Array(this.n);
     this.groupFailed = new Uint8Array(cm.groups.length);
@@ -380,7 +383,15 @@ export class ControllerEvidence {
    * Counts each pair (first before second in this attempt) whose two ops both succeeded in the previous attempt and
    * whose second op can run after the first one failed.
    */
-  private countPairs(loop: LoopCounters, memory: ObjectMemory, kind: LoopKind, seen: Int32Array, codes: Uint8Array, previous: Uint8Array, stratum: number): void {
+  private countPairs(
+    loop: LoopCounters,
+    memory: ObjectMemory,
+    kind: LoopKind,
+    seen: Int32Array,
+    codes: Uint8Array,
+    previous: Uint8Array,
+    stratum: number,
+  ): void {
     const eligible = this.eligible;
     const failed = this.eligibleFailed;
     let count = 0;
@@ -531,7 +542,9 @@ export class ControllerEvidence {
       if (a.phased.blockerOf(op) <= groupBlocker(0)) next[op] = PHASED_BY_DESIGN;
       else next[op] = [PHASED_STARVES, PHASED_NO_LOSS, PHASED_UNKNOWN][this.loss(a.newlyBlocked, op, this.cm.sequentialPosition)]!;
     }
-    for (const op of a.unblocked) if (this.structural[op] === 0) next[op] = [SEQUENTIAL_STARVES, SEQUENTIAL_NO_LOSS, SEQUENTIAL_UNKNOWN][this.loss(a.unblocked, op, this.cm.phasedPosition)]!;
+    for (const op of a.unblocked)
+      if (this.structural[op] === 0)
+        next[op] = [SEQUENTIAL_STARVES, SEQUENTIAL_NO_LOSS, SEQUENTIAL_UNKNOWN][this.loss(a.unblocked, op, this.cm.phasedPosition)]!;
     streak ??= memory.streakMs = new Float64Array(this.n);
     let open = 0;
     for (let op = 0; op < this.n; op++) {

@@ -40,7 +40,13 @@ function pair(p: PairDecision): Record<string, unknown> {
 }
 
 function comparison(o: OperationComparison): Record<string, unknown> {
-  const side = (s: OperationComparison['sequential']): Record<string, unknown> => ({ runs: s.runs, failures: s.failures, rate: finite(s.rate), objects: s.objects, designEffect: s.designEffect });
+  const side = (s: OperationComparison['sequential']): Record<string, unknown> => ({
+    runs: s.runs,
+    failures: s.failures,
+    rate: finite(s.rate),
+    objects: s.objects,
+    designEffect: s.designEffect,
+  });
   return {
     operation: o.operation,
     sequential: side(o.sequential),
@@ -53,7 +59,11 @@ function comparison(o: OperationComparison): Record<string, unknown> {
     eBar: finite(o.eBar),
     discovery: o.discovery,
     identical: o.identical,
-    fixedSample: { p: finite(o.fixedSample.p), q: finite(o.fixedSample.q), interval: o.fixedSample.interval && { low: o.fixedSample.interval.low, high: o.fixedSample.interval.high } },
+    fixedSample: {
+      p: finite(o.fixedSample.p),
+      q: finite(o.fixedSample.q),
+      interval: o.fixedSample.interval && { low: o.fixedSample.interval.low, high: o.fixedSample.interval.high },
+    },
     noiseFloor: finite(o.noiseFloor),
     finding: o.finding,
     material: o.material,
@@ -92,7 +102,12 @@ function rollout(plan: RolloutPlan): Record<string, unknown> {
       category: s.category,
       action: s.action,
       evidence: s.evidence,
-      frees: { opRuns: s.frees.ops, attempts: s.frees.attempts, perDay: finite(s.freesPerDay), top: s.frees.top.map((x) => ({ operation: x.name, count: x.count })) },
+      frees: {
+        opRuns: s.frees.ops,
+        attempts: s.frees.attempts,
+        perDay: finite(s.freesPerDay),
+        top: s.frees.top.map((x) => ({ operation: x.name, count: x.count })),
+      },
       why: s.why,
     })),
     notProposed: plan.notProposed,
@@ -118,7 +133,11 @@ function controller(d: ControllerDecisions): Record<string, unknown> {
       role: r.role,
       status: r.status,
       explanation: r.explanation,
-      measurements: r.measurements.map((m) => ({ name: m.name, value: typeof m.value === 'number' ? finite(m.value) : m.value, threshold: typeof m.threshold === 'number' ? finite(m.threshold) : m.threshold })),
+      measurements: r.measurements.map((m) => ({
+        name: m.name,
+        value: typeof m.value === 'number' ? finite(m.value) : m.value,
+        threshold: typeof m.threshold === 'number' ? finite(m.threshold) : m.threshold,
+      })),
       reasons: r.reasons.map((x) => ({ kind: x.kind, harm: x.harm, message: x.message })),
     })),
     populations: d.populations,

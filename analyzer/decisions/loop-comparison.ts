@@ -207,7 +207,10 @@ export function compareLoops(cm: CompiledModel, counters: ControllerCounters, t:
     c.e = (c.eWorse + twoProportionE(counts, 'less')) / 2;
   }
   benjaminiHochberg(tested.map((c) => c.p!)).forEach((q, i) => (tested[i]!.q = q));
-  const ebh = eBenjaminiHochberg(tested.map((c) => c.e!), t.falseDiscoveryRate);
+  const ebh = eBenjaminiHochberg(
+    tested.map((c) => c.e!),
+    t.falseDiscoveryRate,
+  );
   tested.forEach((c, i) => {
     c.discovery = ebh.rejected[i]!;
     c.eBar = ebh.bar[i]!;
@@ -230,7 +233,9 @@ function populationProblem(counters: ControllerCounters, t: DecisionThresholds):
 const FINDING_ORDER: Record<LoopFinding, number> = { 'worse-under-phased': 0, 'better-under-phased': 1, inconclusive: 2, same: 3 };
 
 function byFinding(x: OperationComparison, y: OperationComparison): number {
-  return FINDING_ORDER[x.finding] - FINDING_ORDER[y.finding] || (y.e ?? -1) - (x.e ?? -1) || (x.operation < y.operation ? -1 : x.operation > y.operation ? 1 : 0);
+  return (
+    FINDING_ORDER[x.finding] - FINDING_ORDER[y.finding] || (y.e ?? -1) - (x.e ?? -1) || (x.operation < y.operation ? -1 : x.operation > y.operation ? 1 : 0)
+  );
 }
 
 /** The confidence sequence of phased − sequential: each rate's at half the miscoverage. */
@@ -240,7 +245,14 @@ function differenceSequence(ph: { failures: number; runs: number }, seq: { failu
   return { low: p.low - s.high, high: p.high - s.low };
 }
 
-function decide(cm: CompiledModel, c: Candidate, noiseFloor: number | null, identical: boolean, unavailable: string | null, t: DecisionThresholds): OperationComparison {
+function decide(
+  cm: CompiledModel,
+  c: Candidate,
+  noiseFloor: number | null,
+  identical: boolean,
+  unavailable: string | null,
+  t: DecisionThresholds,
+): OperationComparison {
   const name = cm.ops[c.op]!;
   const { sequential: s, phased: p } = c;
   const difference = s.rate === null || p.rate === null ? null : p.rate - s.rate;
@@ -248,15 +260,41 @@ function decide(cm: CompiledModel, c: Candidate, noiseFloor: number | null, iden
   const suspects = suspectsOf(cm, c.op);
   const rates = `${percent(p.rate)} under the phased loop (${count(p.failures)} of ${count(p.runs)}) vs ${percent(s.rate)} under the sequential loop (${count(s.failures)} of ${count(s.runs)})`;
   const margin = marginFor(s.rate, t);
-  const base = { operation: name, sequential: s, phased: p, difference, noiseFloor, margin, eWorse: c.eWorse, e: c.e, eBar: c.eBar, discovery: c.discovery, identical, material, suspects };
+  const base = {
+    operation: name,
+    sequential: s,
+    phased: p,
+    difference,
+    noiseFloor,
+    margin,
+    eWorse: c.eWorse,
+    e: c.e,
+    eBar: c.eBar,
+    discovery: c.discovery,
+    identical,
+    material,
+    suspects,
+  };
   const pooled = (s.failures + p.failures) / Math.max(1, s.runs + p.runs);
   const needed = runsToBound(pooled, margin, Math.max(s.designEffect, p.designEffect));
   const marginText = `±${percent(margin)} (${percent(t.relativeMargin)} of the sequential rate, at least ${percent(t.absoluteMargin)})`;
 
   if (!c.enough) {
-    const short = [s.runs < t.minBaselineObservations ? `${count(s.runs)} under the sequential loop` : null, p.runs < t.minBaselineObservations ? `${count(p.runs)} under the phased loop` : null].filter((x) => x !== null);
-    const why = unavailable ?? `${plural(Math.min(s.runs, p.runs), 'run')} from a healthy state is too few: ${short.join(', ')} (${t.minBaselineObservations} needed per loop)`;
-    return { ...base, interval: null, fixedSample: { p: null, q: null, interval: null }, finding: 'inconclusive', moreRunsNeeded: Math.max(0, needed - Math.min(s.runs, p.runs)), why };
+    const short = [
+      s.runs < t.minBaselineObservations ? `${count(s.runs)} under the sequential loop` : null,
+      p.runs < t.minBaselineObservations ? `${count(p.runs)} under the phased loop` : null,
+    ].filter((x) => x !== null);
+    const why =
+      unavailable ??
+      `${plural(Math.min(s.runs, p.runs), 'run')} from a healthy state is too few: ${short.join(', ')} (${t.minBaselineObservations} needed per loop)`;
+    return {
+      ...base,
+      interval: null,
+      fixedSample: { p: null, q: null, interval: null },
+      finding: 'inconclusive',
+      moreRunsNeeded: Math.max(0, needed - Math.min(s.runs, p.runs)),
+      why,
+    };
   }
   const ph = effective(p);
   const seq = effective(s);
@@ -265,11 +303,17 @@ function decide(cm: CompiledModel, c: Candidate, noiseFloor: number | null, iden
   const diff = difference!;
   const evidence = `e = ${eValue(c.e)}, e-BH bar ${eValue(c.eBar)}; fixed-sample ${equalsP('q', c.q!)}`;
   const within = `95 % confidence sequence ${points(interval.low)} .. ${points(interval.high)}`;
-  const effect = Math.max(s.designEffect, p.designEffect) > 1 ? `; weighted for the spread between objects (design effect ${p.designEffect.toFixed(2)} phased, ${s.designEffect.toFixed(2)} sequential)` : '';
+  const effect =
+    Math.max(s.designEffect, p.designEffect) > 1
+      ? `; weighted for the spread between objects (design effect ${p.designEffect.toFixed(2)} phased, ${s.designEffect.toFixed(2)} sequential)`
+      : '';
   const full = { ...base, interval, fixedSample };
   if (c.discovery && Math.abs(diff) > margin) {
     const finding: LoopFinding = diff > 0 ? 'worse-under-phased' : 'better-under-phased';
-    const explain = diff > 0 && suspects.length > 0 ? `; reordered around it: ${suspects.map((x) => `${x.op} (${x.movement === 'now-after' ? 'now runs after it' : 'now runs before it'})`).join(', ')}` : '';
+    const explain =
+      diff > 0 && suspects.length > 0
+        ? `; reordered around it: ${suspects.map((x) => `${x.op} (${x.movement === 'now-after' ? 'now runs after it' : 'now runs before it'})`).join(', ')}`
+        : '';
     return { ...full, finding, moreRunsNeeded: null, why: `fails ${rates} (${points(diff)}, beyond the margin ${marginText}; ${evidence})${effect}${explain}` };
   }
   const harmfulSide = interval.low > 0;

@@ -129,7 +129,10 @@ export function decideOrdering(cm: CompiledModel, counters: ControllerCounters, 
   benjaminiHochberg(tested.map((c) => c.pGreater!)).forEach((q, i) => (tested[i]!.q = q));
   // The baselines' confidence sequences share a miscoverage of falseDiscoveryRate over the strata.
   for (const c of tested) c.e = Math.exp(Math.min(LOG_E_CAP, logStratifiedE(c.strata, t.falseDiscoveryRate / GAP_STRATA)));
-  const ebh = eBenjaminiHochberg(tested.map((c) => c.e!), t.falseDiscoveryRate);
+  const ebh = eBenjaminiHochberg(
+    tested.map((c) => c.e!),
+    t.falseDiscoveryRate,
+  );
   tested.forEach((c, i) => {
     c.discovery = ebh.rejected[i]!;
     c.eBar = ebh.bar[i]!;
@@ -137,7 +140,15 @@ export function decideOrdering(cm: CompiledModel, counters: ControllerCounters, 
 
   const noise = { sequential: noiseRates(counters.loops.sequential), phased: noiseRates(counters.loops.phased) };
   const decisions = candidates.map((c) =>
-    decidePair(cm, c, isReordered(c.first, c.then), followers[c.loop][c.first]![c.then] === 1, counters.loops[c.loop].failureRuns[c.first]!, noise[c.loop][c.then] ?? null, t),
+    decidePair(
+      cm,
+      c,
+      isReordered(c.first, c.then),
+      followers[c.loop][c.first]![c.then] === 1,
+      counters.loops[c.loop].failureRuns[c.first]!,
+      noise[c.loop][c.then] ?? null,
+      t,
+    ),
   );
   const reordered = decisions.filter((d) => d.reordered && d.loop === 'phased').sort(byStrength);
   const dependentOther = decisions.filter((d) => !(d.reordered && d.loop === 'phased') && d.status === 'dependent').sort(byStrength);
@@ -149,10 +160,23 @@ const STATUS_ORDER: Record<EvidenceStatus, number> = { dependent: 0, safe: 1, in
 function byStrength(x: PairDecision, y: PairDecision): number {
   const dataX = x.table.a + x.table.b;
   const dataY = y.table.a + y.table.b;
-  return STATUS_ORDER[x.status] - STATUS_ORDER[y.status] || (y.e ?? -1) - (x.e ?? -1) || dataY - dataX || (x.first + x.then < y.first + y.then ? -1 : x.first + x.then > y.first + y.then ? 1 : 0);
+  return (
+    STATUS_ORDER[x.status] - STATUS_ORDER[y.status] ||
+    (y.e ?? -1) - (x.e ?? -1) ||
+    dataY - dataX ||
+    (x.first + x.then < y.first + y.then ? -1 : x.first + x.then > y.first + y.then ? 1 : 0)
+  );
 }
 
-function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, followsFailure: boolean, firstFailureRuns: number, noiseFloor: number | null, t: DecisionThresholds): PairDecision {
+function decidePair(
+  cm: CompiledModel,
+  c: Candidate,
+  reordered: boolean,
+  followsFailure: boolean,
+  firstFailureRuns: number,
+  noiseFloor: number | null,
+  t: DecisionThresholds,
+): PairDecision {
   const { a, b, c: c0, d } = c.table;
   const rateAfterFailure = a + b === 0 ? null : a / (a + b);
   const rateAfterSuccess = c0 + d === 0 ? null : c0 / (c0 + d);
@@ -160,13 +184,34 @@ function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, follows
   const first = cm.ops[c.first]!;
   const then = cm.ops[c.then]!;
   const margin = marginFor(rateAfterSuccess, t);
-  const base = { loop: c.loop, first, then, reordered, table: c.table, rateAfterFailure, rateAfterSuccess, riskDifference, pGreater: c.pGreater, q: c.q, e: c.e, eBar: c.eBar, discovery: c.discovery, margin, noiseFloor, followsFailure, firstFailureRuns };
+  const base = {
+    loop: c.loop,
+    first,
+    then,
+    reordered,
+    table: c.table,
+    rateAfterFailure,
+    rateAfterSuccess,
+    riskDifference,
+    pGreater: c.pGreater,
+    q: c.q,
+    e: c.e,
+    eBar: c.eBar,
+    discovery: c.discovery,
+    margin,
+    noiseFloor,
+    followsFailure,
+    firstFailureRuns,
+  };
   const counts = `${then} failed after ${first} failed in ${count(a)} of ${count(a + b)}, after it succeeded in ${count(c0)} of ${count(c0 + d)}`;
 
   if (!c.enough) {
     let why: string;
     if (!followsFailure) why = `not testable: the ${c.loop} loop never runs ${then} after ${first} failed, so its failure cannot affect it in the same attempt`;
-    else if (a + b < t.minFailedObservations) why = `${then} was seen after ${first} started failing ${times(a + b)} (${t.minFailedObservations} needed)` + (firstFailureRuns === 0 ? `; ${first} never failed` : '');
+    else if (a + b < t.minFailedObservations)
+      why =
+        `${then} was seen after ${first} started failing ${times(a + b)} (${t.minFailedObservations} needed)` +
+        (firstFailureRuns === 0 ? `; ${first} never failed` : '');
     else why = `${then} was seen after healthy attempts with ${first} succeeding ${times(c0 + d)} (${t.minBaselineObservations} needed)`;
     return { ...base, status: 'inconclusive', why };
   }
@@ -174,7 +219,11 @@ function decidePair(cm: CompiledModel, c: Candidate, reordered: boolean, follows
   const evidence = `e = ${eValue(c.e)}, e-BH bar ${eValue(c.eBar)}; fixed-sample ${equalsP('q', c.q!)}`;
   const marginText = `margin ${percent(margin)}`;
   if (c.discovery && diff > margin) {
-    return { ...base, status: 'dependent', why: `${counts} (${points(diff)} at equal times since the previous attempt, beyond the ${marginText}; ${evidence})` };
+    return {
+      ...base,
+      status: 'dependent',
+      why: `${counts} (${points(diff)} at equal times since the previous attempt, beyond the ${marginText}; ${evidence})`,
+    };
   }
   if (diff <= margin) {
     const small = c.discovery ? `; the increase the e-value shows is within the ${marginText}` : '';

@@ -104,13 +104,26 @@ function benefit(counters: ControllerCounters, creditable: (op: number) => boole
 
 function fixFirst(comparison: LoopComparison, starvation: StarvationComparison, ordering: OrderingEvidence): FixFirst[] {
   return [
-    ...comparison.operations.filter((o) => o.finding === 'worse-under-phased').map((o): FixFirst => ({ kind: 'worse-under-phased', subject: o.operation, why: o.why })),
-    ...starvation.operations.filter((o) => o.finding === 'starved-under-phased').map((o): FixFirst => ({ kind: 'starved-under-phased', subject: o.operation, why: o.why })),
-    ...ordering.reordered.filter((p) => p.status === 'dependent').map((p): FixFirst => ({ kind: 'reordered-dependence', subject: `${p.first} → ${p.then}`, why: p.why })),
+    ...comparison.operations
+      .filter((o) => o.finding === 'worse-under-phased')
+      .map((o): FixFirst => ({ kind: 'worse-under-phased', subject: o.operation, why: o.why })),
+    ...starvation.operations
+      .filter((o) => o.finding === 'starved-under-phased')
+      .map((o): FixFirst => ({ kind: 'starved-under-phased', subject: o.operation, why: o.why })),
+    ...ordering.reordered
+      .filter((p) => p.status === 'dependent')
+      .map((p): FixFirst => ({ kind: 'reordered-dependence', subject: `${p.first} → ${p.then}`, why: p.why })),
   ];
 }
 
-export function decideController(cm: CompiledModel, summary: ControllerSummary, counters: ControllerCounters, timeline: readonly TimelinePoint[], bucketMs: number, thresholds: DecisionThresholds): ControllerDecisions {
+export function decideController(
+  cm: CompiledModel,
+  summary: ControllerSummary,
+  counters: ControllerCounters,
+  timeline: readonly TimelinePoint[],
+  bucketMs: number,
+  thresholds: DecisionThresholds,
+): ControllerDecisions {
   const comparison = compareLoops(cm, counters, thresholds);
   const worse = new Set(comparison.operations.filter((o) => o.finding === 'worse-under-phased').map((o) => cm.opIndex.get(o.operation)!));
   const creditable = (op: number): boolean => !worse.has(op);
@@ -166,7 +179,14 @@ export function decisionReport(analyzer: ShadowAnalyzer, evidence: DecisionEvide
   const controllers = analyzer.shadows.map((shadow) => {
     const name = shadow.model.controller;
     const seen = evidence.controller(name) ?? new ControllerEvidence(shadow.cm);
-    return decideController(shadow.cm, summary.controllers.find((c) => c.controller === name)!, seen.snapshot(), seen.timeline.points(), seen.timeline.bucketWidthMs, thresholds);
+    return decideController(
+      shadow.cm,
+      summary.controllers.find((c) => c.controller === name)!,
+      seen.snapshot(),
+      seen.timeline.points(),
+      seen.timeline.bucketWidthMs,
+      thresholds,
+    );
   });
   return { schema: DECISIONS_SCHEMA, summary, controllers };
 }

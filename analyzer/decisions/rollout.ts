@@ -62,10 +62,14 @@ interface Entry {
 
 function entryFor(d: GroupDecision, worse: ReadonlySet<string>): Entry | string | undefined {
   const fails = d.ops.filter((op) => worse.has(op));
-  if (fails.length > 0) return `${fails.join(', ')} ${fails.length === 1 ? 'fails' : 'fail'} more under the phased loop: fix that first; until then its failures, and the work they free, are the phased order's doing`;
+  if (fails.length > 0)
+    return `${fails.join(', ')} ${fails.length === 1 ? 'fails' : 'fail'} more under the phased loop: fix that first; until then its failures, and the work they free, are the phased order's doing`;
   if (d.category === 'nonCritical') {
     if (d.finding === 'should-be-critical') return { decision: d, tier: 3, action: 'keep-critical', evidence: 'full' };
-    if (d.finding === 'inconclusive') return d.failureRuns === 0 ? 'never failed under the phased loop: its category decided nothing yet' : { decision: d, tier: 2, action: 'wait', evidence: 'none' };
+    if (d.finding === 'inconclusive')
+      return d.failureRuns === 0
+        ? 'never failed under the phased loop: its category decided nothing yet'
+        : { decision: d, tier: 2, action: 'wait', evidence: 'none' };
     if (d.freed.ops === 0) return 'its failures never let blockable work run that would have succeeded: moving it frees nothing seen';
     return { decision: d, tier: 0, action: 'move', evidence: 'full' };
   }

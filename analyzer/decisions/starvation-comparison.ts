@@ -86,7 +86,11 @@ export function compareStarvation(cm: CompiledModel, counters: ControllerCounter
     const perDay = (x: number): string => `${(x * MINUTES_PER_DAY).toFixed(1)} min per object-day`;
     const design = byDesignShare > 0 ? ` (${percent(byDesignShare)} of the time behind a failed critical group, by design)` : '';
     const noLoss = phasedNoLossShare > 0 ? `; ${percent(phasedNoLossShare)} of the time nothing withheld with it writes (no work lost)` : '';
-    const unknownWrites = unknown ? [cm.ops[op]!, ...cm.ops.filter((name, later) => cm.sequentialPosition[later]! > cm.sequentialPosition[op]! && unstated.includes(name))].filter((name) => unstated.includes(name)) : [];
+    const unknownWrites = unknown
+      ? [cm.ops[op]!, ...cm.ops.filter((name, later) => cm.sequentialPosition[later]! > cm.sequentialPosition[op]! && unstated.includes(name))].filter((name) =>
+          unstated.includes(name),
+        )
+      : [];
     let why: string;
     if (starved) {
       why = `the phased loop's order keeps it from running, with work that writes, ${percent(phasedLost)} of the time where the sequential loop would run it, the sequential loop ${percent(sequentialLost)} the other way: ${percent(extraShare)} more (${perDay(extraShare)}; ${percent(t.maxStarvationShare)} tolerated), longest ${formatDuration(phasedLongestSeconds)}${design}${noLoss}`;

@@ -66,7 +66,10 @@ export const DECISIONS_SECTION = {
     minWindow: { kind: 'duration', default: durationText(DEFAULTS.minWindow), doc: THRESHOLD_DOCS.minWindow },
     maxStarvationShare: { kind: 'number', default: DEFAULTS.maxStarvationShare, min: 0, doc: THRESHOLD_DOCS.maxStarvationShare },
     minWindowMs: { kind: 'renamed', to: 'minWindow', unit: 'ms' },
-    safeRiskDifference: { kind: 'removed', why: 'a fixed tolerance of ten points hid regressions of ops that fail 0.1–2 % of the time: relativeMargin and absoluteMargin scale with the rate' },
+    safeRiskDifference: {
+      kind: 'removed',
+      why: 'a fixed tolerance of ten points hid regressions of ops that fail 0.1–2 % of the time: relativeMargin and absoluteMargin scale with the rate',
+    },
   },
 } as const satisfies Field;
 
@@ -84,7 +87,8 @@ export function marginFor(baseline: number | null, t: DecisionThresholds): numbe
 export function thresholdsFrom(values: Partial<DecisionThresholds>): DecisionThresholds {
   const t = { ...DEFAULT_THRESHOLDS, ...values };
   if (!(t.falseDiscoveryRate > 0 && t.falseDiscoveryRate < 1)) throw new RangeError(`falseDiscoveryRate must be between 0 and 1, got ${t.falseDiscoveryRate}`);
-  if (!(t.maxStarvationShare >= 0 && t.maxStarvationShare <= 1)) throw new RangeError(`maxStarvationShare must be between 0 and 1, got ${t.maxStarvationShare}`);
+  if (!(t.maxStarvationShare >= 0 && t.maxStarvationShare <= 1))
+    throw new RangeError(`maxStarvationShare must be between 0 and 1, got ${t.maxStarvationShare}`);
   if (!(t.absoluteMargin <= 1)) throw new RangeError(`absoluteMargin must be at most 1, got ${t.absoluteMargin}`);
   if (!(t.minHoursOfDay <= 24)) throw new RangeError(`minHoursOfDay must be at most 24, got ${t.minHoursOfDay}`);
   return t;

@@ -119,12 +119,22 @@ export class StarvationTimeline {
   }
 
   points(): TimelinePoint[] {
-    return this.buckets.map((b, i) => ({ startMs: (this.first + i) * this.widthMs, attempts: b.attempts, starvedOps: b.starvedOps, longestSeconds: b.longestSeconds.slice() }));
+    return this.buckets.map((b, i) => ({
+      startMs: (this.first + i) * this.widthMs,
+      attempts: b.attempts,
+      starvedOps: b.starvedOps,
+      longestSeconds: b.longestSeconds.slice(),
+    }));
   }
 
   /** A copy of the state (collecting goes on unchanged). */
   state(): TimelineState {
-    return { maxBuckets: this.maxBuckets, widthMs: this.widthMs, first: this.first, buckets: this.buckets.map((b) => ({ ...b, longestSeconds: b.longestSeconds.slice() })) };
+    return {
+      maxBuckets: this.maxBuckets,
+      widthMs: this.widthMs,
+      first: this.first,
+      buckets: this.buckets.map((b) => ({ ...b, longestSeconds: b.longestSeconds.slice() })),
+    };
   }
 }
 

@@ -18,7 +18,12 @@ export type { ReasonKind } from './rules/rule.js';
 export type VerdictStatus = 'ready' | 'not-ready' | 'inconclusive';
 
 /** The reasons that are measured harm of the phased loop: each makes the verdict not-ready. */
-export const HARM_REASON_KINDS = ['worse-under-phased', 'starved-under-phased', 'reordered-dependence', 'non-critical-downstream'] as const satisfies readonly ReasonKind[];
+export const HARM_REASON_KINDS = [
+  'worse-under-phased',
+  'starved-under-phased',
+  'reordered-dependence',
+  'non-critical-downstream',
+] as const satisfies readonly ReasonKind[];
 
 export interface VerdictReason {
   readonly kind: ReasonKind;
@@ -67,7 +72,11 @@ export function decideVerdict(rules: readonly RuleOutcome[], benefit: Benefit, n
   });
   const reasons = decided
     ? [...harm.map((x) => reason(x, 'not-ready')), ...missing.map((x) => reason(x, 'inconclusive'))]
-    : [...blocking.map((x) => reason(x, 'inconclusive')), ...harm.map((x) => reason(x, 'inconclusive', true)), ...missing.map((x) => reason(x, 'inconclusive'))];
+    : [
+        ...blocking.map((x) => reason(x, 'inconclusive')),
+        ...harm.map((x) => reason(x, 'inconclusive', true)),
+        ...missing.map((x) => reason(x, 'inconclusive')),
+      ];
   const status: VerdictStatus = decided && harm.length > 0 ? 'not-ready' : reasons.length > 0 ? 'inconclusive' : 'ready';
   return { status, reasons, rules, benefit, newlyBlockedAttempts };
 }

@@ -21,11 +21,13 @@ export function isComplete(c: Coverage): boolean {
 /** The union of two disjoint coverages; throws naming the shards both hold. */
 export function unite(a: Coverage, b: Coverage): Coverage {
   const count = lcm(a.count, b.count);
-  if (count > MAX_COMMON_COUNT) throw new RangeError(`shards of ${a.count} and of ${b.count} have no common count below ${MAX_COMMON_COUNT}: shard counts should divide one another`);
+  if (count > MAX_COMMON_COUNT)
+    throw new RangeError(`shards of ${a.count} and of ${b.count} have no common count below ${MAX_COMMON_COUNT}: shard counts should divide one another`);
   const x = expand(a, count);
   const y = expand(b, count);
   const both = x.filter((i) => y.includes(i));
-  if (both.length > 0) throw new RangeError(`both cover shard${both.length > 1 ? 's' : ''} ${both.slice(0, 5).join(', ')}${both.length > 5 ? ', …' : ''} of ${count}`);
+  if (both.length > 0)
+    throw new RangeError(`both cover shard${both.length > 1 ? 's' : ''} ${both.slice(0, 5).join(', ')}${both.length > 5 ? ', …' : ''} of ${count}`);
   return coarsest({ count, indices: [...x, ...y].sort((p, q) => p - q) });
 }
 

@@ -98,7 +98,14 @@ function encodeVector(v: Uint32Array | Float64Array): Json {
 function encodeRecord(r: object): Json {
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(r)) {
-    out[k] = v instanceof Uint32Array || v instanceof Float64Array ? encodeVector(v) : typeof v === 'number' ? (Number.isFinite(v) ? v : null) : encodeRecord(v as object);
+    out[k] =
+      v instanceof Uint32Array || v instanceof Float64Array
+        ? encodeVector(v)
+        : typeof v === 'number'
+          ? Number.isFinite(v)
+            ? v
+            : null
+          : encodeRecord(v as object);
   }
   return out;
 }
@@ -132,7 +139,11 @@ export function decodePartial(text: string, where: string, models?: ModelCache):
   }
   // The schema first: a summary or a decisions report given by mistake is named as such.
   const schema = r.mapping(value, '').schema;
-  if (schema !== PARTIAL_SCHEMA) r.fail('schema', `expected "${PARTIAL_SCHEMA}", got ${JSON.stringify(schema)} (a summary of analyze --format json cannot be merged; make partials with --format partial)`);
+  if (schema !== PARTIAL_SCHEMA)
+    r.fail(
+      'schema',
+      `expected "${PARTIAL_SCHEMA}", got ${JSON.stringify(schema)} (a summary of analyze --format json cannot be merged; make partials with --format partial)`,
+    );
   const doc = r.record(value, '', ['schema', 'inputs', 'controllers', 'input']);
   const inputs = r.array(doc.inputs, 'inputs').map((v, i) => decodeInput(r, v, at('inputs', i)));
   const controllers = r.array(doc.controllers, 'controllers').map((v, i) => decodeController(r, v, at('controllers', i), models));
@@ -195,7 +206,8 @@ function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCa
     }
     models?.set(text, cm);
   }
-  if (c.controller !== cm.model.controller) r.fail(at(path, 'controller'), `expected the model's controller "${cm.model.controller}", got ${JSON.stringify(c.controller)}`);
+  if (c.controller !== cm.model.controller)
+    r.fail(at(path, 'controller'), `expected the model's controller "${cm.model.controller}", got ${JSON.stringify(c.controller)}`);
   const evidence = c.evidence === null ? null : r.record(c.evidence, at(path, 'evidence'), ['counters', 'timeline']);
   return {
     cm,
@@ -233,7 +245,10 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
   return {
     attempts: {
       total: r.count(a.total, at(path, 'attempts.total')),
-      byObservedModel: { sequential: r.count(byModel.sequential, at(path, 'attempts.byObservedModel.sequential')), phased: r.count(byModel.phased, at(path, 'attempts.byObservedModel.phased')) },
+      byObservedModel: {
+        sequential: r.count(byModel.sequential, at(path, 'attempts.byObservedModel.sequential')),
+        phased: r.count(byModel.phased, at(path, 'attempts.byObservedModel.phased')),
+      },
       bySource: r.counts(a.bySource, at(path, 'attempts.bySource'), SOURCE_KINDS),
       diverged: r.count(a.diverged, at(path, 'attempts.diverged')),
       structural: r.count(a.structural, at(path, 'attempts.structural')),
@@ -243,14 +258,30 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
     objects: r.count(s.objects, at(path, 'objects')),
     operations: ops.map((o, i) => {
       const p = at(at(path, 'operations'), i);
-      const op = r.record(o, p, ['name', 'observed', 'outcomes', 'unblocked', 'newlyBlocked', 'structural', 'predicted', 'inconsistent', 'blockers', 'longestStarvation']);
+      const op = r.record(o, p, [
+        'name',
+        'observed',
+        'outcomes',
+        'unblocked',
+        'newlyBlocked',
+        'structural',
+        'predicted',
+        'inconsistent',
+        'blockers',
+        'longestStarvation',
+      ]);
       if (op.name !== cm.ops[i]) r.fail(at(p, 'name'), `expected the model's operation "${cm.ops[i]}", got ${JSON.stringify(op.name)}`);
       const outcomes = r.record(op.outcomes, at(p, 'outcomes'), ['ok', 'error', 'stop', 'skip']);
       const longest = op.longestStarvation === null ? null : r.record(op.longestStarvation, at(p, 'longestStarvation'), ['ms', 'object']);
       const state: OperationState = {
         name: cm.ops[i]!,
         observed: r.count(op.observed, at(p, 'observed')),
-        outcomes: { ok: r.count(outcomes.ok, at(p, 'outcomes.ok')), error: r.count(outcomes.error, at(p, 'outcomes.error')), stop: r.count(outcomes.stop, at(p, 'outcomes.stop')), skip: r.count(outcomes.skip, at(p, 'outcomes.skip')) },
+        outcomes: {
+          ok: r.count(outcomes.ok, at(p, 'outcomes.ok')),
+          error: r.count(outcomes.error, at(p, 'outcomes.error')),
+          stop: r.count(outcomes.stop, at(p, 'outcomes.stop')),
+          skip: r.count(outcomes.skip, at(p, 'outcomes.skip')),
+        },
         unblocked: r.count(op.unblocked, at(p, 'unblocked')),
         newlyBlocked: r.count(op.newlyBlocked, at(p, 'newlyBlocked')),
         structural: r.count(op.structural, at(p, 'structural')),
@@ -261,7 +292,10 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
           const x = r.record(b, bp, ['blocker', 'count']);
           return { blocker: r.string(x.blocker, at(bp, 'blocker')), count: r.count(x.count, at(bp, 'count')) };
         }),
-        longestStarvation: longest && { ms: r.number(longest.ms, at(p, 'longestStarvation.ms')), object: r.string(longest.object, at(p, 'longestStarvation.object')) },
+        longestStarvation: longest && {
+          ms: r.number(longest.ms, at(p, 'longestStarvation.ms')),
+          object: r.string(longest.object, at(p, 'longestStarvation.object')),
+        },
       };
       return state;
     }),
@@ -347,7 +381,12 @@ function decodeTimeline(r: JsonReader, opCount: number, v: unknown, path: Path):
 
 /** A source's books (collector/records.ts SourceInputReport): the counts checked, the statements kept as written. */
 function decodeSourceReport(r: JsonReader, v: unknown, path: Path): SourceInputReport {
-  const s = r.record(v, path, ['source', 'unit', 'received', 'analyzed', 'dropped', 'ignored', 'attempts', 'notes', 'loop', 'caveats'], ['sampledPeriods', 'unmappedSample']);
+  const s = r.record(
+    v,
+    path,
+    ['source', 'unit', 'received', 'analyzed', 'dropped', 'ignored', 'attempts', 'notes', 'loop', 'caveats'],
+    ['sampledPeriods', 'unmappedSample'],
+  );
   r.oneOf(s.source, at(path, 'source'), SOURCE_KINDS);
   r.string(s.unit, at(path, 'unit'));
   for (const k of ['received', 'analyzed', 'attempts']) r.count(s[k], at(path, k));

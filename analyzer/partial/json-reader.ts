@@ -29,7 +29,8 @@ export class JsonReader {
   record(v: unknown, path: Path, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> {
     if (!isRecord(v)) this.fail(path, `expected a mapping, got ${shown(v)}`);
     for (const k of required) if (!(k in v)) this.fail(at(path, k), 'required');
-    for (const k of Object.keys(v)) if (!required.includes(k) && !optional.includes(k)) this.fail(at(path, k), `unknown field (allowed: ${[...required, ...optional].join(', ')})`);
+    for (const k of Object.keys(v))
+      if (!required.includes(k) && !optional.includes(k)) this.fail(at(path, k), `unknown field (allowed: ${[...required, ...optional].join(', ')})`);
     return v;
   }
 

@@ -71,10 +71,17 @@ function mergeControllers(a: readonly ControllerPart[], b: readonly ControllerPa
     const y = b[i]!;
     // One compiled model (partials read with one ModelCache) is one model; otherwise compared as documents.
     if (x.cm !== y.cm && JSON.stringify(modelDocument(x.cm.model)) !== JSON.stringify(modelDocument(y.cm.model))) {
-      throw new MergeError(`controller ${x.cm.model.controller}: the partials were made with different versions of model ${x.cm.model.name}; partials merge only when made with the same model`);
+      throw new MergeError(
+        `controller ${x.cm.model.controller}: the partials were made with different versions of model ${x.cm.model.name}; partials merge only when made with the same model`,
+      );
     }
-    if ((x.evidence === null) !== (y.evidence === null)) throw new MergeError(`controller ${x.cm.model.controller}: one partial carries the decisions' evidence and the other does not`);
-    return { cm: x.cm, summary: mergeSummaryStates(x.summary, y.summary), evidence: x.evidence && y.evidence && mergeEvidence(x.cm.ops.length, x.evidence, y.evidence) };
+    if ((x.evidence === null) !== (y.evidence === null))
+      throw new MergeError(`controller ${x.cm.model.controller}: one partial carries the decisions' evidence and the other does not`);
+    return {
+      cm: x.cm,
+      summary: mergeSummaryStates(x.summary, y.summary),
+      evidence: x.evidence && y.evidence && mergeEvidence(x.cm.ops.length, x.evidence, y.evidence),
+    };
   });
 }
 
@@ -88,5 +95,11 @@ function mergeEvidence(opCount: number, a: EvidencePart, b: EvidencePart): Evide
 
 /** By input, then by position in it (then by the rest, for a total order). */
 function inputOrder(x: PositionedRejection, y: PositionedRejection): number {
-  return compareText(x.input, y.input) || x.position - y.position || compareText(x.where, y.where) || compareText(x.reason, y.reason) || compareText(x.message, y.message);
+  return (
+    compareText(x.input, y.input) ||
+    x.position - y.position ||
+    compareText(x.where, y.where) ||
+    compareText(x.reason, y.reason) ||
+    compareText(x.message, y.message)
+  );
 }

@@ -61,7 +61,10 @@ export function compileAdapterConfig(raw: Record<string, unknown>): CompiledAdap
   const baseUrl = typeof api.base_url === 'string' && api.base_url !== '' ? api.base_url : undefined;
   const version = typeof api.version === 'string' ? api.version : undefined;
   return {
-    adapter: { name: typeof adapter.name === 'string' ? adapter.name : '', version: typeof adapter.version === 'string' || typeof adapter.version === 'number' ? String(adapter.version) : '' },
+    adapter: {
+      name: typeof adapter.name === 'string' ? adapter.name : '',
+      version: typeof adapter.version === 'string' || typeof adapter.version === 'number' ? String(adapter.version) : '',
+    },
     configMap: raw,
     configMapFull: raw,
     apiUrl: (rendered) => hyperfleetApiUrl(rendered, baseUrl, version),

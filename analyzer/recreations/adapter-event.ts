@@ -265,7 +265,13 @@ class EventRun {
       params: this.ctx.params,
       preconditions: this.preconditionResults,
       discovered: [],
-      resources: this.compiled.config.resources.map((resource) => ({ resource, decision: 'error', reason: `${phase === 'param_extraction' ? 'parameter extraction' : 'precondition evaluation'} failed: ${error.message}`, conflict: false, errors: [error] })),
+      resources: this.compiled.config.resources.map((resource) => ({
+        resource,
+        decision: 'error',
+        reason: `${phase === 'param_extraction' ? 'parameter extraction' : 'precondition evaluation'} failed: ${error.message}`,
+        conflict: false,
+        errors: [error],
+      })),
     });
     const skipped = (why: string): EventOutcome => ({
       status: 'success',
@@ -273,7 +279,13 @@ class EventRun {
       params: this.ctx.params,
       preconditions: this.preconditionResults,
       discovered: [],
-      resources: this.compiled.config.resources.map((resource) => ({ resource, decision: 'skip', reason: `resources skipped: ${why}`, conflict: false, errors: [] })),
+      resources: this.compiled.config.resources.map((resource) => ({
+        resource,
+        decision: 'skip',
+        reason: `resources skipped: ${why}`,
+        conflict: false,
+        errors: [],
+      })),
     });
 
     for (const p of this.compiled.config.params) {
@@ -302,13 +314,16 @@ class EventRun {
       if (p.default !== undefined) this.ctx.params[p.name] = this.cel(p.default);
       return undefined;
     };
-    if ('error' in got) return p.required ? { rule: `param ${p.name}`, reason: 'param', message: `failed to extract required parameter '${p.name}': ${got.error}` } : fallback();
+    if ('error' in got)
+      return p.required ? { rule: `param ${p.name}`, reason: 'param', message: `failed to extract required parameter '${p.name}': ${got.error}` } : fallback();
     let value = got.value;
     if ((value === undefined || value === null || value === '') && p.default !== undefined) value = this.cel(p.default);
     if (value !== undefined && value !== null && p.type && (p.source.kind === 'string' || p.source.kind === 'file')) {
       const converted = convertParamType(value, p.type);
       if ('error' in converted) {
-        return p.required ? { rule: `param ${p.name}`, reason: 'param', message: `failed to convert parameter '${p.name}' to type '${p.type}': ${converted.error}` } : fallback();
+        return p.required
+          ? { rule: `param ${p.name}`, reason: 'param', message: `failed to convert parameter '${p.name}' to type '${p.type}': ${converted.error}` }
+          : fallback();
       }
       value = converted.value;
     }
@@ -321,7 +336,8 @@ class EventRun {
     switch (s.kind) {
       case 'string': {
         const v = s.value;
-        if (v.startsWith('env.')) return v.slice(4) in this.inputs.env ? { value: this.inputs.env[v.slice(4)] } : { error: `environment variable ${v.slice(4)} not set` };
+        if (v.startsWith('env.'))
+          return v.slice(4) in this.inputs.env ? { value: this.inputs.env[v.slice(4)] } : { error: `environment variable ${v.slice(4)} not set` };
         if (v.startsWith('event.')) return nestedValue(this.ctx.params.event, v.slice(6));
         if (v.startsWith('config.')) return nestedValue(this.cel(this.inputs.adapterConfig.configMapFull), v.slice(7));
         if (v === '') return { value: p.default };
@@ -391,7 +407,8 @@ class EventRun {
         }
         throw new StepFailure(r.error);
       }
-      if (!isMap(r.body)) throw new StepFailure({ rule: `precondition ${pre.name}`, reason: 'api_call', message: 'failed to parse API response as a JSON object' });
+      if (!isMap(r.body))
+        throw new StepFailure({ rule: `precondition ${pre.name}`, reason: 'api_call', message: 'failed to parse API response as a JSON object' });
       const response = this.cel(r.body) as Record<string, unknown>;
       this.ctx.params[pre.name] = response;
       // Captures see the response's fields and the response itself under the precondition's name.
@@ -404,12 +421,21 @@ class EventRun {
             got = extractField(captureVars, cap.field);
           } catch (e) {
             if (!(e instanceof FieldPathError)) throw e;
-            throw new StepFailure({ rule: `precondition ${pre.name} capture ${cap.name}`, reason: 'condition', message: `field extraction failed: ${e.message}` });
+            throw new StepFailure({
+              rule: `precondition ${pre.name} capture ${cap.name}`,
+              reason: 'condition',
+              message: `field extraction failed: ${e.message}`,
+            });
           }
           value = got.value;
           if (got.missing !== undefined) {
             if (cap.default !== undefined) value = this.cel(cap.default);
-            else errors.push({ rule: `precondition ${pre.name} capture ${cap.name}`, reason: 'no_such_key', message: `failed to capture '${cap.name}': ${got.missing}` });
+            else
+              errors.push({
+                rule: `precondition ${pre.name} capture ${cap.name}`,
+                reason: 'no_such_key',
+                message: `failed to capture '${cap.name}': ${got.missing}`,
+              });
           }
         } else {
           const res = this.evaluate(this.compiled.captureRule(pre.name, cap.name), captureVars);
@@ -560,7 +586,8 @@ class EventRun {
     }
     const dryRun = existing ? (r.recreateOnChange ? 'recreate' : 'update') : 'create';
     // What the object is after the apply: the manifest over what was there (status kept), or unchanged on skip.
-    if (decision !== 'skip') this.overlay.set(q, name, existing && decision === 'update' ? { ...existing, ...m, ...(existing.status ? { status: existing.status } : {}) } : m);
+    if (decision !== 'skip')
+      this.overlay.set(q, name, existing && decision === 'update' ? { ...existing, ...m, ...(existing.status ? { status: existing.status } : {}) } : m);
     const outcome: ResourceOutcome = {
       resource: r,
       decision,
@@ -595,7 +622,16 @@ class EventRun {
     const after = this.discover(r, target);
     if (after) this.store(r, after);
     else delete this.ctx.resources[r.name];
-    return { resource: r, decision: 'delete', reason: why, conflict: false, target: { kind: q.kind, namespace: q.namespace, name }, before: found, errors, dryRun: 'delete' };
+    return {
+      resource: r,
+      decision: 'delete',
+      reason: why,
+      conflict: false,
+      target: { kind: q.kind, namespace: q.namespace, name },
+      before: found,
+      errors,
+      dryRun: 'delete',
+    };
   }
 
   /** The resource in the context; after an apply, its nested discoveries too (a name taken already is an error). */
@@ -606,7 +642,12 @@ class EventRun {
       if (nd.name === r.name) continue;
       const match = this.nested(found, nd.discovery);
       if (!match) continue;
-      if (nd.name in this.ctx.resources) throw new StepFailure({ rule: 'nested_discoveries', reason: 'discovery', message: `nested discovery key collision: "${nd.name}" already exists in context` });
+      if (nd.name in this.ctx.resources)
+        throw new StepFailure({
+          rule: 'nested_discoveries',
+          reason: 'discovery',
+          message: `nested discovery key collision: "${nd.name}" already exists in context`,
+        });
       this.ctx.resources[nd.name] = this.cel(match);
     }
   }
@@ -630,7 +671,12 @@ class EventRun {
     const namespace = r.discovery.namespace ? this.render(r.discovery.namespace, 'discovery.namespace') : '';
     const q = { apiVersion: r.apiVersion ?? '', kind: r.kind ?? '', namespace: namespace === '*' ? '' : namespace, ...(t ? { target: t } : {}) };
     // A ManifestWork is found by name within its consumer (maestroclient/client.go GetResource).
-    if (r.discovery.byName) return this.overlay.get({ ...q, ...(t && r.transport === 'maestro' ? { namespace: t } : {}), name: this.render(r.discovery.byName, 'discovery.by_name') });
+    if (r.discovery.byName)
+      return this.overlay.get({
+        ...q,
+        ...(t && r.transport === 'maestro' ? { namespace: t } : {}),
+        name: this.render(r.discovery.byName, 'discovery.by_name'),
+      });
     return latestGeneration(this.overlay.list({ ...q, labels: this.renderLabels(r.discovery) }));
   }
 }
@@ -639,7 +685,10 @@ class EventRun {
 export function holds(c: StructuredCondition, field: unknown): boolean | string {
   const v = field === null ? undefined : field;
   const norm = (x: unknown): unknown => (typeof x === 'bigint' ? Number(x) : x);
-  const same = (a: unknown, b: unknown): boolean => (a === undefined || a === null ? b === undefined || b === null : JSON.stringify(norm(a), (_k, x: unknown) => norm(x)) === JSON.stringify(norm(b), (_k, x: unknown) => norm(x)));
+  const same = (a: unknown, b: unknown): boolean =>
+    a === undefined || a === null
+      ? b === undefined || b === null
+      : JSON.stringify(norm(a), (_k, x: unknown) => norm(x)) === JSON.stringify(norm(b), (_k, x: unknown) => norm(x));
   switch (c.operator) {
     case 'exists':
       if (v === undefined) return false;

@@ -27,7 +27,10 @@ export function goJson(v: unknown): string {
   if (v instanceof Map) return goJson(Object.fromEntries(v as Map<string, unknown>));
   if (isMap(v)) {
     if ('hasValue' in v && typeof (v as { hasValue: unknown }).hasValue === 'function') return 'null';
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${goJson(v[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goJson(v[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(typeof v === 'symbol' || typeof v === 'function' ? typeof v : Object.prototype.toString.call(v));
 }
@@ -109,30 +112,35 @@ export function registerAdapterFunctions(env: Environment, nowMs: () => number):
       .registerFunction('list.reverse(): list', (l: unknown[]) => [...l].reverse())
       .registerType('ListsNamespace', ListsNamespace)
       .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
-      .registerFunction('ListsNamespace.range(int): list<int>', (_n: unknown, n: bigint) => Array.from({ length: Number(n > 0n ? n : 0n) }, (_x, i) => BigInt(i)))
-      .registerFunction('list.sortBy(ast, ast): list', ({ args, receiver, ast }: { args: { op: string; args: unknown }[]; receiver: unknown; ast: unknown }) => {
-        const iterVar = args[0]!;
-        if (iterVar.op !== 'id') throw new Error('sortBy(var, key) invalid iteration variable');
-        return {
-          ast,
-          receiver,
-          var: iterVar.args as string,
-          key: args[1],
-          keyCtx: undefined as Ctx | undefined,
-          typeCheck(checker: Checker, m: { receiver: unknown; var: string; key: unknown; keyCtx: Ctx | undefined }, ctx: Ctx) {
-            checker.check(m.receiver, ctx);
-            m.keyCtx = ctx.forkWithVariable(m.var, checker.check(m.receiver, ctx));
-            checker.check(m.key, m.keyCtx);
-            return checker.check(m.receiver, ctx);
-          },
-          evaluate(ev: Ev, m: { receiver: unknown; key: unknown; keyCtx: Ctx | undefined; var: string }, ctx: unknown) {
-            const list: unknown = ev.run(m.receiver, ctx);
-            if (!Array.isArray(list)) throw new Error('sortBy() needs a list');
-            const keyed = (list as unknown[]).map((item) => ({ item, key: ev.run(m.key, m.keyCtx!.reuse(ctx).setIterValue(item, ev)) }));
-            return keyed.sort((x, y) => compare(x.key, y.key)).map((k) => k.item);
-          },
-        };
-      })
+      .registerFunction('ListsNamespace.range(int): list<int>', (_n: unknown, n: bigint) =>
+        Array.from({ length: Number(n > 0n ? n : 0n) }, (_x, i) => BigInt(i)),
+      )
+      .registerFunction(
+        'list.sortBy(ast, ast): list',
+        ({ args, receiver, ast }: { args: { op: string; args: unknown }[]; receiver: unknown; ast: unknown }) => {
+          const iterVar = args[0]!;
+          if (iterVar.op !== 'id') throw new Error('sortBy(var, key) invalid iteration variable');
+          return {
+            ast,
+            receiver,
+            var: iterVar.args as string,
+            key: args[1],
+            keyCtx: undefined as Ctx | undefined,
+            typeCheck(checker: Checker, m: { receiver: unknown; var: string; key: unknown; keyCtx: Ctx | undefined }, ctx: Ctx) {
+              checker.check(m.receiver, ctx);
+              m.keyCtx = ctx.forkWithVariable(m.var, checker.check(m.receiver, ctx));
+              checker.check(m.key, m.keyCtx);
+              return checker.check(m.receiver, ctx);
+            },
+            evaluate(ev: Ev, m: { receiver: unknown; key: unknown; keyCtx: Ctx | undefined; var: string }, ctx: unknown) {
+              const list: unknown = ev.run(m.receiver, ctx);
+              if (!Array.isArray(list)) throw new Error('sortBy() needs a list');
+              const keyed = (list as unknown[]).map((item) => ({ item, key: ev.run(m.key, m.keyCtx!.reuse(ctx).setIterValue(item, ev)) }));
+              return keyed.sort((x, y) => compare(x.key, y.key)).map((k) => k.item);
+            },
+          };
+        },
+      )
       // ext.Strings() beyond cel-js's own
       .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
         const chars = [...s];

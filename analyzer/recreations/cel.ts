@@ -196,7 +196,8 @@ function classify(e: unknown): { reason: EvalErrorReason; message: string } {
   if (message.startsWith('Unknown variable')) return { reason: 'unknown_variable', message };
   if (message.includes('division by zero') || message.includes('modulus by zero')) return { reason: 'division_by_zero', message };
   if (/cannot convert|type error/.test(message)) return { reason: 'conversion', message };
-  if (/[Ff]unction not found|found no matching overload for '[a-zA-Z]+' applied to/.test(message) && /not found/.test(message)) return { reason: 'unsupported_function', message };
+  if (/[Ff]unction not found|found no matching overload for '[a-zA-Z]+' applied to/.test(message) && /not found/.test(message))
+    return { reason: 'unsupported_function', message };
   return { reason: 'evaluation_failed', message };
 }
 

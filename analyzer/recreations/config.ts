@@ -35,9 +35,14 @@ export const DEFAULT_READINESS: Readonly<Record<string, Readiness>> = {
 export const RECREATION_SETTINGS = {
   taskConfig: { kind: 'string', required: true, doc: "the adapter's task config (adapter-task-config.yaml), unchanged" },
   adapterConfig: { kind: 'string', doc: "the adapter's deployment config (adapter-config.yaml): adapter name, config.*, API base URL" },
-  proposals: { kind: 'string', doc: 'the shadow\'s proposed rules (lifecycle.recreate.when per resource), beside the unchanged task config' },
+  proposals: { kind: 'string', doc: "the shadow's proposed rules (lifecycle.recreate.when per resource), beside the unchanged task config" },
   env: { kind: 'map', of: { kind: 'string' }, doc: 'values for env.* params' },
-  sentinelInterval: { kind: 'duration', default: `${DEFAULT_SENTINEL_INTERVAL_SECONDS}s`, min: '100ms', doc: 'Sentinel event interval for the predicted non-blocking flow' },
+  sentinelInterval: {
+    kind: 'duration',
+    default: `${DEFAULT_SENTINEL_INTERVAL_SECONDS}s`,
+    min: '100ms',
+    doc: 'Sentinel event interval for the predicted non-blocking flow',
+  },
   stuckThresholds: { kind: 'map', of: { kind: 'duration' }, doc: 'per kind, and `default` (10m) for the others' },
   readiness: { kind: 'map', of: { kind: 'string' }, doc: 'per kind: a condition type, `exists` or `api` (Reconciled=True)' },
   maxInFlight: { kind: 'integer', default: DEFAULT_MAX_IN_FLIGHT, min: 1, unit: 'recreations', doc: 'past it the one started first is evicted' },

@@ -55,7 +55,10 @@ export function parseDryRunApiResponses(text: string, file: string): () => (meth
     endpoints.push({
       method: typeof match.method === 'string' ? match.method : '',
       pattern,
-      responses: responses.map((r) => ({ statusCode: isRecord(r) && typeof r.statusCode === 'number' && r.statusCode !== 0 ? r.statusCode : 200, body: isRecord(r) && r.body !== undefined && r.body !== null ? r.body : {} })),
+      responses: responses.map((r) => ({
+        statusCode: isRecord(r) && typeof r.statusCode === 'number' && r.statusCode !== 0 ? r.statusCode : 200,
+        body: isRecord(r) && r.body !== undefined && r.body !== null ? r.body : {},
+      })),
     });
   });
   if (problems.length > 0) throw new ValidationError('adapter dry-run input', problems);
@@ -99,7 +102,7 @@ export function objectWorld(objects: readonly KubeObject[]): ObjectWorld {
   const same = (o: KubeObject, apiVersion: string, kind: string): boolean => o.kind === kind && splitApiVersion(o.apiVersion) === splitApiVersion(apiVersion);
   return {
     get: (q) => objects.find((o) => same(o, q.apiVersion, q.kind) && objectNamespace(o) === q.namespace && objectName(o) === q.name),
-    list: (q) => objects.filter((o) => same(o, q.apiVersion, q.kind) && (q.namespace === '' || objectNamespace(o) === q.namespace) && matchesLabels(o, q.labels)),
+    list: (q) =>
+      objects.filter((o) => same(o, q.apiVersion, q.kind) && (q.namespace === '' || objectNamespace(o) === q.namespace) && matchesLabels(o, q.labels)),
   };
 }
-

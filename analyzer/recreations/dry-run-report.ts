@@ -48,7 +48,11 @@ export function dryRunJson(outcome: EventOutcome): Record<string, unknown> {
       failure: outcome.failure ? { phase: outcome.failure.phase, ...err(outcome.failure.error) } : null,
       preconditions: outcome.preconditions.map((p) => ({ name: p.name, matched: p.matched, ruleErrors: p.errors.map(err) })),
       discovered: outcome.discovered,
-      params: Object.fromEntries(Object.entries(outcome.params).filter(([k]) => !['adapter', 'config', 'env', 'event'].includes(k)).map(([k, v]) => [k, jsonValue(v)])),
+      params: Object.fromEntries(
+        Object.entries(outcome.params)
+          .filter(([k]) => !['adapter', 'config', 'env', 'event'].includes(k))
+          .map(([k, v]) => [k, jsonValue(v)]),
+      ),
     },
     resources: outcome.resources.map(dryRunRow),
   };
@@ -69,13 +73,22 @@ export function renderDryRunTable(outcome: EventOutcome): string {
     r.reason,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string => c.map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (c: string[]): string =>
+    c
+      .map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...cells.map(line), ''];
-  out.push(`event: ${outcome.status}${outcome.skipped ? `, resources skipped: ${outcome.skipped}` : ''}${outcome.failure ? `, failed in ${outcome.failure.phase}: ${outcome.failure.error.rule}: ${outcome.failure.error.message}` : ''}`);
+  out.push(
+    `event: ${outcome.status}${outcome.skipped ? `, resources skipped: ${outcome.skipped}` : ''}${outcome.failure ? `, failed in ${outcome.failure.phase}: ${outcome.failure.error.rule}: ${outcome.failure.error.message}` : ''}`,
+  );
   for (const p of outcome.preconditions) out.push(`precondition ${p.name}: ${p.matched ? 'met' : 'not met'}`);
   if (outcome.discovered.length > 0) out.push(`resources after the event: ${outcome.discovered.join(', ')}`);
-  for (const p of outcome.preconditions) for (const e of p.errors) out.push(`rule error (not matched): precondition ${p.name}: ${e.rule}: ${e.reason}: ${e.message}`);
-  for (const r of rows) for (const e of r.decision === 'error' ? r.ruleErrors.slice(0, -1) : r.ruleErrors) out.push(`rule error (not matched): resource ${r.resource} ${e.rule}: ${e.reason}: ${e.message}`);
+  for (const p of outcome.preconditions)
+    for (const e of p.errors) out.push(`rule error (not matched): precondition ${p.name}: ${e.rule}: ${e.reason}: ${e.message}`);
+  for (const r of rows)
+    for (const e of r.decision === 'error' ? r.ruleErrors.slice(0, -1) : r.ruleErrors)
+      out.push(`rule error (not matched): resource ${r.resource} ${e.rule}: ${e.reason}: ${e.message}`);
   const params = Object.entries(outcome.params).filter(([k]) => !['adapter', 'config', 'env', 'event'].includes(k));
   if (params.length > 0) out.push(`params: ${params.map(([k, v]) => `${k}=${short(v)}`).join(' ')}`);
   return out.join('\n') + '\n';

@@ -34,9 +34,40 @@ type Operand =
 
 /** The adapter's own functions (pkg/utils/template.go TemplateFuncs) and text/template's builtins. */
 const FUNCTIONS = new Set([
-  'now', 'date', 'dateFormat', 'lower', 'upper', 'title', 'trim', 'trimPrefix', 'trimSuffix', 'replace', 'contains', 'hasPrefix', 'hasSuffix',
-  'quote', 'default', 'int', 'int64', 'float', 'float64', 'string',
-  'and', 'or', 'not', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'len', 'index', 'print', 'printf', 'println',
+  'now',
+  'date',
+  'dateFormat',
+  'lower',
+  'upper',
+  'title',
+  'trim',
+  'trimPrefix',
+  'trimSuffix',
+  'replace',
+  'contains',
+  'hasPrefix',
+  'hasSuffix',
+  'quote',
+  'default',
+  'int',
+  'int64',
+  'float',
+  'float64',
+  'string',
+  'and',
+  'or',
+  'not',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'len',
+  'index',
+  'print',
+  'printf',
+  'println',
 ]);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -90,7 +121,8 @@ function findClose(src: string, from: number): number {
   return -1;
 }
 
-const TOKEN = /\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(:=|=|\||\(|\)|,)|(\$[A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)|(\.(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)?)|([-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?))|([A-Za-z_][A-Za-z0-9_]*)|(\.[A-Za-z_][A-Za-z0-9_.]*))/y;
+const TOKEN =
+  /\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(:=|=|\||\(|\)|,)|(\$[A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)|(\.(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)?)|([-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?))|([A-Za-z_][A-Za-z0-9_]*)|(\.[A-Za-z_][A-Za-z0-9_.]*))/y;
 
 function tokens(action: string, where: string): string[] {
   const out: string[] = [];
@@ -212,7 +244,8 @@ function parseNodes(src: string): Node[] {
         return { nodes, stop: a };
       }
       if (word === 'if' || word === 'with' || word === 'range') nodes.push(block(word, a.slice(word.length)));
-      else if (word === 'define' || word === 'template' || word === 'block' || word === 'break' || word === 'continue') throw new TemplateError(`{{${word}}} is not supported in ${where}`);
+      else if (word === 'define' || word === 'template' || word === 'block' || word === 'break' || word === 'continue')
+        throw new TemplateError(`{{${word}}} is not supported in ${where}`);
       else nodes.push({ t: 'action', pipe: pipeOf(a) });
     }
     if (!top) throw new TemplateError(`unexpected EOF in ${where}`);
@@ -264,7 +297,11 @@ export function goText(v: unknown): string {
   if (typeof v === 'number') return goFloat(v);
   if (v instanceof Date) return formatGoTime('2006-01-02 15:04:05.999999999 -0700 MST', v);
   if (Array.isArray(v)) return `[${v.map((x) => (x === null || x === undefined ? '<nil>' : goText(x))).join(' ')}]`;
-  if (isMap(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${v[k] === null || v[k] === undefined ? '<nil>' : goText(v[k])}`).join(' ')}]`;
+  if (isMap(v))
+    return `map[${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${v[k] === null || v[k] === undefined ? '<nil>' : goText(v[k])}`)
+      .join(' ')}]`;
   return typeof v === 'symbol' || typeof v === 'function' ? typeof v : Object.prototype.toString.call(v);
 }
 
@@ -331,7 +368,9 @@ function less(a: unknown, b: unknown): boolean {
 
 /** Go's `%q` of a string: double-quoted with Go escapes (JSON's are the same for printable text). */
 function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(s)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function sprintf(format: string, args: readonly unknown[]): string {
@@ -512,7 +551,9 @@ function exec(nodes: readonly Node[], s: Scope, out: string[]): void {
         const entries: [unknown, unknown][] = Array.isArray(v)
           ? v.map((x, i) => [BigInt(i), x])
           : isMap(v)
-            ? Object.keys(v).sort().map((k) => [k, v[k]])
+            ? Object.keys(v)
+                .sort()
+                .map((k) => [k, v[k]])
             : typeof v === 'bigint'
               ? Array.from({ length: Number(v) }, (_x, i) => [BigInt(i), BigInt(i)])
               : v === undefined || v === null

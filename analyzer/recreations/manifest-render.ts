@@ -66,7 +66,8 @@ function parseRendered(text: string): RenderedManifest {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) return { error: `failed to parse rendered manifest as YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
   const value: unknown = doc.toJS();
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0) return { error: 'empty manifest: rendered YAML did not contain an object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0)
+    return { error: 'empty manifest: rendered YAML did not contain an object' };
   return { object: value as Record<string, unknown> };
 }
 

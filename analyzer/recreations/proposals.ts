@@ -47,11 +47,20 @@ export function applyProposals(config: TaskConfig, text: string, file: string): 
     }
     if (proposed.has(name)) return src.fail([...at, 'name'], `resource "${name}" is proposed twice`);
     const lc = item.lifecycle;
-    if (!isRecord(lc) || !isRecord(lc.recreate) || !isRecord(lc.recreate.when)) return src.fail([...at, 'lifecycle'], 'needs lifecycle.recreate.when.expression');
+    if (!isRecord(lc) || !isRecord(lc.recreate) || !isRecord(lc.recreate.when))
+      return src.fail([...at, 'lifecycle'], 'needs lifecycle.recreate.when.expression');
     only(r, [...at, 'lifecycle'], lc, ['recreate']);
     only(r, [...at, 'lifecycle', 'recreate'], lc.recreate, ['when']);
     only(r, [...at, 'lifecycle', 'recreate', 'when'], lc.recreate.when, ['expression']);
-    proposed.set(name, celExpression(r, [...at, 'lifecycle', 'recreate', 'when', 'expression'], lc.recreate.when.expression, `proposal "${name}" lifecycle.recreate.when.expression`));
+    proposed.set(
+      name,
+      celExpression(
+        r,
+        [...at, 'lifecycle', 'recreate', 'when', 'expression'],
+        lc.recreate.when.expression,
+        `proposal "${name}" lifecycle.recreate.when.expression`,
+      ),
+    );
   });
   if (src.problems.length > 0) throw new ValidationError('recreation proposals', src.problems);
   return {

@@ -42,7 +42,11 @@ export const RESOURCE_URL = /\/(clusters|nodepools)\/\{\{[^}]*\}\}\/?$/;
  * What the config reads of its inputs. `astOf` gives the compiled form of an expression (undefined for one that did
  * not compile); `resources` are the names of the resources that are shadowed.
  */
-export function taskConfigReads(config: TaskConfig, resources: readonly string[], astOf: (spec: ExpressionSpec | undefined) => ASTNode | undefined): InputReads {
+export function taskConfigReads(
+  config: TaskConfig,
+  resources: readonly string[],
+  astOf: (spec: ExpressionSpec | undefined) => ASTNode | undefined,
+): InputReads {
   const cluster = new ReadSet();
   const objects = new Map(resources.map((name) => [name, new ReadSet()]));
 
@@ -106,7 +110,10 @@ export function taskConfigReads(config: TaskConfig, resources: readonly string[]
 
 /** A condition's field as a path of names (`{.a.b}`, `.a.b`, `a.b`); a JSONPath filter or index stops it. */
 function fieldPath(field: string): string[] {
-  const p = field.trim().replace(/^\{|\}$/g, '').replace(/^\$?\./, '');
+  const p = field
+    .trim()
+    .replace(/^\{|\}$/g, '')
+    .replace(/^\$?\./, '');
   const out: string[] = [];
   for (const part of p.split('.')) {
     const name = /^[A-Za-z0-9_-]+/.exec(part)?.[0];

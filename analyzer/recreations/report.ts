@@ -189,25 +189,47 @@ export function renderTable(entries: readonly RecreationEntry[], summary: Recrea
     const object = `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
     if (e.finished) {
       const f = e.recreation;
-      return [object, f.trigger, 'available', fmt(f.deletionSeconds), fmt(f.creationSeconds), fmt(f.availabilitySeconds), fmt(f.totalSeconds), fmt(f.predicted?.blocking), fmt(f.predicted?.sentinel), f.stuck ? 'yes' : ''];
+      return [
+        object,
+        f.trigger,
+        'available',
+        fmt(f.deletionSeconds),
+        fmt(f.creationSeconds),
+        fmt(f.availabilitySeconds),
+        fmt(f.totalSeconds),
+        fmt(f.predicted?.blocking),
+        fmt(f.predicted?.sentinel),
+        f.stuck ? 'yes' : '',
+      ];
     }
     return [object, r.trigger, r.phase, '', '', '', fmt(e.ageSeconds), '', '', e.stuck ? 'yes' : ''];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...rows.map(line), ''];
   const s = summary;
-  out.push(`recreations: ${s.recreations.finished} finished, ${s.recreations.unfinished} unfinished, ${s.recreations.stuck} stuck, ${s.recreations.rebuilt} rebuilt`);
+  out.push(
+    `recreations: ${s.recreations.finished} finished, ${s.recreations.unfinished} unfinished, ${s.recreations.stuck} stuck, ${s.recreations.rebuilt} rebuilt`,
+  );
   if (s.predicted.recreations > 0) {
     out.push(
       `predicted unreconciled time over ${s.predicted.recreations} recreations: blocking ${formatDuration(s.predicted.blockingSeconds)}, sentinel ${formatDuration(s.predicted.sentinelSeconds)} (${s.predicted.meanExtraSeconds}s more per recreation)`,
     );
   }
   for (const [kind, byDecision] of Object.entries(s.decisions)) {
-    out.push(`decisions ${kind}: ${Object.entries(byDecision).map(([d, n]) => `${d}=${n}`).join(' ')}`);
+    out.push(
+      `decisions ${kind}: ${Object.entries(byDecision)
+        .map(([d, n]) => `${d}=${n}`)
+        .join(' ')}`,
+    );
   }
   for (const e of s.ruleErrors) out.push(`rule error: resource ${e.resource} ${e.rule}: ${e.reason} x${e.count}: ${e.message}`);
-  for (const u of s.unreconciled) out.push(`Reconciled=False ${u.resourceType}/${u.cause}: ${u.count} periods, mean ${formatDuration(u.meanSeconds)}, max ${formatDuration(u.maxSeconds)}`);
+  for (const u of s.unreconciled)
+    out.push(`Reconciled=False ${u.resourceType}/${u.cause}: ${u.count} periods, mean ${formatDuration(u.meanSeconds)}, max ${formatDuration(u.maxSeconds)}`);
   const rejected = Object.entries(s.rejected);
   if (rejected.length > 0) out.push(`rejected lines: ${rejected.map(([r, n]) => `${r}=${n}`).join(' ')}`);
   out.push(`observations: ${s.observations} (${s.objectsIgnored} objects not managed by the task config)`);

@@ -102,17 +102,25 @@ export class CompiledTaskConfig {
       shadowed.map((r) => r.name),
       (spec) => (spec ? asts.get(spec) : undefined),
     );
-    const resources = shadowed.map(
-      (spec): CompiledResource => ({
-        spec,
-        name: spec.name,
-        apiVersion: spec.apiVersion!,
-        kind: spec.kind!,
-        recreates: spec.recreateOnChange || spec.recreateWhen !== undefined,
-        reads: reads.objects.get(spec.name)!,
-      }),
+    const resources = shadowed.map((spec): CompiledResource => ({
+      spec,
+      name: spec.name,
+      apiVersion: spec.apiVersion!,
+      kind: spec.kind!,
+      recreates: spec.recreateOnChange || spec.recreateWhen !== undefined,
+      reads: reads.objects.get(spec.name)!,
+    }));
+    return new CompiledTaskConfig(
+      config,
+      runtime,
+      options.env ?? {},
+      options.adapterConfig ?? NO_ADAPTER_CONFIG,
+      resources,
+      idParam,
+      expressions,
+      notices,
+      reads.cluster,
     );
-    return new CompiledTaskConfig(config, runtime, options.env ?? {}, options.adapterConfig ?? NO_ADAPTER_CONFIG, resources, idParam, expressions, notices, reads.cluster);
   }
 
   paramRule(param: string): CompiledExpression {

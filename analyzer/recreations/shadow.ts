@@ -30,7 +30,14 @@ import type { EvalResult } from './cel.js';
 import { executeEvent, type ApiAnswer, type KubeObject, type ObjectQuery, type ObjectWorld, type RuleError } from './adapter-event.js';
 import type { LifecycleDecision, LifecycleDecisionKind } from './lifecycle-decision.js';
 import type { CompiledResource, CompiledTaskConfig } from './rules.js';
-import { RecreationTracker, type FinishedRecreation, type InFlightRecreation, type TrackedObject, type TrackerOptions, type TrackerSnapshot } from './tracker.js';
+import {
+  RecreationTracker,
+  type FinishedRecreation,
+  type InFlightRecreation,
+  type TrackedObject,
+  type TrackerOptions,
+  type TrackerSnapshot,
+} from './tracker.js';
 import { UnreconciledTracker, type UnreconciledPeriod } from './unreconciled.js';
 
 export interface ShadowListener {
@@ -203,7 +210,15 @@ export class RecreationShadow implements ObservationSink {
 
     if (stored && !this.tracker.has(key)) {
       if (!entry.known && resource.recreates && object.deletionTimestampMs !== undefined) {
-        this.started(entry, this.tracker.start({ object: stored, clusterId: entry.id, trigger: resource.spec.recreateOnChange ? 'recreate_on_change' : 'rule', atMs: object.deletionTimestampMs }));
+        this.started(
+          entry,
+          this.tracker.start({
+            object: stored,
+            clusterId: entry.id,
+            trigger: resource.spec.recreateOnChange ? 'recreate_on_change' : 'rule',
+            atMs: object.deletionTimestampMs,
+          }),
+        );
       } else if (isNew && entry.known) this.rebuild(resource, entry, object, stored);
     }
     this.tracker.observe(o.event, object, o.timeMs);
@@ -261,7 +276,14 @@ export class RecreationShadow implements ObservationSink {
       const broken = mine.find((s) => !s.input.ok);
       const decision: LifecycleDecision =
         broken && !broken.input.ok
-          ? { resource, decision: 'error', reason: 'resources input', conflict: false, error: { rule: 'resources input', reason: broken.input.reason, message: broken.input.message }, ruleErrors: [] }
+          ? {
+              resource,
+              decision: 'error',
+              reason: 'resources input',
+              conflict: false,
+              error: { rule: 'resources input', reason: broken.input.reason, message: broken.input.message },
+              ruleErrors: [],
+            }
           : {
               resource,
               decision: o.decision,
@@ -283,7 +305,7 @@ export class RecreationShadow implements ObservationSink {
   private answer(entry: ClusterEntry, method: string, url: string): ApiAnswer {
     const path = url.split('?')[0]!.replace(/\/$/, '');
     const own = path.endsWith(`/clusters/${entry.id}`) || path.endsWith(`/nodepools/${entry.id}`);
-    if (method !== 'GET' || !own) return { error: 'not answered: the shadow holds only the resource\'s own state' };
+    if (method !== 'GET' || !own) return { error: "not answered: the shadow holds only the resource's own state" };
     if (!entry.state.ok) return { error: `${entry.state.reason}: ${entry.state.message}` };
     return { status: 200, body: entry.state.value };
   }
@@ -296,7 +318,10 @@ export class RecreationShadow implements ObservationSink {
         const s = entry.objects.find((o) => same(o, q) && o.namespace === q.namespace && o.name === q.name);
         return s && kubeObject(s);
       },
-      list: (q) => entry.objects.filter((o) => same(o, q) && (q.namespace === '' || o.namespace === q.namespace) && Object.entries(q.labels).every(([k, v]) => o.labels[k] === v)).map(kubeObject),
+      list: (q) =>
+        entry.objects
+          .filter((o) => same(o, q) && (q.namespace === '' || o.namespace === q.namespace) && Object.entries(q.labels).every(([k, v]) => o.labels[k] === v))
+          .map(kubeObject),
     };
   }
 
@@ -304,7 +329,8 @@ export class RecreationShadow implements ObservationSink {
   private rebuild(resource: CompiledResource, entry: ClusterEntry, object: ManagedObject, stored: StoredObject): void {
     if (!resource.recreates) return;
     const falseSince = entry.reconciledFalseSinceMs;
-    const decided = (): LifecycleDecision | undefined => this.decide(entry, object.deletionTimestampMs ?? object.creationTimestampMs ?? 0).find((d) => d.resource === resource && d.stored === stored)?.decision;
+    const decided = (): LifecycleDecision | undefined =>
+      this.decide(entry, object.deletionTimestampMs ?? object.creationTimestampMs ?? 0).find((d) => d.resource === resource && d.stored === stored)?.decision;
     if (object.deletionTimestampMs !== undefined) {
       const d = decided();
       if (d?.decision !== 'recreate') return;
@@ -366,7 +392,9 @@ export class RecreationShadow implements ObservationSink {
       resource,
       kind: resource.kind,
       labels: object.labels,
-      hasFinalizers: Array.isArray((object.raw.metadata as { finalizers?: unknown } | undefined)?.finalizers) && ((object.raw.metadata as { finalizers: unknown[] }).finalizers.length > 0),
+      hasFinalizers:
+        Array.isArray((object.raw.metadata as { finalizers?: unknown } | undefined)?.finalizers) &&
+        (object.raw.metadata as { finalizers: unknown[] }).finalizers.length > 0,
       namespace: object.namespace,
       name: object.name,
       uid: object.uid,
@@ -396,7 +424,8 @@ export class RecreationShadow implements ObservationSink {
       const id = `${d.resource.name}\u0000${e.rule}\u0000${e.reason}`;
       const example = this.stats.ruleErrors.get(id);
       if (example) example.count++;
-      else if (this.stats.ruleErrors.size < MAX_ERROR_EXAMPLES) this.stats.ruleErrors.set(id, { resource: d.resource.name, rule: e.rule, reason: e.reason, message: e.message, count: 1 });
+      else if (this.stats.ruleErrors.size < MAX_ERROR_EXAMPLES)
+        this.stats.ruleErrors.set(id, { resource: d.resource.name, rule: e.rule, reason: e.reason, message: e.message, count: 1 });
     }
   }
 }

@@ -83,7 +83,8 @@ export interface DiscoverySpec {
 }
 
 /** A manifest as the adapter renders it: a mapping serialized back to YAML, or a ref file's raw text. */
-export type ManifestSpec = { readonly kind: 'map'; readonly value: Record<string, unknown> } | { readonly kind: 'text'; readonly text: string; readonly ref: string };
+export type ManifestSpec =
+  { readonly kind: 'map'; readonly value: Record<string, unknown> } | { readonly kind: 'text'; readonly text: string; readonly ref: string };
 
 export interface ResourceSpec {
   readonly name: string;
@@ -212,7 +213,11 @@ function template(src: YamlSource, path: Path, value: unknown): GoTemplate | und
 /** Reads a manifest `ref` file (resolved against the task config's directory); an error message when it cannot. */
 export type RefReader = (ref: string) => { text: string } | { error: string };
 
-export function parseTaskConfig(text: string, file: string, readRef: RefReader = (ref) => ({ error: `referenced file ${JSON.stringify(ref)} cannot be read` })): TaskConfig {
+export function parseTaskConfig(
+  text: string,
+  file: string,
+  readRef: RefReader = (ref) => ({ error: `referenced file ${JSON.stringify(ref)} cannot be read` }),
+): TaskConfig {
   const src = new YamlSource(text, file);
   if (src.problems.length > 0) throw new ValidationError('adapter task config', src.problems);
   const raw = src.value;
@@ -233,7 +238,8 @@ function readApiCall(r: TaskConfigDoc, at: Path, value: unknown, strictKeys: boo
   if (strictKeys ? !strict(r, at, value, 'APICall') : !isRecord(value)) return undefined;
   const v = value as Record<string, unknown>;
   const method = str(r, [...at, 'method'], v.method) ?? '';
-  if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) r.src.fail([...at, 'method'], `must be one of GET POST PUT PATCH DELETE, got ${JSON.stringify(method)}`);
+  if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method))
+    r.src.fail([...at, 'method'], `must be one of GET POST PUT PATCH DELETE, got ${JSON.stringify(method)}`);
   const url = template(r.src, [...at, 'url'], v.url ?? '');
   if (!str(r, [...at, 'url'], v.url)) r.src.fail([...at, 'url'], 'url is required');
   for (const [j, h] of list(r, [...at, 'headers'], v.headers).entries()) if (strictKeys) strict(r, [...at, 'headers', j], h, 'Header');
@@ -249,7 +255,8 @@ function readParams(r: TaskConfigDoc, path: Path, value: unknown): ParamSpec[] {
     if (!name) return r.src.fail([...at, 'name'], 'name is required');
     const source = readParamSource(r, [...at, 'source'], item.source, name);
     const type = str(r, [...at, 'type'], item.type);
-    if (type !== undefined && type !== '' && !['string', 'int', 'int64', 'float', 'float64', 'bool'].includes(type)) r.src.notice([...at, 'type'], `type ${JSON.stringify(type)} is not one the adapter converts to; it fails at run time`);
+    if (type !== undefined && type !== '' && !['string', 'int', 'int64', 'float', 'float64', 'bool'].includes(type))
+      r.src.notice([...at, 'type'], `type ${JSON.stringify(type)} is not one the adapter converts to; it fails at run time`);
     const required = item.required === true;
     if (item.required !== undefined && typeof item.required !== 'boolean') r.src.fail([...at, 'required'], 'must be true or false');
     out.push({ name, source, ...(type ? { type } : {}), ...(item.default === undefined || item.default === null ? {} : { default: item.default }), required });
@@ -332,7 +339,10 @@ function readPreconditions(r: TaskConfigDoc, path: Path, value: unknown): Precon
       if ((op === 'in' || op === 'notIn') && v !== undefined && !Array.isArray(v)) r.src.fail(cat, `value must be a list for operator "${op}"`);
       conditions.push({ field: str(r, [...cat, 'field'], c.field) ?? '', operator: op as ConditionOperator, ...(v === undefined ? {} : { value: v }) });
     });
-    const expression = item.expression === undefined || item.expression === '' ? undefined : celExpression(r, [...at, 'expression'], item.expression, `precondition "${name}" expression`);
+    const expression =
+      item.expression === undefined || item.expression === ''
+        ? undefined
+        : celExpression(r, [...at, 'expression'], item.expression, `precondition "${name}" expression`);
     if (!apiCall && conditions.length === 0 && !expression) r.src.fail(at, 'a precondition needs api_call, conditions or expression');
     out.push({ name, ...(apiCall ? { apiCall } : {}), captures, conditions, ...(expression ? { expression } : {}) });
   });
@@ -357,7 +367,8 @@ function readPost(r: TaskConfigDoc, at: Path, value: unknown): void {
 const RESOURCE_NAME = /^[a-z][a-zA-Z0-9_]*$/;
 
 function resourceName(r: TaskConfigDoc, at: Path, name: string): void {
-  if (!RESOURCE_NAME.test(name)) r.src.fail(at, `${JSON.stringify(name)}: must start with lowercase letter and contain only letters, numbers, underscores (no hyphens)`);
+  if (!RESOURCE_NAME.test(name))
+    r.src.fail(at, `${JSON.stringify(name)}: must start with lowercase letter and contain only letters, numbers, underscores (no hyphens)`);
 }
 
 /** validator.go templateVarRegex: the `{{ .name }}` references its semantic validation checks. */
@@ -365,7 +376,12 @@ const TEMPLATE_VAR = /\{\{\s*\.([a-zA-Z_][a-zA-Z0-9_.]*)\s*(?:\|[^}]*)?\}\}/g;
 const BUILTIN_VARIABLES = ['adapter', 'config', 'env', 'event', 'now', 'date'];
 
 /** validator.go validateTemplateVariables: a `{{ .x }}` naming no param, capture, payload or builtin is refused. */
-function checkTemplateVariables(r: TaskConfigDoc, raw: Record<string, unknown>, params: readonly ParamSpec[], preconditions: readonly PreconditionSpec[]): void {
+function checkTemplateVariables(
+  r: TaskConfigDoc,
+  raw: Record<string, unknown>,
+  params: readonly ParamSpec[],
+  preconditions: readonly PreconditionSpec[],
+): void {
   const defined = new Set<string>([...BUILTIN_VARIABLES, ...params.map((p) => p.name), ...preconditions.flatMap((p) => p.captures.map((c) => c.name))]);
   const post = isRecord(raw.post) ? raw.post : {};
   for (const p of Array.isArray(post.payloads) ? post.payloads : []) if (isRecord(p) && typeof p.name === 'string') defined.add(p.name);
@@ -382,10 +398,11 @@ function checkTemplateVariables(r: TaskConfigDoc, raw: Record<string, unknown>, 
   const walk = (path: Path, v: unknown): void => {
     if (typeof v === 'string') check(path, v);
     else if (Array.isArray(v)) v.forEach((x, i) => walk([...path, i], x));
-    else if (isRecord(v)) for (const [k, x] of Object.entries(v)) {
-      check([...path, k], k);
-      walk([...path, k], x);
-    }
+    else if (isRecord(v))
+      for (const [k, x] of Object.entries(v)) {
+        check([...path, k], k);
+        walk([...path, k], x);
+      }
   };
   const pres = Array.isArray(raw.preconditions) ? raw.preconditions : [];
   pres.forEach((p, i) => {
@@ -396,14 +413,19 @@ function checkTemplateVariables(r: TaskConfigDoc, raw: Record<string, unknown>, 
   });
   resources.forEach((res, i) => {
     if (!isRecord(res)) return;
-    if (isRecord(res.manifest) && !(typeof res.manifest.ref === 'string' && Object.keys(res.manifest).length === 1)) walk(['resources', i, 'manifest'], res.manifest);
+    if (isRecord(res.manifest) && !(typeof res.manifest.ref === 'string' && Object.keys(res.manifest).length === 1))
+      walk(['resources', i, 'manifest'], res.manifest);
     const discoveries: [Path, unknown][] = [[['resources', i, 'discovery'], res.discovery]];
-    if (Array.isArray(res.nested_discoveries)) res.nested_discoveries.forEach((nd, j) => discoveries.push([['resources', i, 'nested_discoveries', j, 'discovery'], isRecord(nd) ? nd.discovery : undefined]));
+    if (Array.isArray(res.nested_discoveries))
+      res.nested_discoveries.forEach((nd, j) =>
+        discoveries.push([['resources', i, 'nested_discoveries', j, 'discovery'], isRecord(nd) ? nd.discovery : undefined]),
+      );
     for (const [path, d] of discoveries) {
       if (!isRecord(d)) continue;
       check([...path, 'namespace'], d.namespace);
       check([...path, 'by_name'], d.by_name);
-      if (isRecord(d.by_selectors) && isRecord(d.by_selectors.label_selector)) for (const [k, v] of Object.entries(d.by_selectors.label_selector)) check([...path, 'by_selectors', 'label_selector', k], v);
+      if (isRecord(d.by_selectors) && isRecord(d.by_selectors.label_selector))
+        for (const [k, v] of Object.entries(d.by_selectors.label_selector)) check([...path, 'by_selectors', 'label_selector', k], v);
     }
   });
 }
@@ -425,12 +447,14 @@ function readResources(r: TaskConfigDoc, path: Path, value: unknown, readRef: Re
     if (strict(r, [...at, 'transport'], item.transport, 'TransportConfig')) {
       const t = item.transport;
       const client = str(r, [...at, 'transport', 'client'], t.client);
-      if (client !== 'kubernetes' && client !== 'maestro') r.src.fail([...at, 'transport', 'client'], `unsupported transport client ${JSON.stringify(client ?? '')} (supported: kubernetes, maestro)`);
+      if (client !== 'kubernetes' && client !== 'maestro')
+        r.src.fail([...at, 'transport', 'client'], `unsupported transport client ${JSON.stringify(client ?? '')} (supported: kubernetes, maestro)`);
       else transport = client;
       if (transport === 'maestro') {
-        if (!strict(r, [...at, 'transport', 'maestro'], t.maestro, 'MaestroTransportConfig')) r.src.fail([...at, 'transport'], 'maestro transport config is required when client is "maestro"');
+        if (!strict(r, [...at, 'transport', 'maestro'], t.maestro, 'MaestroTransportConfig'))
+          r.src.fail([...at, 'transport'], 'maestro transport config is required when client is "maestro"');
         else {
-          const tc = (t.maestro).target_cluster;
+          const tc = t.maestro.target_cluster;
           if (!tc) r.src.fail([...at, 'transport', 'maestro', 'target_cluster'], 'target_cluster is required for maestro transport');
           else targetCluster = template(r.src, [...at, 'transport', 'maestro', 'target_cluster'], tc);
         }
@@ -502,7 +526,8 @@ function readManifest(
   const metadata = isRecord(value.metadata) ? value.metadata : {};
   const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
   const annotation = annotations['hyperfleet.io/generation'];
-  const generationAnnotation = annotation === undefined ? undefined : template(r.src, [...at, 'metadata', 'annotations', 'hyperfleet.io/generation'], annotation);
+  const generationAnnotation =
+    annotation === undefined ? undefined : template(r.src, [...at, 'metadata', 'annotations', 'hyperfleet.io/generation'], annotation);
   return {
     manifest: { kind: 'map', value },
     ...(typeof value.apiVersion === 'string' ? { apiVersion: value.apiVersion } : {}),
@@ -531,7 +556,8 @@ function readDiscovery(r: TaskConfigDoc, at: Path, value: unknown, owner: string
     r.src.fail(at, `${owner}: discovery is required`);
     return undefined;
   }
-  const namespace = value.namespace === undefined || value.namespace === null || value.namespace === '' ? undefined : template(r.src, [...at, 'namespace'], value.namespace);
+  const namespace =
+    value.namespace === undefined || value.namespace === null || value.namespace === '' ? undefined : template(r.src, [...at, 'namespace'], value.namespace);
   const hasName = value.by_name !== undefined && value.by_name !== null && value.by_name !== '';
   const hasSel = value.by_selectors !== undefined && value.by_selectors !== null;
   if (hasName && hasSel) r.src.fail(at, `${owner}: by_name and by_selectors are mutually exclusive`);
@@ -539,8 +565,9 @@ function readDiscovery(r: TaskConfigDoc, at: Path, value: unknown, owner: string
   const byName = hasName ? template(r.src, [...at, 'by_name'], value.by_name) : undefined;
   let labelSelector: [GoTemplate, GoTemplate][] | undefined;
   if (hasSel && strict(r, [...at, 'by_selectors'], value.by_selectors, 'SelectorConfig')) {
-    const sel = (value.by_selectors).label_selector;
-    if (!isRecord(sel) || Object.keys(sel).length === 0) r.src.fail([...at, 'by_selectors', 'label_selector'], 'label_selector is required (at least one label)');
+    const sel = value.by_selectors.label_selector;
+    if (!isRecord(sel) || Object.keys(sel).length === 0)
+      r.src.fail([...at, 'by_selectors', 'label_selector'], 'label_selector is required (at least one label)');
     else {
       labelSelector = [];
       for (const [k, v] of Object.entries(sel)) {
@@ -560,13 +587,15 @@ function readLifecycle(r: TaskConfigDoc, at: Path, value: unknown, resource: str
     const g = value[key];
     const gat = [...at, key];
     if (!strict(r, gat, g, key === 'delete' ? 'LifecycleDelete' : 'LifecycleCreate')) return undefined;
-    const when = (g).when;
+    const when = g.when;
     const hasWhen = strict(r, [...gat, 'when'], when, 'LifecycleWhen');
-    const expr = hasWhen ? (when).expression : undefined;
+    const expr = hasWhen ? when.expression : undefined;
     if (typeof expr !== 'string' || expr === '') {
       r.src.fail(
         [...gat, 'when', 'expression'],
-        key === 'create' ? 'lifecycle.create.when.expression is required when lifecycle.create is configured' : 'lifecycle.delete.when.expression is required: without it the resource will never be deleted',
+        key === 'create'
+          ? 'lifecycle.create.when.expression is required when lifecycle.create is configured'
+          : 'lifecycle.delete.when.expression is required: without it the resource will never be deleted',
       );
       return undefined;
     }

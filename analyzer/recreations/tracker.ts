@@ -157,7 +157,18 @@ export class RecreationTracker {
     if (this.inFlightByKey.has(key)) return undefined;
     if (this.inFlightByKey.size >= this.options.maxInFlight) this.evictOldest();
     // One literal with every field a recreation always has, so they are all held in the object itself.
-    const r: Mutable<InFlightRecreation> = { key, kind: s.object.kind, namespace: s.object.namespace, name: s.object.name, clusterId: s.clusterId, trigger: s.trigger, oldUid, triggeredAtMs: s.atMs, phase, rebuilt };
+    const r: Mutable<InFlightRecreation> = {
+      key,
+      kind: s.object.kind,
+      namespace: s.object.namespace,
+      name: s.object.name,
+      clusterId: s.clusterId,
+      trigger: s.trigger,
+      oldUid,
+      triggeredAtMs: s.atMs,
+      phase,
+      rebuilt,
+    };
     this.inFlightByKey.set(key, r);
     if (this.awaitsApi(r)) this.countAwaiting(r.clusterId, 1);
     return r;

@@ -34,7 +34,6 @@ function renderTable(t: Table, format: TextFormat): string {
 
 const percent = (rate: number | null): string => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
-
 function heading(text: string, format: TextFormat, level: 2 | 3): string {
   return format === 'markdown' ? `${'#'.repeat(level)} ${text}\n\n` : `${level === 2 ? '==' : '--'} ${text}\n`;
 }
@@ -64,7 +63,8 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   const out: string[] = [];
   out.push(heading(`${s.controller} (model ${s.model})`, format, 2));
   const partial =
-    (a.partial > 0 ? `; ${a.partial} seen only in part, so counts from them are lower bounds` : '') + (a.estimate === undefined ? '' : `; ${a.sampled} analyzed from sampled traces: ${a.estimate}`);
+    (a.partial > 0 ? `; ${a.partial} seen only in part, so counts from them are lower bounds` : '') +
+    (a.estimate === undefined ? '' : `; ${a.sampled} analyzed from sampled traces: ${a.estimate}`);
   const facts = [
     `attempts: ${a.total} (sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased})${partial}`,
     `diverged: ${a.diverged} (${percent(a.divergenceRate)} of attempts)` +
@@ -78,14 +78,17 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   out.push(renderTable(operationsTable(s.operations), format));
   out.push(format === 'markdown' ? '\n_predicted_: attempts where the op’s own outcome was predicted from history, not observed.\n\n' : '\n');
   out.push(heading('Blocked by (phased loop: failed critical group -> skipped blockable group)', format, 3));
-  out.push(renderTable({ head: ['blocker', 'blocked', 'attempts'], numeric: [2], rows: s.blockedBy.map((b) => [b.blocker, b.blocked, String(b.count)]) }, format));
+  out.push(
+    renderTable({ head: ['blocker', 'blocked', 'attempts'], numeric: [2], rows: s.blockedBy.map((b) => [b.blocker, b.blocked, String(b.count)]) }, format),
+  );
   out.push('\n');
   out.push(heading('Reordered pairs (both loops ran both ops, in a different order)', format, 3));
   const pairs = s.reorderedPairs.slice(0, MAX_REORDERED_ROWS);
   out.push(renderTable({ head: ['sequential first', 'then', 'attempts'], numeric: [2], rows: pairs.map((p) => [p.first, p.second, String(p.count)]) }, format));
   const more = s.reorderedPairs.length - pairs.length;
   // In Markdown a line right after a table is one more row of it: the note needs a blank line before it.
-  if (more > 0) out.push(format === 'markdown' ? `\n_… and ${more} more pairs (see \`--format json\`)_\n` : `  ... and ${more} more pairs (see --format json)\n`);
+  if (more > 0)
+    out.push(format === 'markdown' ? `\n_… and ${more} more pairs (see \`--format json\`)_\n` : `  ... and ${more} more pairs (see --format json)\n`);
   return out.join('');
 }
 
@@ -96,7 +99,9 @@ export function renderReport(report: ShadowReport, format: TextFormat): string {
     out.push('\n' + heading(`Rejected input: ${input.rejected}`, format, 3));
     out.push(renderTable({ head: ['reason', 'count'], numeric: [1], rows: Object.entries(input.rejectedByReason).map(([r, n]) => [r, String(n)]) }, format));
     if (format === 'markdown') out.push('\n');
-    out.push(renderTable({ head: ['where', 'reason', 'message'], numeric: [], rows: input.rejectionSample.map((r) => [r.where, r.reason, r.message]) }, format));
+    out.push(
+      renderTable({ head: ['where', 'reason', 'message'], numeric: [], rows: input.rejectionSample.map((r) => [r.where, r.reason, r.message]) }, format),
+    );
   }
   return out.join('\n');
 }

@@ -131,7 +131,8 @@ export function summaryFromState(cm: CompiledModel, state: SummaryState): Contro
 }
 
 /** What the summary says when some attempts came from sampled traces. */
-export const SAMPLED_ESTIMATE = 'estimates: some attempts come from traces a probability sampler kept (tracestate ot=th), each counted as its adjusted count (1 / its sampling probability)';
+export const SAMPLED_ESTIMATE =
+  'estimates: some attempts come from traces a probability sampler kept (tracestate ot=th), each counted as its adjusted count (1 / its sampling probability)';
 
 /** Most counted first, ties in `order`. */
 function mostFirst<T extends Counted>(items: readonly T[], order: (a: T, b: T) => number): T[] {
@@ -173,7 +174,12 @@ function mergeOperation(a: OperationState, b: OperationState): OperationState {
   return {
     name: a.name,
     observed: a.observed + b.observed,
-    outcomes: { ok: a.outcomes.ok + b.outcomes.ok, error: a.outcomes.error + b.outcomes.error, stop: a.outcomes.stop + b.outcomes.stop, skip: a.outcomes.skip + b.outcomes.skip },
+    outcomes: {
+      ok: a.outcomes.ok + b.outcomes.ok,
+      error: a.outcomes.error + b.outcomes.error,
+      stop: a.outcomes.stop + b.outcomes.stop,
+      skip: a.outcomes.skip + b.outcomes.skip,
+    },
     unblocked: a.unblocked + b.unblocked,
     newlyBlocked: a.newlyBlocked + b.newlyBlocked,
     structural: a.structural + b.structural,
@@ -195,7 +201,11 @@ export function mergeCounted<T extends Counted>(a: readonly T[], b: readonly T[]
   return [...merged.values()].sort(order);
 }
 
-export function addCounts<K extends string>(a: Readonly<Partial<Record<K, number>>>, b: Readonly<Partial<Record<K, number>>>, keys: readonly K[]): Partial<Record<K, number>> {
+export function addCounts<K extends string>(
+  a: Readonly<Partial<Record<K, number>>>,
+  b: Readonly<Partial<Record<K, number>>>,
+  keys: readonly K[],
+): Partial<Record<K, number>> {
   const out: Partial<Record<K, number>> = {};
   for (const k of keys) if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
   return out;

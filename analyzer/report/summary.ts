@@ -9,7 +9,16 @@ import type { CompiledModel } from '../compiled-model.js';
 import type { AttemptAnalysis } from '../engine.js';
 import { blockerGroup, NO_BLOCKER, type LoopRun } from '../loops.js';
 import type { StarvationTracker } from '../starvation.js';
-import { blockedByOrder, blockerOrder, inputSection, pairOrder, summaryFromState, SUMMARY_SCHEMA, type OperationState, type SummaryState } from './summary-state.js';
+import {
+  blockedByOrder,
+  blockerOrder,
+  inputSection,
+  pairOrder,
+  summaryFromState,
+  SUMMARY_SCHEMA,
+  type OperationState,
+  type SummaryState,
+} from './summary-state.js';
 
 export { SUMMARY_SCHEMA };
 /** Rejections the report lists one by one (the first ones, in input order). */
@@ -312,4 +321,3 @@ export class InputLedger {
     return inputSection({ received: this.received, rejected: this.rejected, rejectedByReason: this.rejectedByReason, rejectionSample: this.sample, sources });
   }
 }
-

@@ -32,7 +32,10 @@ const schema = {
       unit: 'pages',
       doc: 'pages of one collection read per poll; a longer list is read over several polls (reconcile_shadow_source_truncated is 1 meanwhile)',
     },
-    tokenFile: { kind: 'string', doc: "a bearer token for the API, read from this file, again at most every 30 s and after a 401 (a projected service-account token, as the adapter's chart mounts)" },
+    tokenFile: {
+      kind: 'string',
+      doc: "a bearer token for the API, read from this file, again at most every 30 s and after a 401 (a projected service-account token, as the adapter's chart mounts)",
+    },
     intervalSeconds: { kind: 'renamed', to: 'interval', unit: 's' },
     timeoutSeconds: { kind: 'renamed', to: 'timeout', unit: 's' },
   },

@@ -6,7 +6,16 @@
  */
 import { FileToken, TokenUnavailable } from './token.js';
 
-export const POLL_FAILURES = ['timeout', 'connection', 'http_5xx', 'http_4xx', 'unauthorized', 'token_unavailable', 'malformed_body', 'body_too_large'] as const;
+export const POLL_FAILURES = [
+  'timeout',
+  'connection',
+  'http_5xx',
+  'http_4xx',
+  'unauthorized',
+  'token_unavailable',
+  'malformed_body',
+  'body_too_large',
+] as const;
 export type PollFailure = (typeof POLL_FAILURES)[number];
 
 /** A poll that failed, with the bounded reason it is counted under (`reason` is what SourceHooks.error counts). */
@@ -58,7 +67,10 @@ export class JsonClient {
       await res.body?.cancel();
       if (res.status === 401) {
         token?.invalidate();
-        throw new PollError('unauthorized', `GET ${path}: HTTP 401${token ? ` (the token from ${token.path} is read again before the next request)` : ' (no tokenFile is configured)'}`);
+        throw new PollError(
+          'unauthorized',
+          `GET ${path}: HTTP 401${token ? ` (the token from ${token.path} is read again before the next request)` : ' (no tokenFile is configured)'}`,
+        );
       }
       throw new PollError(res.status >= 500 ? 'http_5xx' : 'http_4xx', `GET ${path}: HTTP ${res.status}`);
     }

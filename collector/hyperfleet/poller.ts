@@ -27,7 +27,13 @@ import type { FileToken } from './token.js';
 export { POLL_FAILURES, type PollFailure } from './http.js';
 
 /** The API's default entity kinds (hyperfleet-api charts/values.yaml `entities`), by their plural. */
-export const HYPERFLEET_KINDS: Readonly<Record<string, string>> = { clusters: 'Cluster', nodepools: 'NodePool', channels: 'Channel', versions: 'Version', wifconfigs: 'WifConfig' };
+export const HYPERFLEET_KINDS: Readonly<Record<string, string>> = {
+  clusters: 'Cluster',
+  nodepools: 'NodePool',
+  channels: 'Channel',
+  versions: 'Version',
+  wifconfigs: 'WifConfig',
+};
 
 /** A collection is an entity kind's plural, its URL path segment (pkg/registry EntityDescriptor.Plural). */
 export type HyperFleetCollection = string;
@@ -119,7 +125,12 @@ export class HyperFleetPoller implements Source {
     this.timers = options.timers ?? SYSTEM_TIMERS;
     const size = options.pageSize ?? MAX_PAGE_SIZE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new RangeError(`pageSize ${size}: the API takes 1..${MAX_PAGE_SIZE}`);
-    this.http = new JsonClient({ baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, ...(options.token ? { token: options.token } : {}), ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+    this.http = new JsonClient({
+      baseUrl: options.baseUrl,
+      timeoutMs: options.timeoutMs,
+      ...(options.token ? { token: options.token } : {}),
+      ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    });
   }
 
   get health(): PollerHealth {
@@ -173,7 +184,13 @@ export class HyperFleetPoller implements Source {
       for (const collection of this.options.collections) reads.push(await this.read(collection));
     } catch (e) {
       if (!(e instanceof PollError)) throw e;
-      this.setHealth({ up: false, stale: true, consecutiveFailures: this.state.consecutiveFailures + 1, lastFailure: { reason: e.reason, message: e.message }, truncated: this.state.truncated });
+      this.setHealth({
+        up: false,
+        stale: true,
+        consecutiveFailures: this.state.consecutiveFailures + 1,
+        lastFailure: { reason: e.reason, message: e.message },
+        truncated: this.state.truncated,
+      });
       return;
     }
     const now = this.timers.now();
@@ -250,7 +267,14 @@ export class HyperFleetPoller implements Source {
       }
       if (body.status === 404) {
         this.known.delete(key);
-        this.sink.observe({ type: 'cluster', time: new Date(now).toISOString(), timeMs: now, cluster: { id, kind: k.kind, generation: 0, conditions: [], raw: { id, kind: k.kind } }, gone: true, source: 'hyperfleet' });
+        this.sink.observe({
+          type: 'cluster',
+          time: new Date(now).toISOString(),
+          timeMs: now,
+          cluster: { id, kind: k.kind, generation: 0, conditions: [], raw: { id, kind: k.kind } },
+          gone: true,
+          source: 'hyperfleet',
+        });
         continue;
       }
       const r = this.validate(body.value, k.collection, `GET ${path}`);

@@ -78,7 +78,10 @@ export function loopOfBuild(era: BuildEra | undefined, legacy: string | undefine
   if (legacy === HYPERSHIFT_OPERATOR.legacyValue) return { loop: 'sequential', statement: `${from}: ${env}=1 (the legacy sequential loop)` };
   if (era === 'before-merge') return { loop: 'sequential', statement: `${from}: the build predates the merge of PR #7908 and has only the sequential loop` };
   if (era === 'with-merge') return { loop: 'phased', statement: `${from}: the build contains the merge of PR #7908 and ${env} is not 1 (the phased loop)` };
-  return { loop: undefined, statement: `${from}: ${env} is ${legacy === undefined ? 'not set' : `"${legacy}"`}, and the build's version is not known (a build from before the merge runs the sequential loop without the variable)` };
+  return {
+    loop: undefined,
+    statement: `${from}: ${env} is ${legacy === undefined ? 'not set' : `"${legacy}"`}, and the build's version is not known (a build from before the merge runs the sequential loop without the variable)`,
+  };
 }
 
 interface EnvVar {
@@ -92,7 +95,8 @@ export function loopFromDeployment(deployment: RawKubeObject): OperatorLoop {
   const from = `Deployment ${deployment.metadata?.namespace ?? ''}/${deployment.metadata?.name ?? ''}`;
   const spec = deployment.spec as { template?: { spec?: { containers?: { env?: EnvVar[] }[] } } } | undefined;
   const vars = (spec?.template?.spec?.containers ?? []).flatMap((c) => c.env ?? []).filter((e) => e.name === HYPERSHIFT_OPERATOR.legacyEnv);
-  if (vars.some((v) => v.valueFrom !== undefined)) return { loop: undefined, statement: `${from}: ${HYPERSHIFT_OPERATOR.legacyEnv} is set from a ConfigMap or Secret, which is not read` };
+  if (vars.some((v) => v.valueFrom !== undefined))
+    return { loop: undefined, statement: `${from}: ${HYPERSHIFT_OPERATOR.legacyEnv} is set from a ConfigMap or Secret, which is not read` };
   const values = new Set(vars.map((v) => v.value ?? ''));
   if (values.size > 1) return { loop: undefined, statement: `${from}: containers disagree on ${HYPERSHIFT_OPERATOR.legacyEnv}` };
   const version = deployment.metadata?.annotations?.[HYPERSHIFT_OPERATOR.versionAnnotation];

@@ -31,7 +31,13 @@ export function objectHash(controller: string, object: string): number {
  * `objectHash` of a controller and an object given as byte ranges of `bytes`, when every byte of both is ASCII (a
  * byte is then its UTF-16 code unit); undefined otherwise (decode them and use objectHash).
  */
-export function objectHashOfAscii(bytes: Uint8Array, controllerStart: number, controllerEnd: number, objectStart: number, objectEnd: number): number | undefined {
+export function objectHashOfAscii(
+  bytes: Uint8Array,
+  controllerStart: number,
+  controllerEnd: number,
+  objectStart: number,
+  objectEnd: number,
+): number | undefined {
   let h = 0x811c9dc5;
   for (let i = controllerStart; i < controllerEnd; i++) {
     const b = bytes[i]!;
@@ -69,7 +75,9 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!(count >= 1 && count <= MAX_SHARDS && index >= 0 && index < count)) {
-    throw new RangeError(`--shard ${JSON.stringify(text)}: expected i/n with 0 <= i < n <= ${MAX_SHARDS} (e.g. 0/4 ... 3/4, as an Indexed Job's JOB_COMPLETION_INDEX)`);
+    throw new RangeError(
+      `--shard ${JSON.stringify(text)}: expected i/n with 0 <= i < n <= ${MAX_SHARDS} (e.g. 0/4 ... 3/4, as an Indexed Job's JOB_COMPLETION_INDEX)`,
+    );
   }
   return { index, count };
 }

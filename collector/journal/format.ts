@@ -39,7 +39,6 @@ function problem(reason: RejectReason, message: string): never {
   throw new LineProblem(reason, message);
 }
 
-
 export function parseAttemptLine(text: string, lineNo: number, ctx: JournalContext): ParsedLine {
   const source = ctx.source ?? 'journal';
   const where = `${ctx.file}:${lineNo}`;
@@ -69,7 +68,8 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
     problem('unknown_controller', `controller: no model describes "${controller}" (the models describe ${[...ctx.knownControllers].join(', ')})`);
   }
   if (typeof object !== 'string' || object === '') problem('invalid_record', 'object: required "namespace/name" string');
-  if (object.length > MAX_OBJECT_LENGTH) problem('invalid_record', `object: ${object.length} characters; a Kubernetes namespace/name has at most ${MAX_OBJECT_LENGTH}`);
+  if (object.length > MAX_OBJECT_LENGTH)
+    problem('invalid_record', `object: ${object.length} characters; a Kubernetes namespace/name has at most ${MAX_OBJECT_LENGTH}`);
   if (generation !== undefined && (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 0)) {
     problem('invalid_record', `generation: must be a non-negative integer, got ${JSON.stringify(generation)}`);
   }
@@ -83,7 +83,15 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   const names = ctx.knownOperations && knownNames(ctx.knownOperations).forLoop(model as LoopKind);
   const ops: OperationRecord[] = new Array<OperationRecord>(operations.length);
   for (let i = 0; i < operations.length; i++) ops[i] = toOperation(operations[i], i, names);
-  const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = { time, timeMs, controller, object, model: model as LoopKind, operations: ops, origin: origin === undefined ? { source } : toOrigin(origin) };
+  const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = {
+    time,
+    timeMs,
+    controller,
+    object,
+    model: model as LoopKind,
+    operations: ops,
+    origin: origin === undefined ? { source } : toOrigin(origin),
+  };
   if (generation !== undefined) record.generation = generation;
   return record;
 }
@@ -174,7 +182,8 @@ function toOrigin(value: unknown): AttemptOrigin {
   if (typeof source !== 'string' || !(SOURCE_KINDS as readonly string[]).includes(source)) {
     problem('invalid_record', `origin.source: must be one of ${SOURCE_KINDS.join('|')}, got ${JSON.stringify(source)}`);
   }
-  if (reconcileID !== undefined && (typeof reconcileID !== 'string' || reconcileID === '')) problem('invalid_record', 'origin.reconcileID: must be a non-empty string');
+  if (reconcileID !== undefined && (typeof reconcileID !== 'string' || reconcileID === ''))
+    problem('invalid_record', 'origin.reconcileID: must be a non-empty string');
   if (where !== undefined && (typeof where !== 'string' || where === '')) problem('invalid_record', 'origin.where: must be a non-empty string');
   if (sampled !== undefined && typeof sampled !== 'boolean') problem('invalid_record', 'origin.sampled: must be a boolean');
   return {
@@ -193,7 +202,12 @@ export function formatAttemptLine(a: AttemptRecord): string {
 /** The journal line for a record a source derived, with its `origin` (what `journal --logs` writes). */
 export function formatDerivedAttemptLine(a: AttemptRecord): string {
   const o = a.origin;
-  const origin = { source: o.source, ...(o.reconcileID === undefined ? {} : { reconcileID: o.reconcileID }), ...(o.where === undefined ? {} : { where: o.where }), ...(o.sampled ? { sampled: true } : {}) };
+  const origin = {
+    source: o.source,
+    ...(o.reconcileID === undefined ? {} : { reconcileID: o.reconcileID }),
+    ...(o.where === undefined ? {} : { where: o.where }),
+    ...(o.sampled ? { sampled: true } : {}),
+  };
   return JSON.stringify({ ...journalLine(a), origin });
 }
 

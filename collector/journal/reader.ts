@@ -70,7 +70,8 @@ export function journalLines(sink: RecordSink, options: Pick<ReadJournalOptions,
 function renamedObject(text: string, record: AttemptRecord): string | undefined {
   const named = namedObject(text);
   if (!named) return undefined;
-  if (named.controller !== record.controller) return `controller: named ${JSON.stringify(named.controller)} first and ${JSON.stringify(record.controller)} later; a line names one`;
+  if (named.controller !== record.controller)
+    return `controller: named ${JSON.stringify(named.controller)} first and ${JSON.stringify(record.controller)} later; a line names one`;
   if (named.object !== record.object) return `object: named ${JSON.stringify(named.object)} first and ${JSON.stringify(record.object)} later; a line names one`;
   return undefined;
 }

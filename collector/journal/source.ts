@@ -33,11 +33,13 @@ export class JournalSource implements Source {
       stream.once('open', () => {
         stream.off('error', reject);
         // Yield between chunks so the metrics endpoint stays responsive during a long replay.
-        this.done = readJournal(stream, this.sink, { file, stopped: () => this.stopped, afterChunk: () => new Promise<void>((r) => setImmediate(r)) }).catch((e: unknown) => {
-          stream.destroy();
-          this.hooks?.state(false);
-          this.hooks?.error(e);
-        });
+        this.done = readJournal(stream, this.sink, { file, stopped: () => this.stopped, afterChunk: () => new Promise<void>((r) => setImmediate(r)) }).catch(
+          (e: unknown) => {
+            stream.destroy();
+            this.hooks?.state(false);
+            this.hooks?.error(e);
+          },
+        );
         resolve();
       });
     });

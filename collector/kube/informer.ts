@@ -90,7 +90,12 @@ class StoppableWatch extends Watch {
   private stopped = false;
   private current: AbortController | undefined;
 
-  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
     const controller = await super.watch(path, queryParams, callback, done);
     this.current = controller;
     if (this.stopped) controller.abort();
@@ -188,9 +193,18 @@ export class ResilientInformer {
     const current = (fn: (obj: RawKubeObject) => void) => (obj: KubernetesObject) => {
       if (session === this.session) this.guard(() => fn(obj as RawKubeObject));
     };
-    informer.on('add', current((o) => this.observe(o)));
-    informer.on('update', current((o) => this.observe(o)));
-    informer.on('delete', current((o) => this.observeDelete(o)));
+    informer.on(
+      'add',
+      current((o) => this.observe(o)),
+    );
+    informer.on(
+      'update',
+      current((o) => this.observe(o)),
+    );
+    informer.on(
+      'delete',
+      current((o) => this.observeDelete(o)),
+    );
     informer.on('error', (err?: unknown) => this.failed(session, err));
     this.informer = { listWatch: informer, watch };
     informer.start().catch((err: unknown) => this.failed(session, err));

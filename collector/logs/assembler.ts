@@ -31,7 +31,15 @@ import { buildEra } from '../hypershift/operator-loop.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../readings/attempt-builder.js';
 import type { AttemptReading } from '../readings/attempt-readings.js';
-import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type SourceInputReport, type SourceNote } from '../records.js';
+import {
+  SOURCE_NOTES,
+  type AttemptRecord,
+  type LoopKnowledge,
+  type RecordSink,
+  type RejectReason,
+  type SourceInputReport,
+  type SourceNote,
+} from '../records.js';
 import { SamplingDetector, type SampledPeriod } from './internal/sampling.js';
 import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './internal/zap-line.js';
 
@@ -276,7 +284,9 @@ export class LogLineAssembler {
     const deployment = this.options.operatorLoop?.();
     const parts = [
       deployment ? deployment.statement : 'the operator Deployment is not read',
-      current ? `the lines last proved the ${current} loop` : 'no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
+      current
+        ? `the lines last proved the ${current} loop`
+        : 'no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
     ];
     return { configured, current, decidedBy: this.stats.loopDecidedBy, statement: parts.join('; ') };
   }
@@ -394,7 +404,9 @@ export class LogLineAssembler {
         break;
       case 'progress': {
         const progress = line.progress!;
-        (p.progress ??= []).push(line.text === undefined ? { op: progress.op, outcome: progress.outcome } : { op: progress.op, outcome: progress.outcome, error: line.text });
+        (p.progress ??= []).push(
+          line.text === undefined ? { op: progress.op, outcome: progress.outcome } : { op: progress.op, outcome: progress.outcome, error: line.text },
+        );
         if (progress.outcome === 'stop') p.ended = true;
         break;
       }
@@ -435,7 +447,14 @@ export class LogLineAssembler {
     if (p.reconcileID !== undefined) this.remember(p.reconcileID);
     const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
     // every field present, absent ones undefined: one object shape for the readings' memo to read
-    const texts: AttemptTexts = { success: p.success, summary: p.summary, error: p.error, errorCauses: p.causes, progress: p.progress ?? NO_PROGRESS, incomplete: sampled };
+    const texts: AttemptTexts = {
+      success: p.success,
+      summary: p.summary,
+      error: p.error,
+      errorCauses: p.causes,
+      progress: p.progress ?? NO_PROGRESS,
+      incomplete: sampled,
+    };
     const reading = this.builder.reading(texts);
     const judged: Judged = { pending: p, reading, sampled };
     const configured = this.options.loop;
@@ -495,7 +514,12 @@ export class LogLineAssembler {
     }
     for (const j of run.held.splice(0)) {
       this.held--;
-      for (const where of wheresOf(j.pending)) this.drop('loop_unknown', where, `attempt ${j.pending.reconcileID ?? j.pending.first.object}: no line of its operator run proved which loop wrote it, no loop is configured, and the operator Deployment does not say`);
+      for (const where of wheresOf(j.pending))
+        this.drop(
+          'loop_unknown',
+          where,
+          `attempt ${j.pending.reconcileID ?? j.pending.first.object}: no line of its operator run proved which loop wrote it, no loop is configured, and the operator Deployment does not say`,
+        );
     }
   }
 
@@ -570,7 +594,9 @@ function provenLoop(j: Judged): LoopKind | undefined {
 /** The record's origin (its keys in this order: the derived journal writes them so). */
 function originOf(p: Pending, sampled: boolean): AttemptRecord['origin'] {
   if (p.reconcileID === undefined) return sampled ? { source: 'logs', where: p.first.where, sampled: true } : { source: 'logs', where: p.first.where };
-  return sampled ? { source: 'logs', reconcileID: p.reconcileID, where: p.first.where, sampled: true } : { source: 'logs', reconcileID: p.reconcileID, where: p.first.where };
+  return sampled
+    ? { source: 'logs', reconcileID: p.reconcileID, where: p.first.where, sampled: true }
+    : { source: 'logs', reconcileID: p.reconcileID, where: p.first.where };
 }
 
 /** Where each line of the attempt is, in order. */

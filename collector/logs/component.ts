@@ -34,12 +34,23 @@ const schema = {
         },
       },
     },
-    loop: { kind: 'enum', values: ['sequential', 'phased', 'auto'], default: 'auto', doc: 'which loop wrote the log; auto: proven by the lines, per operator run' },
+    loop: {
+      kind: 'enum',
+      values: ['sequential', 'phased', 'auto'],
+      default: 'auto',
+      doc: 'which loop wrote the log; auto: proven by the lines, per operator run',
+    },
     operatorDeployment,
     loopDetectTimeout: { kind: 'duration', default: '10s', doc: 'loop: auto: the longest wait for the operator Deployment at start' },
     maxUndecided: { kind: 'integer', default: 10_000, min: 1, unit: 'attempts', doc: 'loop: auto: attempts held while their run’s loop is unproven' },
     maxLineBytes: { kind: 'integer', default: 1024 * 1024, min: 1, unit: 'bytes', doc: 'longer lines are refused (line_too_long)' },
-    samplingThreshold: { kind: 'integer', default: 100, min: 1, unit: 'lines', doc: 'lines of one message in two adjacent seconds from which the logger may have sampled' },
+    samplingThreshold: {
+      kind: 'integer',
+      default: 100,
+      min: 1,
+      unit: 'lines',
+      doc: 'lines of one message in two adjacent seconds from which the logger may have sampled',
+    },
     maxPending: { kind: 'integer', default: 10_000, min: 1, unit: 'attempts', doc: 'attempts held for correlation and sampling judgement' },
     unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped error messages kept for the report' },
     quietFlush: { kind: 'duration', default: '3s', doc: 'held attempts are handed on once no line came for this long' },
@@ -128,7 +139,10 @@ export const logs: SourceComponent<typeof schema> = {
 };
 
 /** The pod whose log to follow; left out, it is the sidecar's own pod (POD_NAMESPACE/POD_NAME from the downward API). */
-function podOf(pod: { readonly namespace?: string; readonly name?: string; readonly container: string }, env: NodeJS.ProcessEnv): { namespace: string; name: string; container: string } {
+function podOf(
+  pod: { readonly namespace?: string; readonly name?: string; readonly container: string },
+  env: NodeJS.ProcessEnv,
+): { namespace: string; name: string; container: string } {
   const namespace = pod.namespace ?? env.POD_NAMESPACE;
   const name = pod.name ?? env.POD_NAME;
   if (!namespace || !name) throw new Error('sources.logs.input.pod: namespace and name are needed, or POD_NAMESPACE and POD_NAME in the environment');

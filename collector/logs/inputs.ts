@@ -71,18 +71,29 @@ export async function findOperatorLogs(dir: string, operator: OperatorContainer)
     const name = parts[n - 1]!;
     const rotated = n >= 9 && parts[n - 2] === 'rotated' && parts[n - 3] === 'logs' && parts[n - 9] === 'namespaces' && parts[n - 7] === 'pods';
     if (rotated) {
-      skipped.push({ path, why: `a kubelet-rotated file (oc adm inspect --rotated-pod-logs): older lines of ${parts[n - 8]}/${parts[n - 6]}/${parts[n - 5]}; give it with --logs FILE to read it too` });
+      skipped.push({
+        path,
+        why: `a kubelet-rotated file (oc adm inspect --rotated-pod-logs): older lines of ${parts[n - 8]}/${parts[n - 6]}/${parts[n - 5]}; give it with --logs FILE to read it too`,
+      });
       continue;
     }
     const m = LOG_FILE.exec(name);
     const shaped = m && n >= 8 && parts[n - 2] === 'logs' && parts[n - 8] === 'namespaces' && parts[n - 6] === 'pods' && parts[n - 4] === parts[n - 3];
     if (!shaped) {
-      if (/\.log(?:\.gz)?$/.test(name)) skipped.push({ path, why: 'not where a must-gather keeps a container log (namespaces/<ns>/pods/<pod>/<container>/<container>/logs/); give it with --logs FILE to read it' });
+      if (/\.log(?:\.gz)?$/.test(name))
+        skipped.push({
+          path,
+          why: 'not where a must-gather keeps a container log (namespaces/<ns>/pods/<pod>/<container>/<container>/logs/); give it with --logs FILE to read it',
+        });
       else otherFiles++;
       continue;
     }
     const log: ContainerLog = { path, namespace: parts[n - 7]!, pod: parts[n - 5]!, container: parts[n - 4]!, instance: m[1] as 'previous' | 'current' };
-    if (log.namespace !== operator.namespace || log.container !== operator.container) skipped.push({ path, why: `another container: ${log.namespace}/${log.pod}/${log.container} (the operator's is ${operator.namespace}/*/${operator.container})` });
+    if (log.namespace !== operator.namespace || log.container !== operator.container)
+      skipped.push({
+        path,
+        why: `another container: ${log.namespace}/${log.pod}/${log.container} (the operator's is ${operator.namespace}/*/${operator.container})`,
+      });
     else if (m[2] === undefined) read.push(log);
     else insecure.push(log);
   }
@@ -90,11 +101,21 @@ export async function findOperatorLogs(dir: string, operator: OperatorContainer)
   // first is then empty or cut, the second the log (openshift/oc pkg/cli/admin/inspect/pod.go gatherContainerLogs)
   for (const retry of insecure) {
     const first = read.findIndex((r) => r.pod === retry.pod && r.instance === retry.instance);
-    if (first >= 0) skipped.push({ path: read.splice(first, 1)[0]!.path, why: `oc adm inspect fetched this log again as ${retry.path} (the first fetch failed: this one is empty or cut)` });
+    if (first >= 0)
+      skipped.push({
+        path: read.splice(first, 1)[0]!.path,
+        why: `oc adm inspect fetched this log again as ${retry.path} (the first fetch failed: this one is empty or cut)`,
+      });
     read.push(retry);
   }
   const twice = read.filter((a, i) => read.some((b, j) => j < i && b.pod === a.pod && b.instance === a.instance));
-  if (twice.length > 0) throw new Error(`${dir}: ${twice[0]!.namespace}/${twice[0]!.pod} has two ${twice[0]!.instance} logs of ${twice[0]!.container} (${read.filter((r) => r.pod === twice[0]!.pod && r.instance === twice[0]!.instance).map((r) => r.path).join(', ')}); give the one to read with --logs FILE`);
+  if (twice.length > 0)
+    throw new Error(
+      `${dir}: ${twice[0]!.namespace}/${twice[0]!.pod} has two ${twice[0]!.instance} logs of ${twice[0]!.container} (${read
+        .filter((r) => r.pod === twice[0]!.pod && r.instance === twice[0]!.instance)
+        .map((r) => r.path)
+        .join(', ')}); give the one to read with --logs FILE`,
+    );
   read.sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : a.instance === b.instance ? 0 : a.instance === 'previous' ? -1 : 1));
   return { read, skipped, otherFiles };
 }

@@ -223,7 +223,11 @@ export class OperatorLogSource implements Source {
     } else {
       // stdin may be a gzipped capture piped in (known by its bytes); a stream's reader opened it as it needs
       const [stream, name] =
-        'streams' in o.input ? [o.input.streams[0]!.stream, o.input.streams[0]!.name] : 'stream' in o.input ? [o.input.stream, o.input.name] : [decompressed(o.stdin ?? process.stdin), '-'];
+        'streams' in o.input
+          ? [o.input.streams[0]!.stream, o.input.streams[0]!.name]
+          : 'stream' in o.input
+            ? [o.input.stream, o.input.name]
+            : [decompressed(o.stdin ?? process.stdin), '-'];
       void this.readStream(stream, name)
         .catch(onError)
         .finally(() => this.finish());
@@ -318,7 +322,12 @@ export class OperatorLogSource implements Source {
         tooLong: (where, bytes) => this.assembler.tooLong(where, bytes, this.maxLineBytes),
         inputEnded: (input) => this.assembler.endInput(input),
       },
-      { timeField: patterns.fields.time, maxLineBytes: this.maxLineBytes, ...(this.options.afterChunk ? { afterChunk: this.options.afterChunk } : {}), stopped: () => this.stopped },
+      {
+        timeField: patterns.fields.time,
+        maxLineBytes: this.maxLineBytes,
+        ...(this.options.afterChunk ? { afterChunk: this.options.afterChunk } : {}),
+        stopped: () => this.stopped,
+      },
     );
   }
 
@@ -331,4 +340,3 @@ export class OperatorLogSource implements Source {
     this.markEnded();
   }
 }
-

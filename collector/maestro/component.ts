@@ -10,14 +10,24 @@ import { POLL_FAILURES } from '../hyperfleet/http.js';
 
 const schema = {
   kind: 'object',
-  doc: "ManifestWorks from the Maestro server, for resources the task config applies with the Maestro transport",
+  doc: 'ManifestWorks from the Maestro server, for resources the task config applies with the Maestro transport',
   fields: {
-    url: { kind: 'string', required: true, doc: "the Maestro HTTP API, as the adapter config's clients.maestro.http_server_address, e.g. http://maestro.maestro.svc:8000" },
+    url: {
+      kind: 'string',
+      required: true,
+      doc: "the Maestro HTTP API, as the adapter config's clients.maestro.http_server_address, e.g. http://maestro.maestro.svc:8000",
+    },
     sourceId: { kind: 'string', required: true, doc: "the adapter's CloudEvents source id (its clients.maestro.source_id): the works read are this source's" },
     consumers: { kind: 'list', of: { kind: 'string' }, doc: 'only the works of these consumers (target clusters); default: every consumer' },
     interval: { kind: 'duration', default: '15s', min: '1s', doc: 'poll interval; failures back off from 1 s doubling to 60 s' },
     timeout: { kind: 'duration', default: '10s', min: '100ms', doc: "one request (the adapter's Maestro HTTP timeout defaults to 10 s)" },
-    maxPages: { kind: 'integer', default: 50, min: 1, unit: 'pages', doc: 'pages of 400 works read per poll at most; a longer list is cut (reconcile_shadow_source_truncated is 1) and no deletion is inferred from it' },
+    maxPages: {
+      kind: 'integer',
+      default: 50,
+      min: 1,
+      unit: 'pages',
+      doc: 'pages of 400 works read per poll at most; a longer list is cut (reconcile_shadow_source_truncated is 1) and no deletion is inferred from it',
+    },
     tokenFile: { kind: 'string', doc: 'a bearer token for the Maestro API, read from this file, again at most every 30 s and after a 401' },
   },
 } as const;

@@ -81,7 +81,12 @@ export class MaestroPoller implements Source {
     private readonly sink: ObservationSink,
   ) {
     this.timers = options.timers ?? SYSTEM_TIMERS;
-    this.http = new JsonClient({ baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, ...(options.token ? { token: options.token } : {}), ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+    this.http = new JsonClient({
+      baseUrl: options.baseUrl,
+      timeoutMs: options.timeoutMs,
+      ...(options.token ? { token: options.token } : {}),
+      ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    });
   }
 
   get health(): MaestroPollerHealth {
@@ -142,7 +147,12 @@ export class MaestroPoller implements Source {
       listed = await this.list();
     } catch (e) {
       if (!(e instanceof PollError)) throw e;
-      this.setHealth({ up: false, consecutiveFailures: this.state.consecutiveFailures + 1, lastFailure: { reason: e.reason, message: e.message }, truncated: this.state.truncated });
+      this.setHealth({
+        up: false,
+        consecutiveFailures: this.state.consecutiveFailures + 1,
+        lastFailure: { reason: e.reason, message: e.message },
+        truncated: this.state.truncated,
+      });
       return;
     }
     const now = this.timers.now();
@@ -158,7 +168,8 @@ export class MaestroPoller implements Source {
     for (let page = 1; page <= maxPages; page++) {
       const path = `${PREFIX}?page=${page}&size=${size}&search=${encodeURIComponent(this.search)}`;
       const list = (await this.http.get(path)).value;
-      if (!isRecord(list) || !Array.isArray(list.items) || typeof list.size !== 'number') throw new PollError('malformed_body', `GET ${path}: not a list ({kind, page, size, total, items})`);
+      if (!isRecord(list) || !Array.isArray(list.items) || typeof list.size !== 'number')
+        throw new PollError('malformed_body', `GET ${path}: not a list ({kind, page, size, total, items})`);
       list.items.forEach((item: unknown, i) => {
         const object = this.validate(item, `GET ${path} items[${i}]`);
         if (object && isRecord(item) && typeof item.id === 'string') bundles.set(item.id, object);

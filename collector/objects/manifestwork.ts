@@ -32,7 +32,8 @@ export function manifestWorkOfBundle(bundle: unknown): Record<string, unknown> {
   if (!isRecord(bundle)) problem('resource bundle: must be an object');
   const { id, version, consumer_name: consumer, name } = bundle;
   if (typeof id !== 'string' || id === '') problem('resource bundle.id: required string');
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) problem(`resource bundle.version: must be a non-negative integer, got ${JSON.stringify(version)}`);
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 0)
+    problem(`resource bundle.version: must be a non-negative integer, got ${JSON.stringify(version)}`);
   if (bundle.metadata !== undefined && bundle.metadata !== null && !isRecord(bundle.metadata)) problem('resource bundle.metadata: must be an object');
   const metadata: Record<string, unknown> = { ...(isRecord(bundle.metadata) ? bundle.metadata : {}) };
   if (metadata.name === undefined && typeof name === 'string') metadata.name = name;
@@ -66,7 +67,11 @@ export function managedObjectOfBundle(bundle: unknown): ManagedObject {
   const b = bundle as Record<string, unknown>;
   const createdAtMs = object.creationTimestampMs ?? bundleTime(b.created_at, 'created_at');
   const deletionTimestampMs = bundleTime(b.deleted_at, 'deleted_at');
-  return { ...object, ...(createdAtMs === undefined ? {} : { creationTimestampMs: createdAtMs }), ...(deletionTimestampMs === undefined ? {} : { deletionTimestampMs }) };
+  return {
+    ...object,
+    ...(createdAtMs === undefined ? {} : { creationTimestampMs: createdAtMs }),
+    ...(deletionTimestampMs === undefined ? {} : { deletionTimestampMs }),
+  };
 }
 
 function bundleTime(value: unknown, field: string): number | undefined {

@@ -108,7 +108,6 @@ function problem(reason: RejectReason, message: string): never {
   throw new ObservationProblem(reason, message);
 }
 
-
 function timestampMs(value: unknown, field: string, reason: RejectReason): number | undefined {
   if (value === undefined || value === null) return undefined;
   const ms = typeof value === 'string' ? Date.parse(value) : NaN;

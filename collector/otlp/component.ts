@@ -35,7 +35,12 @@ const schema = {
       of: {
         kind: 'object',
         fields: {
-          shape: { kind: 'enum', values: MAPPING_SHAPES, required: true, doc: 'kube-rs (`reconciling object`), tekton (`<Kind>:ReconcileKind`), span (a name of your choice), reconcile (the convention: always on)' },
+          shape: {
+            kind: 'enum',
+            values: MAPPING_SHAPES,
+            required: true,
+            doc: 'kube-rs (`reconciling object`), tekton (`<Kind>:ReconcileKind`), span (a name of your choice), reconcile (the convention: always on)',
+          },
           controller: { kind: 'string', doc: "the model's controller; kube-rs and tekton default to the object's kind, lowercased; required for span" },
           loop: { kind: 'enum', values: ['sequential', 'phased'], default: 'sequential', doc: 'the loop the operator runs (its spans do not say)' },
           operation: { kind: 'string', default: DEFAULT_OPERATION, doc: 'the one operation of an attempt whose root span has no child span' },
@@ -48,7 +53,13 @@ const schema = {
     },
     maxBodyBytes: { kind: 'integer', default: L.maxBodyBytes, min: 1, unit: 'bytes', doc: 'request body on the wire, plain or gzip' },
     maxDecompressedBytes: { kind: 'integer', default: L.maxDecompressedBytes, min: 1, unit: 'bytes', doc: 'gzip body once inflated' },
-    maxBufferedBodyBytes: { kind: 'integer', default: L.maxBufferedBodyBytes, min: 1, unit: 'bytes', doc: 'bytes held by bodies being read, all requests together' },
+    maxBufferedBodyBytes: {
+      kind: 'integer',
+      default: L.maxBufferedBodyBytes,
+      min: 1,
+      unit: 'bytes',
+      doc: 'bytes held by bodies being read, all requests together',
+    },
     maxConnectionsPerPeer: { kind: 'integer', default: L.maxConnectionsPerPeer, min: 1, unit: 'connections', doc: 'open connections from one client address' },
     maxConnections: { kind: 'integer', default: L.maxConnections, min: 1, unit: 'connections', doc: 'open connections in all' },
     maxSpansPerRequest: { kind: 'integer', default: L.maxSpansPerRequest, min: 1, unit: 'spans' },
@@ -59,13 +70,32 @@ const schema = {
     maxPendingAttempts: { kind: 'integer', default: A.maxPendingAttempts, min: 1, unit: 'attempts', doc: 'attempts waiting for their spans' },
     maxPendingSpans: { kind: 'integer', default: A.maxPendingSpans, min: 1, unit: 'spans', doc: 'spans waiting in attempts' },
     maxPendingBytes: { kind: 'integer', default: A.maxPendingBytes, min: 1, unit: 'bytes', doc: 'the same, in estimated heap bytes' },
-    recentSpanMemory: { kind: 'integer', default: A.recentSpanMemory, min: 1, unit: 'span ids', doc: 'span ids remembered to spot resent spans (duplicate_span)' },
+    recentSpanMemory: {
+      kind: 'integer',
+      default: A.recentSpanMemory,
+      min: 1,
+      unit: 'span ids',
+      doc: 'span ids remembered to spot resent spans (duplicate_span)',
+    },
     headersTimeout: { kind: 'duration', default: durationText(T.headersTimeoutMs), doc: "a request's headers, from the connection's opening" },
     bodyIdleTimeout: { kind: 'duration', default: durationText(T.bodyIdleTimeoutMs), doc: "the gap between two pieces of a request's body" },
     bodyTimeout: { kind: 'duration', default: durationText(T.bodyTimeoutMs), doc: "a request's whole body, from the end of its headers" },
-    shutdownGrace: { kind: 'duration', default: durationText(T.shutdownGraceMs), doc: 'requests still being read at shutdown get this long; less than shutdownTimeout' },
-    retryAfter: { kind: 'duration', default: durationText(DEFAULT_RETRY_AFTER_SECONDS * 1000), min: '1s', doc: 'the Retry-After of 429 and 503 answers (whole seconds, rounded up)' },
-    settle: { kind: 'duration', default: durationText(A.settleMs), doc: 'an attempt without reconcile.operation_count is analyzed this long after its last span' },
+    shutdownGrace: {
+      kind: 'duration',
+      default: durationText(T.shutdownGraceMs),
+      doc: 'requests still being read at shutdown get this long; less than shutdownTimeout',
+    },
+    retryAfter: {
+      kind: 'duration',
+      default: durationText(DEFAULT_RETRY_AFTER_SECONDS * 1000),
+      min: '1s',
+      doc: 'the Retry-After of 429 and 503 answers (whole seconds, rounded up)',
+    },
+    settle: {
+      kind: 'duration',
+      default: durationText(A.settleMs),
+      doc: 'an attempt without reconcile.operation_count is analyzed this long after its last span',
+    },
     maxWait: { kind: 'duration', default: durationText(A.maxWaitMs), doc: "wait for an attempt's remaining spans; then it is analyzed as incomplete" },
     bearerTokenFile: { kind: 'string', doc: 'require `Authorization: Bearer <token>`, with the token in this file' },
     tls: {
@@ -136,7 +166,9 @@ export const otlp: SourceComponent<typeof schema> = {
         spanMappings: o.spanMappings,
         ...(o.grpc ? { grpc: { host: o.grpc.listen.host, port: o.grpc.listen.port } } : {}),
         ...(token === undefined ? {} : { bearerToken: token }),
-        ...(o.tls ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } } : {}),
+        ...(o.tls
+          ? { tls: { cert: pem(o.tls.certFile), key: pem(o.tls.keyFile), ...(o.tls.clientCaFile ? { ca: pem(o.tls.clientCaFile), requestCert: true } : {}) } }
+          : {}),
         limits: {
           maxBodyBytes: o.maxBodyBytes,
           maxDecompressedBytes: o.maxDecompressedBytes,

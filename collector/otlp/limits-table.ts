@@ -18,9 +18,18 @@ export interface LimitRow {
 }
 
 /** One row per limit, defaults from the code. */
-export function limitRows(limits: OtlpLimits = DEFAULT_LIMITS, timeouts: OtlpTimeouts = DEFAULT_TIMEOUTS, assembly: SpanAssemblerOptions = DEFAULT_SPAN_ASSEMBLER_OPTIONS): LimitRow[] {
+export function limitRows(
+  limits: OtlpLimits = DEFAULT_LIMITS,
+  timeouts: OtlpTimeouts = DEFAULT_TIMEOUTS,
+  assembly: SpanAssemblerOptions = DEFAULT_SPAN_ASSEMBLER_OPTIONS,
+): LimitRow[] {
   return [
-    { limit: 'request body on the wire, plain or gzip', option: 'maxBodyBytes', default: bytes(limits.maxBodyBytes), whenHit: '413 `body_too_large`, connection closed (a declared `content-length` is refused before reading)' },
+    {
+      limit: 'request body on the wire, plain or gzip',
+      option: 'maxBodyBytes',
+      default: bytes(limits.maxBodyBytes),
+      whenHit: '413 `body_too_large`, connection closed (a declared `content-length` is refused before reading)',
+    },
     {
       limit: 'gzip body once inflated (a plain body is held to the wire limit only)',
       option: 'maxDecompressedBytes',
@@ -33,16 +42,36 @@ export function limitRows(limits: OtlpLimits = DEFAULT_LIMITS, timeouts: OtlpTim
       default: bytes(limits.maxBufferedBodyBytes),
       whenHit: '429 + `Retry-After` (`queue_full`). A request holds only the bytes that arrived, so clients that send slowly or not at all hold nothing',
     },
-    { limit: 'open connections from one client address', option: 'maxConnectionsPerPeer', default: count(limits.maxConnectionsPerPeer), whenHit: 'the new connection is closed at once (`connection_limit`)' },
-    { limit: 'open connections in all', option: 'maxConnections', default: count(limits.maxConnections), whenHit: 'the new connection is closed at once (`connection_limit`)' },
+    {
+      limit: 'open connections from one client address',
+      option: 'maxConnectionsPerPeer',
+      default: count(limits.maxConnectionsPerPeer),
+      whenHit: 'the new connection is closed at once (`connection_limit`)',
+    },
+    {
+      limit: 'open connections in all',
+      option: 'maxConnections',
+      default: count(limits.maxConnections),
+      whenHit: 'the new connection is closed at once (`connection_limit`)',
+    },
     {
       limit: "a request's headers, from the connection's opening (or the headers' first byte)",
       option: 'headersTimeout',
       default: duration(timeouts.headersTimeoutMs),
       whenHit: `408, connection closed: \`idle_connection\` when it sent nothing, \`request_timeout\` otherwise (checked every ${duration(TIMEOUT_CHECK_MS)})`,
     },
-    { limit: "the gap between two pieces of a request's body", option: 'bodyIdleTimeout', default: duration(timeouts.bodyIdleTimeoutMs), whenHit: '408 `request_timeout`, connection closed' },
-    { limit: "a request's whole body, from the end of its headers", option: 'bodyTimeout', default: duration(timeouts.bodyTimeoutMs), whenHit: '408 `request_timeout`, connection closed' },
+    {
+      limit: "the gap between two pieces of a request's body",
+      option: 'bodyIdleTimeout',
+      default: duration(timeouts.bodyIdleTimeoutMs),
+      whenHit: '408 `request_timeout`, connection closed',
+    },
+    {
+      limit: "a request's whole body, from the end of its headers",
+      option: 'bodyTimeout',
+      default: duration(timeouts.bodyTimeoutMs),
+      whenHit: '408 `request_timeout`, connection closed',
+    },
     {
       limit: 'OTLP/JSON object density',
       default: `one \`{\`/\`[\` per ${MIN_BYTES_PER_CONTAINER} bytes (bodies of more than ${count(EXEMPT_CONTAINERS)})`,
@@ -54,14 +83,43 @@ export function limitRows(limits: OtlpLimits = DEFAULT_LIMITS, timeouts: OtlpTim
       default: count(limits.maxSpansPerRequest),
       whenHit: `the first ${count(limits.maxSpansPerRequest)} are kept, the rest rejected in \`partial_success\` (\`too_many_spans\`); a request of more than twice the limit is refused whole: 413 \`too_many_spans\`, every span counted`,
     },
-    { limit: 'attributes per span', option: 'maxAttributesPerSpan', default: count(limits.maxAttributesPerSpan), whenHit: 'that span rejected in `partial_success` (`too_many_attributes`)' },
-    { limit: 'string length (name, status message, `reconcile.*` values)', option: 'maxStringLength', default: `${count(limits.maxStringLength)} characters`, whenHit: 'that span rejected (`invalid_record`)' },
-    { limit: 'nesting of a `reconcile.*` attribute value (others are skipped unread)', default: `${MAX_DEPTH} levels (protobufjs' limit)`, whenHit: '400 `undecodable_body`' },
-    { limit: 'decoded spans waiting for assembly', option: 'maxQueuedSpans', default: count(limits.maxQueuedSpans), whenHit: '429 + `Retry-After` (`queue_full`); the OTel exporters wait and retry' },
+    {
+      limit: 'attributes per span',
+      option: 'maxAttributesPerSpan',
+      default: count(limits.maxAttributesPerSpan),
+      whenHit: 'that span rejected in `partial_success` (`too_many_attributes`)',
+    },
+    {
+      limit: 'string length (name, status message, `reconcile.*` values)',
+      option: 'maxStringLength',
+      default: `${count(limits.maxStringLength)} characters`,
+      whenHit: 'that span rejected (`invalid_record`)',
+    },
+    {
+      limit: 'nesting of a `reconcile.*` attribute value (others are skipped unread)',
+      default: `${MAX_DEPTH} levels (protobufjs' limit)`,
+      whenHit: '400 `undecodable_body`',
+    },
+    {
+      limit: 'decoded spans waiting for assembly',
+      option: 'maxQueuedSpans',
+      default: count(limits.maxQueuedSpans),
+      whenHit: '429 + `Retry-After` (`queue_full`); the OTel exporters wait and retry',
+    },
     { limit: 'the same, in bytes (¹)', option: 'maxQueuedBytes', default: bytes(limits.maxQueuedBytes), whenHit: '429 + `Retry-After` (`queue_full`)' },
     { limit: '`Retry-After` of 429 and 503', option: 'retryAfter', default: duration(DEFAULT_RETRY_AFTER_SECONDS * 1000), whenHit: '—' },
-    { limit: 'attempts waiting for their spans', option: 'maxPendingAttempts', default: count(assembly.maxPendingAttempts), whenHit: 'pending attempts make room, as for `maxPendingBytes`' },
-    { limit: 'spans waiting in attempts', option: 'maxPendingSpans', default: count(assembly.maxPendingSpans), whenHit: 'pending attempts make room, as for `maxPendingBytes`; the byte limit is reached first with real spans' },
+    {
+      limit: 'attempts waiting for their spans',
+      option: 'maxPendingAttempts',
+      default: count(assembly.maxPendingAttempts),
+      whenHit: 'pending attempts make room, as for `maxPendingBytes`',
+    },
+    {
+      limit: 'spans waiting in attempts',
+      option: 'maxPendingSpans',
+      default: count(assembly.maxPendingSpans),
+      whenHit: 'pending attempts make room, as for `maxPendingBytes`; the byte limit is reached first with real spans',
+    },
     {
       limit: 'the same, in bytes (¹)',
       option: 'maxPendingBytes',
@@ -69,10 +127,29 @@ export function limitRows(limits: OtlpLimits = DEFAULT_LIMITS, timeouts: OtlpTim
       whenHit:
         'pending attempts make room, oldest first: attempts without `reconcile.operation_count` whose root arrived are analyzed as complete (as when their settle time passes), then others as incomplete when their root has arrived, else their spans dropped as `pending_limit`',
     },
-    { limit: "wait for an attempt's remaining spans", option: 'maxWait', default: duration(assembly.maxWaitMs), whenHit: 'analyzed as incomplete; children whose root never came dropped as `orphan_span`' },
-    { limit: 'wait without `reconcile.operation_count`', option: 'settle', default: duration(assembly.settleMs), whenHit: 'analyzed with what arrived, as complete' },
-    { limit: 'span ids remembered to spot resent spans', option: 'recentSpanMemory', default: count(assembly.recentSpanMemory), whenHit: 'older resends are no longer recognised as `duplicate_span`' },
-    { limit: 'operations per attempt', default: `${count(MAX_OPERATIONS_PER_ATTEMPT)} (the journal's)`, whenHit: 'further children rejected (`too_many_operations`)' },
+    {
+      limit: "wait for an attempt's remaining spans",
+      option: 'maxWait',
+      default: duration(assembly.maxWaitMs),
+      whenHit: 'analyzed as incomplete; children whose root never came dropped as `orphan_span`',
+    },
+    {
+      limit: 'wait without `reconcile.operation_count`',
+      option: 'settle',
+      default: duration(assembly.settleMs),
+      whenHit: 'analyzed with what arrived, as complete',
+    },
+    {
+      limit: 'span ids remembered to spot resent spans',
+      option: 'recentSpanMemory',
+      default: count(assembly.recentSpanMemory),
+      whenHit: 'older resends are no longer recognised as `duplicate_span`',
+    },
+    {
+      limit: 'operations per attempt',
+      default: `${count(MAX_OPERATIONS_PER_ATTEMPT)} (the journal's)`,
+      whenHit: 'further children rejected (`too_many_operations`)',
+    },
     {
       limit: 'requests still being read at shutdown',
       option: 'shutdownGrace',

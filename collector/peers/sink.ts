@@ -4,7 +4,16 @@
  */
 
 /** Why a peer's partial is not in hand (reconcile_shadow_fleet_peer_failures_total{reason}). */
-export const PEER_FAILURES = ['timeout', 'connection', 'http_status', 'unauthorized', 'body_too_large', 'invalid_partial', 'not_mergeable', 'discovery'] as const;
+export const PEER_FAILURES = [
+  'timeout',
+  'connection',
+  'http_status',
+  'unauthorized',
+  'body_too_large',
+  'invalid_partial',
+  'not_mergeable',
+  'discovery',
+] as const;
 export type PeerFailure = (typeof PEER_FAILURES)[number];
 
 export interface PartialSink {

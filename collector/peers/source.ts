@@ -120,9 +120,17 @@ export class PeersSource implements Source {
       const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods?labelSelector=${encodeURIComponent(d.labelSelector)}`;
       try {
         const list = await kubeGetJson(d.kubeConfig, path);
-        this.discovered.set(namespace, runningPods(list).map((pod) => ({ name: `${namespace}/${pod.name}`, url: `http://${hostPart(pod.ip)}:${d.port}${PARTIAL_PATH}` })));
+        this.discovered.set(
+          namespace,
+          runningPods(list).map((pod) => ({ name: `${namespace}/${pod.name}`, url: `http://${hostPart(pod.ip)}:${d.port}${PARTIAL_PATH}` })),
+        );
       } catch (e) {
-        this.sink.failed(`namespace ${namespace}`, 'discovery', `listing pods in ${namespace} (${d.labelSelector}): ${(e as Error).message}`, this.timers.now());
+        this.sink.failed(
+          `namespace ${namespace}`,
+          'discovery',
+          `listing pods in ${namespace} (${d.labelSelector}): ${(e as Error).message}`,
+          this.timers.now(),
+        );
         this.options.hooks.error(e);
       }
     }
@@ -132,27 +140,31 @@ export class PeersSource implements Source {
   private fetch(url: string): Promise<string> {
     const { timeoutMs, maxBodyBytes, token } = this.options;
     return new Promise((resolve, reject) => {
-      const req = http.get(url, { agent: this.agent, headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, timeout: timeoutMs }, (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          res.resume();
-          reject(new PeerError(status === 401 || status === 403 ? 'unauthorized' : 'http_status', `GET ${url}: HTTP ${status}`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBodyBytes) {
-            req.destroy();
-            reject(new PeerError('body_too_large', `GET ${url}: body exceeds ${maxBodyBytes} bytes`));
+      const req = http.get(
+        url,
+        { agent: this.agent, headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, timeout: timeoutMs },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          if (status !== 200) {
+            res.resume();
+            reject(new PeerError(status === 401 || status === 403 ? 'unauthorized' : 'http_status', `GET ${url}: HTTP ${status}`));
             return;
           }
-          chunks.push(chunk);
-        });
-        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        res.on('error', (e) => reject(new PeerError('connection', `GET ${url}: ${e.message}`)));
-      });
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBodyBytes) {
+              req.destroy();
+              reject(new PeerError('body_too_large', `GET ${url}: body exceeds ${maxBodyBytes} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          res.on('error', (e) => reject(new PeerError('connection', `GET ${url}: ${e.message}`)));
+        },
+      );
       req.on('timeout', () => req.destroy(new PeerError('timeout', `GET ${url}: no answer within ${timeoutMs} ms`)));
       req.on('error', (e) => reject(e instanceof PeerError ? e : new PeerError('connection', `GET ${url}: ${e.message}`)));
     });
@@ -178,7 +190,8 @@ function runningPods(list: unknown): { name: string; ip: string }[] {
     if (!isRecord(item) || !isRecord(item.metadata) || !isRecord(item.status)) continue;
     const { name } = item.metadata;
     const { phase, podIP } = item.status;
-    if (typeof name === 'string' && phase === 'Running' && typeof podIP === 'string' && podIP !== '' && item.metadata.deletionTimestamp === undefined) pods.push({ name, ip: podIP });
+    if (typeof name === 'string' && phase === 'Running' && typeof podIP === 'string' && podIP !== '' && item.metadata.deletionTimestamp === undefined)
+      pods.push({ name, ip: podIP });
   }
   return pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

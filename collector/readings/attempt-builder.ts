@@ -176,7 +176,8 @@ export class AttemptBuilder {
     this.groupByName = new Map(model.phased.filter((s): s is GroupStep => s.kind === 'group').map((g) => [g.group, g]));
     this.okRecords = new Map(model.operations.map((o) => [o.name, Object.freeze({ name: o.name, outcome: 'ok' as const })]));
     this.orders = { sequential: this.sequentialOrder, phased: this.phasedSteps.flatMap((s) => (typeof s === 'string' ? [s] : s.ops)) };
-    const silentIn = (loop: LoopKind): Set<string> => new Set(model.operations.filter((o) => this.runsIn(o.name, loop) && this.mayFailSilently(o, loop)).map((o) => o.name));
+    const silentIn = (loop: LoopKind): Set<string> =>
+      new Set(model.operations.filter((o) => this.runsIn(o.name, loop) && this.mayFailSilently(o, loop)).map((o) => o.name));
     this.silent = { sequential: silentIn('sequential'), phased: silentIn('phased') };
   }
 
@@ -251,7 +252,12 @@ export class AttemptBuilder {
 
   /** Takes the texts apart: the error's messages (non-operation ones set aside), each mapped under both loops. */
   interpret(texts: AttemptTexts): Interpretation {
-    const leaves = texts.errorCauses && texts.errorCauses.length > 0 ? [...new Set(texts.errorCauses)] : texts.error === undefined ? [] : this.mapper.splitAggregate(texts.error);
+    const leaves =
+      texts.errorCauses && texts.errorCauses.length > 0
+        ? [...new Set(texts.errorCauses)]
+        : texts.error === undefined
+          ? []
+          : this.mapper.splitAggregate(texts.error);
     let critical = false;
     let textBlocked: readonly string[] | undefined;
     let nonOperation = 0;
@@ -304,7 +310,10 @@ export class AttemptBuilder {
       for (const e of i.elements) if (e.candidates[loop].length > 0) unmapped.push({ message: e.message, why: 'inconsistent', detail: inconsistency });
       return { ...base, operations: [], consistent: false, inconsistency, ambiguous: false, resolved: false };
     }
-    const operations = this.agreed(loop, fitting.map((f) => f.operations));
+    const operations = this.agreed(
+      loop,
+      fitting.map((f) => f.operations),
+    );
     let ambiguous = false;
     let resolved = false;
     i.elements.forEach((e, k) => {
@@ -312,7 +321,11 @@ export class AttemptBuilder {
       const ops = new Set(fitting.map((f) => f.r[k]?.operation ?? '?'));
       if (ops.size > 1) {
         ambiguous = true;
-        unmapped.push({ message: e.message, why: 'ambiguous', detail: `a format shared by ${[...ops].join(', ')}; the attempt's other lines do not say which` });
+        unmapped.push({
+          message: e.message,
+          why: 'ambiguous',
+          detail: `a format shared by ${[...ops].join(', ')}; the attempt's other lines do not say which`,
+        });
       } else resolved = true;
     });
     return { ...base, operations, consistent: true, ambiguous, resolved };
@@ -358,7 +371,8 @@ export class AttemptBuilder {
     const { texts } = i;
     if (i.critical || texts.summary !== undefined) return refuse('a phased-loop line (its summary, or "critical error: …") in a sequential attempt');
     const mapped = r.filter((m): m is FormatMatch => m !== undefined);
-    if (mapped.length > 1) return refuse(`the sequential loop returns one operation's error, but the text carries errors of ${mapped.map((m) => m.operation).join(', ')}`);
+    if (mapped.length > 1)
+      return refuse(`the sequential loop returns one operation's error, but the text carries errors of ${mapped.map((m) => m.operation).join(', ')}`);
     let end: { op: string; outcome: 'error' | 'stop'; message?: string } | undefined;
     const [failing] = mapped;
     if (failing) {
@@ -379,7 +393,8 @@ export class AttemptBuilder {
     if (texts.success) reached = order.length;
     else if (end) reached = order.indexOf(end.op);
     else reached = Math.max(-1, ...[...errors.keys()].map((op) => order.indexOf(op)));
-    for (const op of errors.keys()) if (order.indexOf(op) > reached && !(end && op === end.op)) return refuse(`${op} went on after its error, but the attempt ended before it`);
+    for (const op of errors.keys())
+      if (order.indexOf(op) > reached && !(end && op === end.op)) return refuse(`${op} went on after its error, but the attempt ended before it`);
     const records = new Map<string, OperationRecord>();
     for (let k = 0; k < reached; k++) this.claimPassed(order[k]!, 'sequential', errors, texts, records);
     if (end) records.set(end.op, withOutcome(end.op, end.outcome, end.message));
@@ -404,7 +419,9 @@ export class AttemptBuilder {
       if (loopEnded || failFast.length + failFastStops.length > 1 || mapped.length > failFast.length) {
         return refuse("a fail-fast step's error or stop ends the phased loop at once; nothing else can be in its texts");
       }
-      const end = failFast[0] ? { op: failFast[0].operation, outcome: 'error' as const, message: failFast[0].message, format: failFast[0].format } : { op: failFastStops[0]!.op, outcome: 'stop' as const };
+      const end = failFast[0]
+        ? { op: failFast[0].operation, outcome: 'error' as const, message: failFast[0].message, format: failFast[0].format }
+        : { op: failFastStops[0]!.op, outcome: 'stop' as const };
       if (end.outcome === 'error') {
         const effect = this.effect(end.op, 'phased', end.format);
         if (effect !== 'end') return refuse(`${end.op}'s error does not end the phased loop (${effect}), so it is never the returned error`);
@@ -425,10 +442,18 @@ export class AttemptBuilder {
     return this.phasedLoopEnd(i, mapped, progress);
   }
 
-  private phasedFailFastEnd(op: string, outcome: 'error' | 'stop', message: string | undefined, progress: ProgressRead, texts: AttemptTexts, format?: ErrorFormat): Built {
+  private phasedFailFastEnd(
+    op: string,
+    outcome: 'error' | 'stop',
+    message: string | undefined,
+    progress: ProgressRead,
+    texts: AttemptTexts,
+    format?: ErrorFormat,
+  ): Built {
     const steps = this.failFastSteps();
     const at = steps.indexOf(op);
-    for (const e of progress.errors.keys()) if (steps.indexOf(e) > at || steps.indexOf(e) < 0) return refuse(`${e} went on after its error, but the attempt ended at ${op}`);
+    for (const e of progress.errors.keys())
+      if (steps.indexOf(e) > at || steps.indexOf(e) < 0) return refuse(`${e} went on after its error, but the attempt ended at ${op}`);
     const records = new Map<string, OperationRecord>();
     for (let k = 0; k < at; k++) this.claimPassed(steps[k]!, 'phased', progress.errors, texts, records);
     records.set(op, withOutcome(op, outcome, message));
@@ -441,14 +466,17 @@ export class AttemptBuilder {
     const summaryCritical = i.summary?.critical ?? [];
     const criticalRun = i.critical || summaryCritical.length > 0;
     if (texts.success && (mapped.length > 0 || criticalRun)) return refuse('"successfully reconciled" with an operation\'s error in the same attempt');
-    if (!i.critical && summaryCritical.length > 0 && mapped.length > 0) return refuse('the summary names a critical failure, but the error text is not "critical error: …"');
+    if (!i.critical && summaryCritical.length > 0 && mapped.length > 0)
+      return refuse('the summary names a critical failure, but the error text is not "critical error: …"');
     const failedOps = new Map<string, { message: string; format: ErrorFormat }>();
     const failedCritical = new Set<GroupStep>();
     for (const m of mapped) {
       if (m.place.kind !== 'group') return refuse(`${m.operation} is a fail-fast step, whose error ends the attempt before the loop's end`);
       const group = m.place.group;
-      if (criticalRun && group.category !== 'critical') return refuse(`${m.operation} is in non-critical group ${group.group}, and a critical failure drops non-critical errors from the text`);
-      if (!criticalRun && group.category === 'critical') return refuse(`${m.operation} is in critical group ${group.group}, whose failure would make the text "critical error: …"`);
+      if (criticalRun && group.category !== 'critical')
+        return refuse(`${m.operation} is in non-critical group ${group.group}, and a critical failure drops non-critical errors from the text`);
+      if (!criticalRun && group.category === 'critical')
+        return refuse(`${m.operation} is in critical group ${group.group}, whose failure would make the text "critical error: …"`);
       if (failedOps.has(m.operation)) return refuse(`${m.operation} returns one error per attempt, but two messages are read as its`);
       failedOps.set(m.operation, { message: m.message, format: m.format });
       if (group.category === 'critical') failedCritical.add(group);
@@ -501,7 +529,13 @@ export class AttemptBuilder {
    * ends it; the others ran `ok` when the group's errors are all known (`complete`), or, in a chain, when they came
    * before a known failure (a chain stops at its first error).
    */
-  private groupOutcomes(group: GroupStep, failed: ReadonlyMap<string, { message: string; format: ErrorFormat }>, stops: ReadonlySet<string>, complete: boolean, records: Map<string, OperationRecord>): void {
+  private groupOutcomes(
+    group: GroupStep,
+    failed: ReadonlyMap<string, { message: string; format: ErrorFormat }>,
+    stops: ReadonlySet<string>,
+    complete: boolean,
+    records: Map<string, OperationRecord>,
+  ): void {
     const firstFailure = group.ops.findIndex((op) => failed.has(op));
     for (let k = 0; k < group.ops.length; k++) {
       const op = group.ops[k]!;
@@ -529,7 +563,13 @@ export class AttemptBuilder {
    * `ok`, unless it may have failed without a trace (its error can leave this loop going, and no progress line is
    * configured for it, or lines may be missing): then it is left out.
    */
-  private claimPassed(op: string, loop: LoopKind, errors: ReadonlyMap<string, string | undefined>, texts: AttemptTexts, records: Map<string, OperationRecord>): void {
+  private claimPassed(
+    op: string,
+    loop: LoopKind,
+    errors: ReadonlyMap<string, string | undefined>,
+    texts: AttemptTexts,
+    records: Map<string, OperationRecord>,
+  ): void {
     if (errors.has(op)) {
       records.set(op, withOutcome(op, 'error', errors.get(op)));
       return;

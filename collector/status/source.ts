@@ -22,7 +22,17 @@ import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObje
 import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../readings/attempt-builder.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
 import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../hypershift/operator-loop.js';
-import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type RejectReason, type Source, type SourceInputReport, type SourceKind, type SourceNote } from '../records.js';
+import {
+  SOURCE_NOTES,
+  type AttemptRecord,
+  type LoopKnowledge,
+  type RecordSink,
+  type RejectReason,
+  type Source,
+  type SourceInputReport,
+  type SourceKind,
+  type SourceNote,
+} from '../records.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
 
 export type StatusLoop = LoopKind | 'auto';
@@ -136,7 +146,10 @@ export class HostedClusterStatusSource implements Source {
       this.stats.watchErrors++;
       options.hooks?.error(e);
     };
-    const path = options.namespace === undefined ? `${HOSTED_CLUSTERS}/hostedclusters` : `${HOSTED_CLUSTERS}/namespaces/${encodeURIComponent(options.namespace)}/hostedclusters`;
+    const path =
+      options.namespace === undefined
+        ? `${HOSTED_CLUSTERS}/hostedclusters`
+        : `${HOSTED_CLUSTERS}/namespaces/${encodeURIComponent(options.namespace)}/hostedclusters`;
     this.informer = new ResilientInformer(
       { kubeConfig, path, labelSelector: options.labelSelector, backoff: options.backoff, timers: this.timers },
       {
@@ -183,7 +196,10 @@ export class HostedClusterStatusSource implements Source {
   loopKnowledge(): LoopKnowledge {
     const configured = this.options.loop ?? STATUS_SOURCE_DEFAULTS.loop;
     if (configured !== 'auto') return { configured, current: configured, decidedBy: 'config', statement: `configured: the ${configured} loop` };
-    const deployment: OperatorLoop = this.loopWatch?.current ?? { loop: undefined, statement: 'the operator Deployment is not read (operatorDeployment: false)' };
+    const deployment: OperatorLoop = this.loopWatch?.current ?? {
+      loop: undefined,
+      statement: 'the operator Deployment is not read (operatorDeployment: false)',
+    };
     if (deployment.loop !== undefined) return { configured, current: deployment.loop, decidedBy: 'deployment', statement: deployment.statement };
     const statement = `${deployment.statement}; ${this.evidence ? `a condition message last proved the ${this.evidence} loop` : 'no condition message has proved a loop yet; transitions are dropped as loop_unknown until one does'}`;
     return { configured, current: this.evidence ?? null, decidedBy: this.evidence ? 'input' : 'unknown', statement };
@@ -203,7 +219,9 @@ export class HostedClusterStatusSource implements Source {
       notes: { ...s.notes },
       loop: this.loopKnowledge(),
       unmappedSample: this.unmappedSample(),
-      caveats: ['The condition changes only when its text does: a cluster failing the same way many times is one transition, so counts are of transitions, not attempts.'],
+      caveats: [
+        'The condition changes only when its text does: a cluster failing the same way many times is one transition, so counts are of transitions, not attempts.',
+      ],
     };
   }
 
@@ -224,7 +242,11 @@ export class HostedClusterStatusSource implements Source {
     const previous = before?.uid === uid ? before : undefined;
     if (!before && this.tracked.size >= (this.options.maxTrackedObjects ?? STATUS_SOURCE_DEFAULTS.maxTrackedObjects)) {
       this.receive();
-      this.refuse('pending_limit', `hostedcluster ${key}`, `more than ${this.tracked.size} HostedClusters tracked; raise maxTrackedObjects or narrow namespace/labelSelector`);
+      this.refuse(
+        'pending_limit',
+        `hostedcluster ${key}`,
+        `more than ${this.tracked.size} HostedClusters tracked; raise maxTrackedObjects or narrow namespace/labelSelector`,
+      );
       return;
     }
     const condition = read.condition;
@@ -239,7 +261,10 @@ export class HostedClusterStatusSource implements Source {
   private emit(key: string, uid: string, obj: RawKubeObject, condition: ConditionState, time: TransitionTime, initial: boolean): void {
     this.receive();
     const where = `hostedcluster ${key}`;
-    const interpretation = this.builder.interpret({ success: condition.status === 'True', ...(condition.status === 'False' ? { error: condition.message } : {}) });
+    const interpretation = this.builder.interpret({
+      success: condition.status === 'True',
+      ...(condition.status === 'False' ? { error: condition.message } : {}),
+    });
     const both = this.builder.buildBoth(interpretation);
     const decided = this.decideLoop(both);
     if (!decided) {
@@ -270,7 +295,17 @@ export class HostedClusterStatusSource implements Source {
     if (initial) this.stats.initial++;
     this.stats.loopDecidedBy[decidedBy]++;
     this.sink.attempt(record);
-    this.options.onTransition?.({ object: key, uid, condition, time, initial, loop, loopDecidedBy: decidedBy, blocked: interpretation.textBlocked ?? [], record });
+    this.options.onTransition?.({
+      object: key,
+      uid,
+      condition,
+      time,
+      initial,
+      loop,
+      loopDecidedBy: decidedBy,
+      blocked: interpretation.textBlocked ?? [],
+      record,
+    });
   }
 
   /**
@@ -311,4 +346,3 @@ export class HostedClusterStatusSource implements Source {
 function keyOf(obj: RawKubeObject): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
-

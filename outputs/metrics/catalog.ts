@@ -331,7 +331,6 @@ export const METRICS = [
 
 export type MetricName = (typeof METRICS)[number]['name'];
 
-
 /** The names Prometheus stores for a metric (histograms add _bucket, _sum and _count). */
 export function seriesNames(spec: MetricSpec): string[] {
   return spec.type === 'histogram' ? [`${spec.name}_bucket`, `${spec.name}_sum`, `${spec.name}_count`] : [spec.name];

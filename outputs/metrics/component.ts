@@ -12,10 +12,20 @@ export const metrics: OutputComponent<undefined> = {
   schema: undefined,
   enabled: () => true,
   create(_config, ctx) {
-    const publisher = new MetricsPublisher(ctx.metrics.metrics, ctx.analyzer.shadows, ctx.clock.now, { version: ctx.version, sources: ctx.sources, speed: ctx.clock.speed });
+    const publisher = new MetricsPublisher(ctx.metrics.metrics, ctx.analyzer.shadows, ctx.clock.now, {
+      version: ctx.version,
+      sources: ctx.sources,
+      speed: ctx.clock.speed,
+    });
     const pipeline = ctx.recreations;
     const recreations = pipeline
-      ? new RecreationMetrics(ctx.metrics.metrics, { maxStuckSeries: pipeline.maxStuckSeries, kinds: pipeline.kinds, stuckThresholdMs: pipeline.stuckThresholdMs, resourceTypes: pipeline.resourceTypes, speed: ctx.clock.speed })
+      ? new RecreationMetrics(ctx.metrics.metrics, {
+          maxStuckSeries: pipeline.maxStuckSeries,
+          kinds: pipeline.kinds,
+          stuckThresholdMs: pipeline.stuckThresholdMs,
+          resourceTypes: pipeline.resourceTypes,
+          speed: ctx.clock.speed,
+        })
       : undefined;
     const output: Output = {
       attempts: publisher,

@@ -132,7 +132,9 @@ export class MetricsPublisher implements AnalysisListener {
     };
     return {
       attempts: m.reconcile_shadow_attempts_total.table(attempts),
-      observed: m.reconcile_shadow_operation_observed_total.table(cm.ops.flatMap((operation) => OUTCOME_NAME.map((outcome) => ({ controller, operation, outcome })))),
+      observed: m.reconcile_shadow_operation_observed_total.table(
+        cm.ops.flatMap((operation) => OUTCOME_NAME.map((outcome) => ({ controller, operation, outcome }))),
+      ),
       unblocked: m.reconcile_shadow_operation_unblocked_total.table(byOp, oneLoop),
       newlyBlocked: m.reconcile_shadow_operation_newly_blocked_total.table(byOp, oneLoop),
       structural: m.reconcile_shadow_operation_structural_total.table(byOp, bothLoops),

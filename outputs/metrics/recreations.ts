@@ -12,7 +12,13 @@
 import type { Metrics } from './registry.js';
 import { LIFECYCLE_DECISIONS, type LifecycleDecision } from '../../analyzer/recreations/lifecycle-decision.js';
 import type { ShadowListener } from '../../analyzer/recreations/shadow.js';
-import { DURATION_PHASES, IN_FLIGHT_PHASES, type FinishedRecreation, type InFlightRecreation, type TrackerSnapshot } from '../../analyzer/recreations/tracker.js';
+import {
+  DURATION_PHASES,
+  IN_FLIGHT_PHASES,
+  type FinishedRecreation,
+  type InFlightRecreation,
+  type TrackerSnapshot,
+} from '../../analyzer/recreations/tracker.js';
 import { UNRECONCILED_CAUSES, type UnreconciledPeriod } from '../../analyzer/recreations/unreconciled.js';
 
 export const EVICTION_CAPS = ['in_flight', 'stuck_series'] as const;

@@ -8,7 +8,11 @@ import { METRICS, type MetricName, type MetricSpec } from './catalog.js';
 import { TableCounter, TableGauge } from './series-table.js';
 
 type Catalog = (typeof METRICS)[number];
-type MetricOf<S extends Catalog> = S['type'] extends 'counter' ? TableCounter<S['labels'][number]> : S['type'] extends 'gauge' ? TableGauge<S['labels'][number]> : Histogram<S['labels'][number]>;
+type MetricOf<S extends Catalog> = S['type'] extends 'counter'
+  ? TableCounter<S['labels'][number]>
+  : S['type'] extends 'gauge'
+    ? TableGauge<S['labels'][number]>
+    : Histogram<S['labels'][number]>;
 
 export type Metrics = { readonly [S in Catalog as S['name']]: MetricOf<S> };
 

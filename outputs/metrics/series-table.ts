@@ -30,7 +30,10 @@ export class SeriesTable<L extends string> {
   private readonly listed: Uint8Array;
 
   /** `optional(row)`: true for a row listed only once written. */
-  constructor(labels: readonly LabelSet<L>[], private readonly optional: (row: number) => boolean = () => false) {
+  constructor(
+    labels: readonly LabelSet<L>[],
+    private readonly optional: (row: number) => boolean = () => false,
+  ) {
     this.values = new Float64Array(labels.length);
     this.series = labels.map((l) => ({ labels: l, value: 0 }));
     this.listed = Uint8Array.from(labels, (_, row) => (optional(row) ? 0 : 1));

@@ -49,7 +49,16 @@ const CONFIG = {
   font: FONT,
   background: '#ffffff',
   view: { stroke: null },
-  axis: { labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', titleColor: '#3c4043', labelColor: '#3c4043', gridColor: '#e8eaed', domainColor: '#9aa0a6', tickColor: '#9aa0a6' },
+  axis: {
+    labelFontSize: 11,
+    titleFontSize: 11,
+    titleFontWeight: 'normal',
+    titleColor: '#3c4043',
+    labelColor: '#3c4043',
+    gridColor: '#e8eaed',
+    domainColor: '#9aa0a6',
+    tickColor: '#9aa0a6',
+  },
   legend: { labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', orient: 'bottom', direction: 'horizontal' },
 } as const;
 
@@ -105,10 +114,23 @@ export function loopComparisonChart(comparison: LoopComparison): Chart {
   const base = {
     id: 'loop-comparison',
     title: 'Failure rate per operation, per loop',
-    caption: 'Each op’s failure rate under the sequential loop (•) and the phased loop (○), each from its own attempts, over the runs both loops make; colour is the finding.',
+    caption:
+      'Each op’s failure rate under the sequential loop (•) and the phased loop (○), each from its own attempts, over the runs both loops make; colour is the finding.',
   };
-  if (ops.length === 0) return { ...base, spec: messageSpec(comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'), text: [comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'] };
-  const rows = ops.map((o) => ({ op: o.operation, finding: o.finding, sequential: o.sequential.rate, phased: o.phased.rate, low: Math.min(o.sequential.rate!, o.phased.rate!), high: Math.max(o.sequential.rate!, o.phased.rate!) }));
+  if (ops.length === 0)
+    return {
+      ...base,
+      spec: messageSpec(comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'),
+      text: [comparison.unavailable ?? 'no operation failed under both loops’ comparable runs'],
+    };
+  const rows = ops.map((o) => ({
+    op: o.operation,
+    finding: o.finding,
+    sequential: o.sequential.rate,
+    phased: o.phased.rate,
+    low: Math.min(o.sequential.rate!, o.phased.rate!),
+    high: Math.max(o.sequential.rate!, o.phased.rate!),
+  }));
   const color = { field: 'finding', type: 'nominal', scale: FINDING_SCALE, title: null };
   const highest = Math.max(...rows.map((r) => r.high));
   const ticks = [0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1].filter((v) => v <= Math.max(highest, 0.01) * 1.05);
@@ -139,7 +161,8 @@ export function divergenceChart(summary: ControllerSummary): Chart {
   const base = {
     id: 'unblocked-vs-newly-blocked',
     title: 'Unblocked vs newly blocked per operation',
-    caption: 'Op-runs the phased loop would add (right) or take away (left) compared with the sequential loop, over all attempts; ops that exist in one loop only are left out.',
+    caption:
+      'Op-runs the phased loop would add (right) or take away (left) compared with the sequential loop, over all attempts; ops that exist in one loop only are left out.',
   };
   if (ops.length === 0) return { ...base, spec: messageSpec('the two loops ran the same operations in every attempt') };
   const values = ops.flatMap((o, rank) => [
@@ -156,7 +179,12 @@ export function divergenceChart(summary: ControllerSummary): Chart {
       encoding: {
         y: { field: 'op', type: 'nominal', sort: { field: 'rank', order: 'ascending' }, title: null, axis: { labelLimit: 200 } },
         x: { field: 'count', type: 'quantitative', title: 'op-runs (newly blocked ← | → unblocked)', axis: { labelExpr: "format(abs(datum.value), '~s')" } },
-        color: { field: 'kind', type: 'nominal', scale: { domain: ['unblocked', 'newly blocked'], range: [PALETTE.unblocked, PALETTE.newlyBlocked] }, title: null },
+        color: {
+          field: 'kind',
+          type: 'nominal',
+          scale: { domain: ['unblocked', 'newly blocked'], range: [PALETTE.unblocked, PALETTE.newlyBlocked] },
+          title: null,
+        },
       },
     }),
   };
@@ -181,10 +209,16 @@ export function blockedByChart(summary: ControllerSummary): Chart {
         y: { field: 'blocker', type: 'nominal', title: 'failed critical group', axis: { titlePadding: 14 } },
       },
       layer: [
-        { mark: { type: 'rect', cornerRadius: 2 }, encoding: { color: { field: 'count', type: 'quantitative', scale: { scheme: 'oranges' }, title: 'attempts' } } },
+        {
+          mark: { type: 'rect', cornerRadius: 2 },
+          encoding: { color: { field: 'count', type: 'quantitative', scale: { scheme: 'oranges' }, title: 'attempts' } },
+        },
         {
           mark: { type: 'text', fontSize: 10 },
-          encoding: { text: { field: 'count', type: 'quantitative', format: ',' }, color: { condition: { test: 'datum.count > datum.max / 2', value: '#ffffff' }, value: '#202124' } },
+          encoding: {
+            text: { field: 'count', type: 'quantitative', format: ',' },
+            color: { condition: { test: 'datum.count > datum.max / 2', value: '#ffffff' }, value: '#202124' },
+          },
         },
       ],
     }),
@@ -209,7 +243,14 @@ export function starvationChart(starvation: StarvationOverTime): Chart {
       encoding: {
         x: { field: 'time', type: 'temporal', scale: { type: 'utc' }, axis: { format: '%b %d %H:%M', labelAngle: 0, tickCount: 6 }, title: null },
         y: { field: 'minutes', type: 'quantitative', title: 'longest open starvation (minutes)' },
-        color: { field: 'op', type: 'nominal', sort: starvation.ops, title: null, scale: { scheme: 'tableau10' }, legend: { orient: 'right', direction: 'vertical' } },
+        color: {
+          field: 'op',
+          type: 'nominal',
+          sort: starvation.ops,
+          title: null,
+          scale: { scheme: 'tableau10' },
+          legend: { orient: 'right', direction: 'vertical' },
+        },
       },
     }),
   };
@@ -253,8 +294,20 @@ export function orderingChart(ordering: OrderingEvidence): Chart {
   };
   const pairs = ordering.reordered.filter((p) => p.rateAfterFailure !== null && p.rateAfterSuccess !== null).slice(0, MAX_BARS);
   if (pairs.length === 0) return { ...base, spec: messageSpec('no reordered pair has been seen after its first op failed') };
-  const rows = pairs.map((p) => ({ pair: `${p.first} → ${p.then}`, status: p.status, low: Math.min(p.rateAfterFailure!, p.rateAfterSuccess!), high: Math.max(p.rateAfterFailure!, p.rateAfterSuccess!), afterFailure: p.rateAfterFailure, afterSuccess: p.rateAfterSuccess }));
-  const color = { field: 'status', type: 'nominal', scale: { domain: ['dependent', 'safe', 'inconclusive'], range: [PALETTE.dependent, PALETTE.safe, PALETTE.inconclusive] }, title: null };
+  const rows = pairs.map((p) => ({
+    pair: `${p.first} → ${p.then}`,
+    status: p.status,
+    low: Math.min(p.rateAfterFailure!, p.rateAfterSuccess!),
+    high: Math.max(p.rateAfterFailure!, p.rateAfterSuccess!),
+    afterFailure: p.rateAfterFailure,
+    afterSuccess: p.rateAfterSuccess,
+  }));
+  const color = {
+    field: 'status',
+    type: 'nominal',
+    scale: { domain: ['dependent', 'safe', 'inconclusive'], range: [PALETTE.dependent, PALETTE.safe, PALETTE.inconclusive] },
+    title: null,
+  };
   const y = { field: 'pair', type: 'nominal', sort: rows.map((r) => r.pair), title: null, axis: { labelLimit: 340 } };
   return {
     ...base,
@@ -264,7 +317,14 @@ export function orderingChart(ordering: OrderingEvidence): Chart {
       data: { values: rows },
       encoding: { y },
       layer: [
-        { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x: { field: 'low', type: 'quantitative', scale: { domain: [0, 1] }, axis: { format: '.0%' }, title: 'failure rate of the later op' }, x2: { field: 'high' }, color } },
+        {
+          mark: { type: 'rule', strokeWidth: 2 },
+          encoding: {
+            x: { field: 'low', type: 'quantitative', scale: { domain: [0, 1] }, axis: { format: '.0%' }, title: 'failure rate of the later op' },
+            x2: { field: 'high' },
+            color,
+          },
+        },
         { mark: { type: 'point', filled: true, size: 50 }, encoding: { x: { field: 'afterSuccess', type: 'quantitative' }, color } },
         { mark: { type: 'point', filled: false, size: 70, strokeWidth: 2 }, encoding: { x: { field: 'afterFailure', type: 'quantitative' }, color } },
       ],

@@ -15,7 +15,16 @@ import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verd
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { ControllerSummary } from '../../analyzer/report/summary.js';
-import { blockedByChart, divergenceChart, loopComparisonChart, orderingChart, recreationChart, starvationChart, type Chart, type RecreationDurations } from './charts.js';
+import {
+  blockedByChart,
+  divergenceChart,
+  loopComparisonChart,
+  orderingChart,
+  recreationChart,
+  starvationChart,
+  type Chart,
+  type RecreationDurations,
+} from './charts.js';
 
 export type Tone = 'bad' | 'good' | 'unknown';
 export type Cell = string | { readonly text: string; readonly tone: Tone };
@@ -41,7 +50,12 @@ export interface Section {
 export interface ControllerDocument {
   readonly id: string;
   readonly heading: string;
-  readonly verdict: { readonly status: VerdictStatus; readonly headline: string; readonly deciding: readonly VerdictReason[]; readonly notes: readonly VerdictReason[] };
+  readonly verdict: {
+    readonly status: VerdictStatus;
+    readonly headline: string;
+    readonly deciding: readonly VerdictReason[];
+    readonly notes: readonly VerdictReason[];
+  };
   readonly facts: readonly string[];
   readonly charts: readonly Chart[];
   readonly sections: readonly Section[];
@@ -89,7 +103,14 @@ export function reportDocument(report: DecisionReport, options: DocumentOptions 
   const facts =
     input.rejected === 0
       ? []
-      : [`${count(input.rejected)} input lines rejected (${Object.entries(input.rejectedByReason).map(([r, n]) => `${r}: ${count(n)}`).join(', ')}); the first: ${input.rejectionSample.slice(0, 3).map((r) => `${r.where} ${r.reason}`).join('; ')}`];
+      : [
+          `${count(input.rejected)} input lines rejected (${Object.entries(input.rejectedByReason)
+            .map(([r, n]) => `${r}: ${count(n)}`)
+            .join(', ')}); the first: ${input.rejectionSample
+            .slice(0, 3)
+            .map((r) => `${r.where} ${r.reason}`)
+            .join('; ')}`,
+        ];
   return { title: 'reconcile-shadow: switch readiness', controllers, input: [...(options.inputFacts ?? []), ...facts] };
 }
 
@@ -110,7 +131,12 @@ function loopLine(loop: string, p: LoopPopulation): string {
   return `${loop}: ${count(p.attempts)} attempts from ${plural(p.objects, 'object')} over ${formatDuration(p.windowSeconds)}`;
 }
 
-function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recreations: readonly RecreationDurations[] | undefined, withRecreations: boolean): ControllerDocument {
+function controllerDocument(
+  s: ControllerSummary,
+  d: ControllerDecisions,
+  recreations: readonly RecreationDurations[] | undefined,
+  withRecreations: boolean,
+): ControllerDocument {
   const v = d.verdict;
   const b = v.benefit;
   const deciding = v.reasons.filter((r) => r.status === v.status);
@@ -118,7 +144,8 @@ function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recrea
   const byPair = (status: string): number => pairs.filter((p) => p.status === status).length;
   const ops = d.comparison.operations;
   const byOp = (finding: string): number => ops.filter((o) => o.finding === finding).length;
-  const transitions = d.populations.sequential.attempts + d.populations.phased.attempts - d.populations.sequential.usedAttempts - d.populations.phased.usedAttempts;
+  const transitions =
+    d.populations.sequential.attempts + d.populations.phased.attempts - d.populations.sequential.usedAttempts - d.populations.phased.usedAttempts;
   const facts = [
     `${loopLine('sequential', d.populations.sequential)}; ${loopLine('phased', d.populations.phased)}; ${plural(d.populations.objectsInBothLoops, 'object')} seen under both`,
     `window: ${s.window.first ?? '-'} .. ${s.window.last ?? '-'} (${formatDuration(s.window.seconds)})`,
@@ -129,9 +156,18 @@ function controllerDocument(s: ControllerSummary, d: ControllerDecisions, recrea
     `noise floor: ${percent(d.noiseFloor.sequential.overall)} (sequential), ${percent(d.noiseFloor.phased.overall)} (phased) of same-generation consecutive outcomes flipped`,
     ...(s.operatorBuild ? [`operator build: ${s.operatorBuild.name}${s.operatorBuild.statement === null ? '' : ` (${s.operatorBuild.statement})`}`] : []),
     ...(transitions > 0 ? [`${count(transitions)} status transitions list only failing ops and were left out of the rates`] : []),
-    ...(d.forgottenObjects > 0 ? [`${count(d.forgottenObjects)} objects were forgotten past the memory bound; their later attempts counted as new objects`] : []),
+    ...(d.forgottenObjects > 0
+      ? [`${count(d.forgottenObjects)} objects were forgotten past the memory bound; their later attempts counted as new objects`]
+      : []),
   ];
-  const charts = [loopComparisonChart(d.comparison), divergenceChart(s), blockedByChart(s), starvationChart(d.starvation), orderingChart(d.ordering), ...(withRecreations ? [recreationChart(recreations)] : [])];
+  const charts = [
+    loopComparisonChart(d.comparison),
+    divergenceChart(s),
+    blockedByChart(s),
+    starvationChart(d.starvation),
+    orderingChart(d.ordering),
+    ...(withRecreations ? [recreationChart(recreations)] : []),
+  ];
   return {
     id: s.controller,
     heading: `${s.controller} (model ${s.model})`,
@@ -165,12 +201,20 @@ function rulesSection(rules: readonly RuleOutcome[]): Section {
   return {
     id: 'rules',
     title: 'Rules: what each decided, on what',
-    intro: ['Every rule of the verdict, in the order it reads them: the checks of the data, the gates, the harms and the coverage. A failed check or gate makes the verdict inconclusive whatever else is seen.'],
+    intro: [
+      'Every rule of the verdict, in the order it reads them: the checks of the data, the gates, the harms and the coverage. A failed check or gate makes the verdict inconclusive whatever else is seen.',
+    ],
     table: {
       head: ['rule', 'role', 'result', 'measured (bar)', 'why'],
       numeric: [],
       wide: [3, 4],
-      rows: rules.map((r) => [r.rule, r.role, { text: r.status, tone: r.status === 'fail' && r.role !== 'harm' && r.reasons.every((x) => !x.harm) ? 'unknown' : RULE_TONE[r.status]! }, measured(r), r.reasons.length > 0 ? r.reasons.map((x) => x.message).join(' ') : r.explanation]),
+      rows: rules.map((r) => [
+        r.rule,
+        r.role,
+        { text: r.status, tone: r.status === 'fail' && r.role !== 'harm' && r.reasons.every((x) => !x.harm) ? 'unknown' : RULE_TONE[r.status]! },
+        measured(r),
+        r.reasons.length > 0 ? r.reasons.map((x) => x.message).join(' ') : r.explanation,
+      ]),
     },
   };
 }
@@ -183,7 +227,12 @@ function show(v: number | string | null): string {
 }
 
 function rolloutSection(plan: RolloutPlan): Section {
-  const perDay = plan.perDayBasis === 'measured' ? 'per day' : plan.perDayBasis === 'extrapolated' ? `per day (extrapolated from ${formatDuration(plan.windowSeconds)})` : 'per day';
+  const perDay =
+    plan.perDayBasis === 'measured'
+      ? 'per day'
+      : plan.perDayBasis === 'extrapolated'
+        ? `per day (extrapolated from ${formatDuration(plan.windowSeconds)})`
+        : 'per day';
   const rows: Cell[][] = [
     ...plan.fixFirst.map((f) => ['-', f.subject, '-', badge('fix first'), f.kind, '-', '-', '-', f.why]),
     ...plan.steps.map((r) => [
@@ -211,7 +260,19 @@ function rolloutSection(plan: RolloutPlan): Section {
   };
 }
 
-const COMPARISON_HEAD = ['operation', 'sequential', 'phased', 'difference', 'margin', '95 % sequence', 'e (bar)', 'fixed-sample q', 'noise floor', 'finding', 'why'];
+const COMPARISON_HEAD = [
+  'operation',
+  'sequential',
+  'phased',
+  'difference',
+  'margin',
+  '95 % sequence',
+  'e (bar)',
+  'fixed-sample q',
+  'noise floor',
+  'finding',
+  'why',
+];
 
 function comparisonRow(o: OperationComparison): Cell[] {
   const side = (x: OperationComparison['sequential']): string => (x.runs === 0 ? '-' : `${count(x.failures)}/${count(x.runs)} (${percent(x.rate)})`);
@@ -233,7 +294,12 @@ function comparisonRow(o: OperationComparison): Cell[] {
 function loopComparisonSection(c: LoopComparison): Section {
   const shown = c.operations.filter((o) => o.finding !== 'same' || o.material);
   const rest = c.operations.filter((o) => !shown.includes(o));
-  const table = (rows: readonly OperationComparison[]): Table => ({ head: COMPARISON_HEAD, numeric: [1, 2, 3, 4, 5, 6, 7, 8], wide: [10], rows: rows.map(comparisonRow) });
+  const table = (rows: readonly OperationComparison[]): Table => ({
+    head: COMPARISON_HEAD,
+    numeric: [1, 2, 3, 4, 5, 6, 7, 8],
+    wide: [10],
+    rows: rows.map(comparisonRow),
+  });
   return {
     id: 'loop-comparison',
     title: 'Loop comparison: does an op fail more under the phased loop?',
@@ -245,7 +311,9 @@ function loopComparisonSection(c: LoopComparison): Section {
       ...(c.unavailable ? [`Not compared: ${c.unavailable}.`] : []),
     ],
     table: table(shown),
-    ...(rest.length > 0 ? { rest: { summary: `${plural(rest.length, 'more op')} the same under both loops, none failing often enough to matter`, table: table(rest) } } : {}),
+    ...(rest.length > 0
+      ? { rest: { summary: `${plural(rest.length, 'more op')} the same under both loops, none failing often enough to matter`, table: table(rest) } }
+      : {}),
   };
 }
 
@@ -264,7 +332,17 @@ function starvationRow(o: StarvationComparison['operations'][number]): Cell[] {
 }
 
 function starvationSection(c: StarvationComparison, t: DecisionThresholds): Section {
-  const head = ['operation', 'phased keeps it', 'of which by design', 'sequential keeps it', 'extra under phased', 'longest (phased)', 'longest (sequential)', 'finding', 'why'];
+  const head = [
+    'operation',
+    'phased keeps it',
+    'of which by design',
+    'sequential keeps it',
+    'extra under phased',
+    'longest (phased)',
+    'longest (sequential)',
+    'finding',
+    'why',
+  ];
   const table = (rows: StarvationComparison['operations']): Table => ({ head, numeric: [1, 2, 3, 4, 5, 6], wide: [8], rows: rows.map(starvationRow) });
   const shown = c.operations.filter((o) => o.phasedShare > 0);
   const rest = c.operations.filter((o) => o.phasedShare === 0);
@@ -280,13 +358,39 @@ function starvationSection(c: StarvationComparison, t: DecisionThresholds): Sect
   };
 }
 
-const PAIR_HEAD = ['runs first', 'then', 'loop', 'after failure', 'after success', 'difference', 'margin', 'e (bar)', 'fixed-sample q', 'noise floor', 'status', 'why'];
+const PAIR_HEAD = [
+  'runs first',
+  'then',
+  'loop',
+  'after failure',
+  'after success',
+  'difference',
+  'margin',
+  'e (bar)',
+  'fixed-sample q',
+  'noise floor',
+  'status',
+  'why',
+];
 const PAIR_NUMERIC = [3, 4, 5, 6, 7, 8, 9];
 const PAIR_WIDE = [11];
 
 function pairRow(p: PairDecision): Cell[] {
   const { a, b, c, d } = p.table;
-  return [p.first, p.then, p.loop, a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`, c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`, points(p.riskDifference), `${percent(p.margin)}`, p.e === null ? '-' : `${eValue(p.e)} (${eValue(p.eBar)})`, pValue(p.q), percent(p.noiseFloor), badge(p.status), p.why];
+  return [
+    p.first,
+    p.then,
+    p.loop,
+    a + b === 0 ? '-' : `${count(a)}/${count(a + b)}`,
+    c + d === 0 ? '-' : `${count(c)}/${count(c + d)}`,
+    points(p.riskDifference),
+    `${percent(p.margin)}`,
+    p.e === null ? '-' : `${eValue(p.e)} (${eValue(p.eBar)})`,
+    pValue(p.q),
+    percent(p.noiseFloor),
+    badge(p.status),
+    p.why,
+  ];
 }
 
 function reorderedSection(pairs: readonly PairDecision[]): Section {
@@ -305,7 +409,12 @@ function reorderedSection(pairs: readonly PairDecision[]): Section {
     ],
     table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: shown.map(pairRow) },
     ...(rest.length > 0
-      ? { rest: { summary: `${plural(rest.length, 'more pair')} never seen after the first op failed (${untestable} of them cannot be: the phased loop never runs the later op after that failure)`, table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: rest.map(pairRow) } } }
+      ? {
+          rest: {
+            summary: `${plural(rest.length, 'more pair')} never seen after the first op failed (${untestable} of them cannot be: the phased loop never runs the later op after that failure)`,
+            table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: rest.map(pairRow) },
+          },
+        }
       : {}),
   };
 }
@@ -314,7 +423,9 @@ function otherDependenceSection(pairs: readonly PairDecision[]): Section {
   return {
     id: 'other-dependence',
     title: 'Other dependence: pairs both loops run in the same order, and the sequential loop’s tables',
-    intro: ['Not an ordering risk, but the evidence behind the classification check: the later op fails more often after the earlier one failed, in the loop named.'],
+    intro: [
+      'Not an ordering risk, but the evidence behind the classification check: the later op fails more often after the earlier one failed, in the loop named.',
+    ],
     table: { head: PAIR_HEAD, numeric: PAIR_NUMERIC, wide: PAIR_WIDE, rows: pairs.map(pairRow) },
   };
 }
@@ -357,7 +468,11 @@ function noiseSection(floors: Readonly<Record<'sequential' | 'phased', NoiseFloo
       `Consecutive attempts of one object with the same generation, per loop: ${all.map((n) => `${n.loop} ${count(n.flips)} flips in ${count(n.comparisons)} op comparisons (${percent(n.overall)})`).join('; ')}. ` +
         'A failure-rate difference no larger than the op’s own flip rate does not count as evidence.',
     ],
-    table: { head: ['loop', 'operation', 'comparisons', 'flips', 'rate'], numeric: [2, 3, 4], rows: all.flatMap((n) => n.operations.map((o) => [n.loop, o.op, count(o.comparisons), count(o.flips), percent(o.rate)])) },
+    table: {
+      head: ['loop', 'operation', 'comparisons', 'flips', 'rate'],
+      numeric: [2, 3, 4],
+      rows: all.flatMap((n) => n.operations.map((o) => [n.loop, o.op, count(o.comparisons), count(o.flips), percent(o.rate)])),
+    },
   };
 }
 
@@ -366,7 +481,9 @@ function operationsSection(s: ControllerSummary): Section {
   return {
     id: 'operations',
     title: 'Operations',
-    intro: ['Both loops’ attempts together, as `analyze` counts them. predicted: attempts where the op’s own outcome was predicted from history, not observed.'],
+    intro: [
+      'Both loops’ attempts together, as `analyze` counts them. predicted: attempts where the op’s own outcome was predicted from history, not observed.',
+    ],
     table: {
       head: ['operation', 'group', 'observed', 'failures', 'failure rate', 'unblocked', 'newly blocked', 'predicted', 'top blockers', 'longest starvation'],
       numeric: [2, 3, 4, 5, 6, 7, 9],

@@ -81,7 +81,9 @@ async function controller(c: ControllerDocument): Promise<string> {
   const notes = v.notes.length === 0 ? '' : `<div class="notes">Also: <ul>${v.notes.map((r) => `<li>${prose(r.message)}</li>`).join('')}</ul></div>`;
   const charts: string[] = [];
   for (const ch of c.charts) {
-    charts.push(`<figure class="chart" data-chart="${ch.id}"><figcaption><b>${escapeHtml(ch.title)}</b><span>${escapeHtml(ch.caption)}</span></figcaption>${await renderSvg(ch.spec)}</figure>`);
+    charts.push(
+      `<figure class="chart" data-chart="${ch.id}"><figcaption><b>${escapeHtml(ch.title)}</b><span>${escapeHtml(ch.caption)}</span></figcaption>${await renderSvg(ch.spec)}</figure>`,
+    );
   }
   return [
     `<article data-controller="${escapeHtml(c.id)}">`,

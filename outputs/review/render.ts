@@ -18,7 +18,12 @@ export const DECISIONS_CONTENT_TYPES: Readonly<Record<DecisionsFormat, string>> 
 };
 
 /** `extra`: top-level fields added to the JSON after the decisions' own (the fleet's `fleet`). */
-export async function renderDecisions(report: DecisionReport, format: DecisionsFormat, options: DocumentOptions = {}, extra: Readonly<Record<string, unknown>> = {}): Promise<string> {
+export async function renderDecisions(
+  report: DecisionReport,
+  format: DecisionsFormat,
+  options: DocumentOptions = {},
+  extra: Readonly<Record<string, unknown>> = {},
+): Promise<string> {
   if (format === 'json') return JSON.stringify({ ...decisionsJson(report), ...extra }, null, 2) + '\n';
   if (format === 'html') return (await import('./html.js')).renderHtml(reportDocument(report, options));
   return renderMarkdown(reportDocument(report, options));

@@ -11,7 +11,7 @@ import type { TopLevelSpec } from 'vega-lite';
  * labels, which pushes legends and axes far apart. This per-character estimate (DejaVu Sans widths, the widest of
  * the common sans-serif fonts, so labels never overflow) keeps the layout tight.
  */
-const NARROW = new Set('iljI.,:;|!\'`');
+const NARROW = new Set("iljI.,:;|!'`");
 const SEMI_NARROW = new Set('frt()[]{}-/ ');
 const WIDE = new Set('mwMW%');
 function estimateTextWidth(text: string, fontSize: number): number {

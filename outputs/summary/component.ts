@@ -25,11 +25,17 @@ export const summary: OutputComponent<typeof schema> = {
     const { clock, recreations } = ctx;
     const pollsApi = ctx.sources.some((s) => s.kind === 'hyperfleet');
     // The poller's failures read `<reason>: <message>`.
-    const api = (): ApiState => (ctx.sourceHealth.isUp('hyperfleet') ? { up: true } : { up: false, reason: ctx.sourceHealth.lastError('hyperfleet')?.split(':')[0] ?? 'down' });
+    const api = (): ApiState =>
+      ctx.sourceHealth.isUp('hyperfleet') ? { up: true } : { up: false, reason: ctx.sourceHealth.lastError('hyperfleet')?.split(':')[0] ?? 'down' };
     let first = true;
     const timer = setInterval(() => {
       const lines = recreations ? [recreationsLine(recreations.shadow, clock.now(), pollsApi ? api() : undefined)] : [];
-      ctx.log(liveSummary(ctx.analyzer.report(), previous, config.interval / 1000, { lines, ...(first && clock.simulated ? { header: clockLine(clock.speed) } : {}) }));
+      ctx.log(
+        liveSummary(ctx.analyzer.report(), previous, config.interval / 1000, {
+          lines,
+          ...(first && clock.simulated ? { header: clockLine(clock.speed) } : {}),
+        }),
+      );
       first = false;
     }, config.interval);
     timer.unref();

@@ -21,7 +21,9 @@ export function liveSummary(report: ShadowReport, previous: Map<string, number>,
     previous.set(c.controller, a.total);
     const pct = (n: number): string => (a.total === 0 ? '-' : `${((n / a.total) * 100).toFixed(1)}%`);
     const divergence = a.structural > 0 ? `${pct(a.diverged)} (structural, one-loop ops: ${pct(a.structural)})` : pct(a.diverged);
-    out.push(`[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased}) · diverged ${divergence} · objects ${c.objects}`);
+    out.push(
+      `[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased}) · diverged ${divergence} · objects ${c.objects}`,
+    );
     if (a.estimate !== undefined) out.push(`[${c.controller}] ${a.estimate}`);
     const top = (key: 'unblocked' | 'newlyBlocked'): string =>
       [...c.operations]
@@ -33,7 +35,12 @@ export function liveSummary(report: ShadowReport, previous: Map<string, number>,
     out.push(`  top unblocked: ${top('unblocked')}`);
     out.push(`  top newly blocked: ${top('newlyBlocked')}`);
   }
-  if (report.input.rejected > 0) out.push(`  rejected input: ${report.input.rejected} (${Object.entries(report.input.rejectedByReason).map(([r, n]) => `${r} ${n}`).join(', ')})`);
+  if (report.input.rejected > 0)
+    out.push(
+      `  rejected input: ${report.input.rejected} (${Object.entries(report.input.rejectedByReason)
+        .map(([r, n]) => `${r} ${n}`)
+        .join(', ')})`,
+    );
   out.push(...extras.lines);
   return out.join('\n');
 }

@@ -26,7 +26,9 @@ export const traces: OutputComponent<typeof schema> = {
   enabled: (config, env) => config.enabled ?? tracesEnabledByEnv(env),
   async create(_config, ctx) {
     const { exporterFromEnv, startTraceOutput } = await import('./exporter.js');
-    const output = startTraceOutput(ctx.traceExporter ?? exporterFromEnv(ctx.env), ctx.version, () => ctx.failed('trace_export', new Error('span export failed')));
+    const output = startTraceOutput(ctx.traceExporter ?? exporterFromEnv(ctx.env), ctx.version, () =>
+      ctx.failed('trace_export', new Error('span export failed')),
+    );
     return {
       attempts: output.listener,
       // A failed last export was counted by the exporter; the flush failing with it is the same failure, not counted again.

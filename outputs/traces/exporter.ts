@@ -90,12 +90,25 @@ export class TracePublisher implements AnalysisListener {
       },
     });
     const ctx = trace.setSpan(context.active(), root);
-    const order = projected === 'phased' ? cm.ops.map((_, i) => i).filter((i) => cm.phasedPosition[i]! >= 0).sort((x, y) => cm.phasedPosition[x]! - cm.phasedPosition[y]!) : cm.sequentialOrder;
+    const order =
+      projected === 'phased'
+        ? cm.ops
+            .map((_, i) => i)
+            .filter((i) => cm.phasedPosition[i]! >= 0)
+            .sort((x, y) => cm.phasedPosition[x]! - cm.phasedPosition[y]!)
+        : cm.sequentialOrder;
     for (const op of order) {
       if (run.ran[op] !== 1) continue;
       const observed = a.observed[op] === 1;
       const group = cm.groupOf[op]! >= 0 ? cm.groups[cm.groupOf[op]!]!.name : undefined;
-      const span = this.tracer.startSpan(cm.ops[op]!, { startTime: r.timeMs, attributes: { 'reconcile.outcome': OUTCOME_NAME[a.outcomes[op]!], 'reconcile.predicted': !observed, ...(group ? { 'reconcile.group': group } : {}) } }, ctx);
+      const span = this.tracer.startSpan(
+        cm.ops[op]!,
+        {
+          startTime: r.timeMs,
+          attributes: { 'reconcile.outcome': OUTCOME_NAME[a.outcomes[op]!], 'reconcile.predicted': !observed, ...(group ? { 'reconcile.group': group } : {}) },
+        },
+        ctx,
+      );
       if (observed && a.outcomes[op] === ERROR) {
         const message = r.operations.find((o) => o.name === cm.ops[op])?.error ?? 'error';
         span.setStatus({ code: SpanStatusCode.ERROR, message });

@@ -89,7 +89,10 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
     api.createCluster(CLUSTER);
     api.setReconciled(CLUSTER, true);
     kube.create(JOBS, validationJob(1, [HOLD]));
-    kube.patchStatus(JOBS, `hf-${CLUSTER}`, `validate-${CLUSTER}`, { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: kubeNow() }], succeeded: 1 });
+    kube.patchStatus(JOBS, `hf-${CLUSTER}`, `validate-${CLUSTER}`, {
+      conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: kubeNow() }],
+      succeeded: 1,
+    });
 
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, kubeConfigFor(kube).exportConfig());
@@ -122,7 +125,11 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
   const scrape = async (): Promise<Sample[]> => parsePrometheusText(await (await fetch(`http://${target}/metrics`)).text());
   const inFlight = (s: readonly Sample[], phase: string): number => valueOf(s, 'reconcile_shadow_recreations_in_flight', { kind: 'Job', phase });
   const sidecarShows = (what: string, holds: (s: Sample[]) => boolean): Promise<true> =>
-    until(async () => (holds(await scrape()) ? true : undefined), WAIT_MS, () => `the sidecar's /metrics to show ${what} (sidecar log: ${JSON.stringify(logs)})`);
+    until(
+      async () => (holds(await scrape()) ? true : undefined),
+      WAIT_MS,
+      () => `the sidecar's /metrics to show ${what} (sidecar log: ${JSON.stringify(logs)})`,
+    );
 
   return {
     target,
@@ -138,8 +145,14 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
       kube.removeFinalizers(JOBS, object.namespace, object.name, [HOLD]);
       await sidecarShows('the old Job gone', (s) => inFlight(s, 'creation') === 1);
       kube.create(JOBS, validationJob(2, []));
-      kube.patchStatus(JOBS, object.namespace, object.name, { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: kubeNow() }], succeeded: 1 });
-      await sidecarShows('the recreation finished', (s) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase: 'total' }) === 1);
+      kube.patchStatus(JOBS, object.namespace, object.name, {
+        conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: kubeNow() }],
+        succeeded: 1,
+      });
+      await sidecarShows(
+        'the recreation finished',
+        (s) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase: 'total' }) === 1,
+      );
     },
     scrape,
     stop,

@@ -29,7 +29,11 @@ describe('alerts: end to end with a real Prometheus and a recreation held by a f
     prometheus = await startPrometheus({ rules: rulesFile(alertRuleGroups(options), options), job: JOB, target: world.target });
     // Prometheus hands new targets to its scrapers every 5 s: start the clock once it scrapes the sidecar.
     const p = prometheus;
-    await until(async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined), ALERT_WAIT_MS, () => 'Prometheus to scrape the sidecar');
+    await until(
+      async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined),
+      ALERT_WAIT_MS,
+      () => 'Prometheus to scrape the sidecar',
+    );
   });
 
   after(async () => {
@@ -57,21 +61,36 @@ describe('alerts: end to end with a real Prometheus and a recreation held by a f
     const secondsSinceSpecChange = (Date.now() - specChangedAt) / 1000;
     // `for: 2s` held it pending for two evaluations first.
     deepStrictEqual([...statesSeen], ['pending', 'firing']);
-    deepStrictEqual(firing.labels, { alertname: 'ReconcileShadowRecreationStuck', severity: 'warning', kind: 'Job', namespace: 'hf-c001', name: 'validate-c001' });
+    deepStrictEqual(firing.labels, {
+      alertname: 'ReconcileShadowRecreationStuck',
+      severity: 'warning',
+      kind: 'Job',
+      namespace: 'hf-c001',
+      name: 'validate-c001',
+    });
     // The value is the recreation's age at the last scrape: past the Job's 1 s threshold, and no older than the spec change.
     const age = Number(firing.value);
     ok(age > 1 && age <= secondsSinceSpecChange, `age ${firing.value} s, ${secondsSinceSpecChange} s since the spec change`);
-    match(firing.annotations.description ?? '', /^The recreation of Job hf-c001\/validate-c001 started \d+(\.\d+)?s ago and the new object is not available yet; it is past the stuck threshold configured for Job\.$/);
+    match(
+      firing.annotations.description ?? '',
+      /^The recreation of Job hf-c001\/validate-c001 started \d+(\.\d+)?s ago and the new object is not available yet; it is past the stuck threshold configured for Job\.$/,
+    );
     // Far from the critical threshold (1800 s).
     strictEqual((await p.alerts()).filter((a) => a.labels.alertname === 'ReconcileShadowRecreationStuckCritical').length, 0);
 
     await w.completeRecreation();
-    await until(async () => ((await p.alerts()).some(isStuckAlert) ? undefined : true), ALERT_WAIT_MS, () => 'ReconcileShadowRecreationStuck to resolve');
+    await until(
+      async () => ((await p.alerts()).some(isStuckAlert) ? undefined : true),
+      ALERT_WAIT_MS,
+      () => 'ReconcileShadowRecreationStuck to resolve',
+    );
 
     // The sidecar measured the whole recreation: every phase observed once, nothing left in flight or stuck.
     const s = await w.scrape();
     deepStrictEqual(
-      ['deletion', 'creation', 'availability', 'total'].map((phase) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase })),
+      ['deletion', 'creation', 'availability', 'total'].map((phase) =>
+        valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase }),
+      ),
       [1, 1, 1, 1],
     );
     deepStrictEqual(
@@ -79,6 +98,9 @@ describe('alerts: end to end with a real Prometheus and a recreation held by a f
       [0, 0, 0, 0],
     );
     strictEqual(valueOf(s, 'reconcile_shadow_recreation_stuck', { kind: 'Job' }), 0);
-    deepStrictEqual(s.filter((x) => x.name === 'reconcile_shadow_recreation_stuck_seconds'), []);
+    deepStrictEqual(
+      s.filter((x) => x.name === 'reconcile_shadow_recreation_stuck_seconds'),
+      [],
+    );
   });
 });

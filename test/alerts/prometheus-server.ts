@@ -27,7 +27,10 @@ export interface PrometheusSample {
 export interface Evaluation {
   readonly status: 'success' | 'error';
   readonly error?: string;
-  readonly data?: { readonly resultType: string; readonly result: readonly { readonly metric: Record<string, string>; readonly value?: [number, string]; readonly values?: [number, string][] }[] };
+  readonly data?: {
+    readonly resultType: string;
+    readonly result: readonly { readonly metric: Record<string, string>; readonly value?: [number, string]; readonly values?: [number, string][] }[];
+  };
 }
 
 /** A rule as `/api/v1/rules` reports it. */
@@ -98,7 +101,13 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
       global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
       rule_files: ['rules.yaml'],
       // honor_labels as the shipped ServiceMonitor: the stuck series' own `namespace` label wins.
-      scrape_configs: [{ job_name: setup.job, honor_labels: true, static_configs: [{ targets: [setup.target], ...(setup.targetLabels ? { labels: setup.targetLabels } : {}) }] }],
+      scrape_configs: [
+        {
+          job_name: setup.job,
+          honor_labels: true,
+          static_configs: [{ targets: [setup.target], ...(setup.targetLabels ? { labels: setup.targetLabels } : {}) }],
+        },
+      ],
     }),
   );
   const port = await freePort();
@@ -141,7 +150,9 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
       return body.data.alerts;
     },
     async query(expr) {
-      const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as { data: { result: PrometheusSample[] } };
+      const body = (await (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json()) as {
+        data: { result: PrometheusSample[] };
+      };
       return body.data.result;
     },
     async evaluate(expr, range) {
@@ -150,7 +161,9 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
       return (await (await fetch(`${url}/api/v1/${path}`, { method: 'POST', body: new URLSearchParams(params) })).json()) as Evaluation;
     },
     async labelValues(label, match) {
-      const body = (await (await fetch(`${url}/api/v1/label/${label}/values?${new URLSearchParams({ 'match[]': match }).toString()}`)).json()) as { data: string[] };
+      const body = (await (await fetch(`${url}/api/v1/label/${label}/values?${new URLSearchParams({ 'match[]': match }).toString()}`)).json()) as {
+        data: string[];
+      };
       return body.data;
     },
     async rules() {

@@ -84,7 +84,11 @@ describe('alerts: promtool (Debian prometheus 2.42)', function () {
     const withBoundary = alerts.filter((alert) =>
       suite.tests.some((t) => {
         const cases = (t.alert_rule_test ?? []).filter((c) => c.alertname === alert);
-        return cases.some((fire) => (fire.exp_alerts ?? []).length > 0 && cases.some((quiet) => (quiet.exp_alerts ?? []).length === 0 && minutes(quiet.eval_time) === minutes(fire.eval_time) - 1));
+        return cases.some(
+          (fire) =>
+            (fire.exp_alerts ?? []).length > 0 &&
+            cases.some((quiet) => (quiet.exp_alerts ?? []).length === 0 && minutes(quiet.eval_time) === minutes(fire.eval_time) - 1),
+        );
       }),
     );
     deepStrictEqual(withBoundary, alerts);
@@ -116,7 +120,12 @@ describe('alerts: promtool (Debian prometheus 2.42)', function () {
       tests: [
         {
           interval: '1m',
-          input_series: [{ series: 'reconcile_shadow_recreation_stuck_seconds{job="reconcile-shadow",kind="Job",namespace="hf-c001",name="validate-c001"}', values: '_x10 600+60x10' }],
+          input_series: [
+            {
+              series: 'reconcile_shadow_recreation_stuck_seconds{job="reconcile-shadow",kind="Job",namespace="hf-c001",name="validate-c001"}',
+              values: '_x10 600+60x10',
+            },
+          ],
           alert_rule_test: [at(11, false), at(12, true)],
         },
       ],

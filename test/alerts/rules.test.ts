@@ -53,7 +53,10 @@ describe('alerts/rules: mixin conventions', () => {
   it('links every alert to its own section of alerts/runbook.md, and the runbook has no section without an alert', () => {
     const runbook = readFileSync(join(root, 'alerts', 'runbook.md'), 'utf8');
     const sections = [...runbook.matchAll(/^## (\S+)$/gm)].map((m) => m[1]!);
-    deepStrictEqual(sections, rules.map((r) => r.alert));
+    deepStrictEqual(
+      sections,
+      rules.map((r) => r.alert),
+    );
     const file = parse(rulesFile(alertRuleGroups(options), options)) as { groups: { rules: { alert: string; annotations: { runbook_url: string } }[] }[] };
     for (const r of file.groups.flatMap((g) => g.rules)) {
       strictEqual(r.annotations.runbook_url, `${options.runbookUrl}#${runbookAnchor(r.alert)}`);
@@ -66,7 +69,12 @@ describe('alerts/rules: mixin conventions', () => {
 
   it('wraps exactly the rules file’s groups in the PrometheusRule object', () => {
     const plain = parse(rulesFile(alertRuleGroups(options), options)) as { groups: unknown };
-    const object = parse(prometheusRule(alertRuleGroups(options), options)) as { apiVersion: string; kind: string; metadata: { name: string }; spec: { groups: unknown } };
+    const object = parse(prometheusRule(alertRuleGroups(options), options)) as {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string };
+      spec: { groups: unknown };
+    };
     strictEqual(object.apiVersion, 'monitoring.coreos.com/v1');
     strictEqual(object.kind, 'PrometheusRule');
     strictEqual(object.metadata.name, 'reconcile-shadow');
@@ -82,16 +90,25 @@ describe('alerts/options: thresholds and for: chosen at generation time', () => 
     strictEqual(critical.expr, 'max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{job="shadow",cluster="prod"}) > 3600');
     strictEqual(critical.for, '5m');
     strictEqual(ruleNamed(rs, 'ReconcileShadowOperationStarved').for, '20m');
-    strictEqual(ruleNamed(rs, 'ReconcileShadowOperationStarved').expr, 'max by (controller, operation) (reconcile_shadow_operation_starved_seconds{job="shadow",cluster="prod"}) > 1800');
+    strictEqual(
+      ruleNamed(rs, 'ReconcileShadowOperationStarved').expr,
+      'max by (controller, operation) (reconcile_shadow_operation_starved_seconds{job="shadow",cluster="prod"}) > 1800',
+    );
     // Ignored drop reasons are matched literally: regex metacharacters are escaped.
-    const dropped = ruleNamed(alertRuleGroups(alertOptions({ recordsDropped: { ignoreReasons: ['shutdown', 'a.b'] } })).flatMap((g) => [...g.rules]), 'ReconcileShadowRecordsDropped');
+    const dropped = ruleNamed(
+      alertRuleGroups(alertOptions({ recordsDropped: { ignoreReasons: ['shutdown', 'a.b'] } })).flatMap((g) => [...g.rules]),
+      'ReconcileShadowRecordsDropped',
+    );
     match(dropped.expr, /reconcile_shadow_records_dropped_total\{job="reconcile-shadow",reason!~"shutdown\|a\\\\\.b"\}/);
   });
 
   it('takes the critical operations from the info series the sidecar publishes, not from models known at generation time', () => {
     const custom = alertOptions({ selector: 'job="shadow"', criticalOperationFailing: { errorRatio: 0.25, window: '30m' } });
     strictEqual(
-      ruleNamed(alertRuleGroups(custom).flatMap((g) => [...g.rules]), 'ReconcileShadowCriticalOperationFailing').expr,
+      ruleNamed(
+        alertRuleGroups(custom).flatMap((g) => [...g.rules]),
+        'ReconcileShadowCriticalOperationFailing',
+      ).expr,
       '(sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{job="shadow",outcome="error"}[30m])) / sum by (controller, operation) (rate(reconcile_shadow_operation_observed_total{job="shadow",outcome=~"ok|error|stop"}[30m])) > 0.25) * on (controller, operation) group_left (group) max by (controller, operation, group) (reconcile_shadow_operation_info{job="shadow",category="critical"})',
     );
   });

@@ -26,7 +26,15 @@ describe('contract: analyze --format jsonl', () => {
 
   for (const name of cases) {
     it(`reproduces ${name}.expected.jsonl exactly`, async () => {
-      const result = await runCli(['analyze', '--model', join(CONTRACT, 'model.yaml'), '--journal', join(CONTRACT, `${name}.journal.jsonl`), '--format', 'jsonl']);
+      const result = await runCli([
+        'analyze',
+        '--model',
+        join(CONTRACT, 'model.yaml'),
+        '--journal',
+        join(CONTRACT, `${name}.journal.jsonl`),
+        '--format',
+        'jsonl',
+      ]);
       assert.equal(result.stderr, '');
       assert.equal(result.code, 0);
       const expected = readFileSync(join(CONTRACT, `${name}.expected.jsonl`), 'utf8');

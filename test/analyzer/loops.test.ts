@@ -62,14 +62,23 @@ describe('loop semantics', () => {
   it('chain ends the group at its first failing op; a critical failure blocks later blockable groups only', () => {
     const run = runPhased(cm, outcomes({ C: ERROR }));
     assert.equal(ran(run), 'A,B,C,G,New', 'D ends with the chain, Collect is blocked, Early ran before the failure');
-    assert.deepEqual(run.blockedBy.map(([b, g]) => `${cm.groups[b]!.name}->${cm.groups[g]!.name}`), ['Core->Collect']);
-    assert.deepEqual(run.failedGroups.map((g) => cm.groups[g]!.name), ['Core']);
+    assert.deepEqual(
+      run.blockedBy.map(([b, g]) => `${cm.groups[b]!.name}->${cm.groups[g]!.name}`),
+      ['Core->Collect'],
+    );
+    assert.deepEqual(
+      run.failedGroups.map((g) => cm.groups[g]!.name),
+      ['Core'],
+    );
   });
 
   it('collect runs every op of the group and fails it when any failed; non-critical failures never block', () => {
     const run = runPhased(cm, outcomes({ E: ERROR, B: ERROR }));
     assert.equal(ran(run), 'A,B,C,D,E,F,G,New');
-    assert.deepEqual(run.failedGroups.map((g) => cm.groups[g]!.name), ['Early', 'Collect']);
+    assert.deepEqual(
+      run.failedGroups.map((g) => cm.groups[g]!.name),
+      ['Early', 'Collect'],
+    );
     assert.deepEqual(run.blockedBy, []);
   });
 
@@ -87,7 +96,10 @@ describe('loop semantics', () => {
 
   it('finds the pairs the two loops order differently', () => {
     const example = compileModel(resolveModel(join(REPO, 'examples/database-operator/model.yaml')));
-    assert.deepEqual(example.invertedPairs.map(([a, b]) => `${example.ops[a]}<${example.ops[b]}`), ['EnsureBackupSchedule<EnsureStatefulSet', 'EnsureBackupSchedule<EnsureService']);
+    assert.deepEqual(
+      example.invertedPairs.map(([a, b]) => `${example.ops[a]}<${example.ops[b]}`),
+      ['EnsureBackupSchedule<EnsureStatefulSet', 'EnsureBackupSchedule<EnsureService'],
+    );
     assert.equal(compileModel(resolveModel('hypershift-hostedcluster')).invertedPairs.length, 110);
   });
 });
@@ -181,29 +193,51 @@ describe('loop semantics: per-loop effects', () => {
   it('`endGroup` in a collect group ends the group, which has failed; the others collect', () => {
     const parse = runPhased(effects, ...set({ Parse: ERROR }));
     assert.equal(ranOf(parse), 'Fetch,Lookup,Gate,Tidy,Sync,Version,Check,Parse,Chained,After');
-    assert.deepEqual(parse.failedGroups.map((g) => effects.groups[g]!.name), ['Deployments']);
+    assert.deepEqual(
+      parse.failedGroups.map((g) => effects.groups[g]!.name),
+      ['Deployments'],
+    );
     assert.deepEqual([parse.blockerOf(at('Deploy')), parse.blockerOf(at('Scale'))], [at('Parse'), at('Parse')]);
     assert.deepEqual(parse.blocker[at('Scale')], at('Parse'));
     const deploy = runPhased(effects, ...set({ Deploy: ERROR }));
     assert.equal(ranOf(deploy), ALL_PHASED, 'the collect default goes on');
-    assert.deepEqual(deploy.failedGroups.map((g) => effects.groups[g]!.name), ['Deployments']);
+    assert.deepEqual(
+      deploy.failedGroups.map((g) => effects.groups[g]!.name),
+      ['Deployments'],
+    );
   });
 
   it('`continue` in a chain group goes on with the chain; the default `endGroup` ends it', () => {
     assert.equal(ranOf(runPhased(effects, ...set({ Chained: ERROR }))), 'Fetch,Lookup,Gate,Tidy,Sync,Version,Check,Parse,Deploy,Scale,Chained');
     const after = runPhased(effects, ...set({ After: ERROR }));
     assert.equal(ranOf(after), ALL_PHASED);
-    assert.deepEqual(after.failedGroups.map((g) => effects.groups[g]!.name), ['Tail']);
+    assert.deepEqual(
+      after.failedGroups.map((g) => effects.groups[g]!.name),
+      ['Tail'],
+    );
   });
 
   it('skipWhenBlocked: after a critical failure the group runs but never fails and is not blocked', () => {
     const run = runPhased(effects, ...set({ Sync: ERROR, Check: ERROR }));
     assert.equal(ranOf(run), 'Fetch,Lookup,Gate,Tidy,Sync,Version,Check,Chained,After');
-    assert.deepEqual(run.failedGroups.map((g) => effects.groups[g]!.name), ['Core']);
-    assert.deepEqual(run.blockedBy.map(([b, g]) => `${effects.groups[b]!.name}->${effects.groups[g]!.name}`), ['Core->Deployments']);
+    assert.deepEqual(
+      run.failedGroups.map((g) => effects.groups[g]!.name),
+      ['Core'],
+    );
+    assert.deepEqual(
+      run.blockedBy.map(([b, g]) => `${effects.groups[b]!.name}->${effects.groups[g]!.name}`),
+      ['Core->Deployments'],
+    );
     const alone = runPhased(effects, ...set({ Check: ERROR }));
-    assert.deepEqual(alone.failedGroups.map((g) => effects.groups[g]!.name), ['Check'], 'unblocked, it fails as a critical group');
-    assert.deepEqual(alone.blockedBy.map(([b, g]) => `${effects.groups[b]!.name}->${effects.groups[g]!.name}`), ['Check->Deployments']);
+    assert.deepEqual(
+      alone.failedGroups.map((g) => effects.groups[g]!.name),
+      ['Check'],
+      'unblocked, it fails as a critical group',
+    );
+    assert.deepEqual(
+      alone.blockedBy.map(([b, g]) => `${effects.groups[b]!.name}->${effects.groups[g]!.name}`),
+      ['Check->Deployments'],
+    );
   });
 });
 
@@ -236,7 +270,10 @@ spec:
   };
   const ranHere = (run: { ran: Uint8Array }): string => recovery.ops.filter((_, i) => run.ran[i] === 1).join(',');
   const blockers = (run: { blocker: readonly number[]; blockerOf(op: number): number }): string[] =>
-    recovery.ops.map((name, i) => `${name}:${run.blockerOf(i) === -1 ? '-' : (recovery.ops[run.blockerOf(i)] ?? run.blockerOf(i))}:${run.blocker[i] === -1 ? '-' : (recovery.ops[run.blocker[i]!] ?? run.blocker[i])}`);
+    recovery.ops.map(
+      (name, i) =>
+        `${name}:${run.blockerOf(i) === -1 ? '-' : (recovery.ops[run.blockerOf(i)] ?? run.blockerOf(i))}:${run.blocker[i] === -1 ? '-' : (recovery.ops[run.blocker[i]!] ?? run.blocker[i])}`,
+    );
 
   it('an error that ends the attempt runs the recovery ops first; they are run, not blocked, whatever their outcome', () => {
     const seq = runSequential(recovery, codes({ B: ERROR, D: ERROR }));
@@ -271,29 +308,52 @@ describe('engine: variants, consequences and the history', () => {
 
   it('reads the variant from the error text, only among the op’s variant formats, and the default without text', () => {
     const history = new OutcomeHistory(effects.ops.length);
-    const secret = analyzeAttempt(effects, record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error', error: 'secret missing: secrets "s" not found' }]), history);
+    const secret = analyzeAttempt(
+      effects,
+      record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error', error: 'secret missing: secrets "s" not found' }]),
+      history,
+    );
     assert.equal(secret.variants[at('Gate')], 1);
     assert.equal(ranOf(secret.phased), ALL_PHASED, 'the phased projection goes on');
     assert.deepEqual(names(secret.unblocked), ['Chained', 'Deploy', 'Parse', 'Scale', 'Sync', 'Tidy', 'Version', 'After'].sort());
-    const invalid = analyzeAttempt(effects, record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error', error: 'invalid: bad spec' }]), new OutcomeHistory(effects.ops.length));
+    const invalid = analyzeAttempt(
+      effects,
+      record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error', error: 'invalid: bad spec' }]),
+      new OutcomeHistory(effects.ops.length),
+    );
     assert.equal(invalid.variants[at('Gate')], 0);
     assert.equal(effects.ops[invalid.phased.endedBy], 'Gate');
-    const bare = analyzeAttempt(effects, record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error' }]), new OutcomeHistory(effects.ops.length));
+    const bare = analyzeAttempt(
+      effects,
+      record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error' }]),
+      new OutcomeHistory(effects.ops.length),
+    );
     assert.equal(bare.variants[at('Gate')], 0);
   });
 
   it('a consequence: a sequential attempt ended by Lookup projects a phased loop that goes on and fails Version', () => {
-    const a = analyzeAttempt(effects, record('sequential', [...ok('Fetch'), { name: 'Lookup', outcome: 'error', error: 'failed to look up: registry down' }]), new OutcomeHistory(effects.ops.length));
+    const a = analyzeAttempt(
+      effects,
+      record('sequential', [...ok('Fetch'), { name: 'Lookup', outcome: 'error', error: 'failed to look up: registry down' }]),
+      new OutcomeHistory(effects.ops.length),
+    );
     assert.deepEqual(names(a.derived), ['Version']);
     assert.equal(a.outcomes[at('Version')], ERROR);
     assert.equal(a.observed[at('Version')], 0, 'derived, never confirmed');
     assert.equal(a.variants[at('Version')], 0, '"version unknown" has no rules of its own');
-    assert.deepEqual(a.phased.blockedBy.map(([b, g]) => `${effects.groups[b]!.name}->${effects.groups[g]!.name}`), ['Version->Deployments']);
+    assert.deepEqual(
+      a.phased.blockedBy.map(([b, g]) => `${effects.groups[b]!.name}->${effects.groups[g]!.name}`),
+      ['Version->Deployments'],
+    );
     assert.equal(ranOf(a.phased), 'Fetch,Lookup,Gate,Tidy,Sync,Version,Check,Chained,After', 'Check skips itself after Version failed');
   });
 
   it('a format’s own consequences replace the op’s: a stop derived on the gate', () => {
-    const a = analyzeAttempt(effects, record('sequential', [...ok('Fetch'), { name: 'Lookup', outcome: 'error', error: 'lookup stops: arch unknown' }]), new OutcomeHistory(effects.ops.length));
+    const a = analyzeAttempt(
+      effects,
+      record('sequential', [...ok('Fetch'), { name: 'Lookup', outcome: 'error', error: 'lookup stops: arch unknown' }]),
+      new OutcomeHistory(effects.ops.length),
+    );
     assert.deepEqual(names(a.derived), ['Gate']);
     assert.equal(a.outcomes[at('Gate')], STOP);
     assert.equal(effects.ops[a.phased.endedBy], 'Gate');
@@ -301,7 +361,15 @@ describe('engine: variants, consequences and the history', () => {
   });
 
   it('an observed outcome is never overridden by a consequence', () => {
-    const a = analyzeAttempt(effects, record('phased', [...ok('Fetch'), { name: 'Lookup', outcome: 'error', error: 'failed to look up: x' }, ...ok('Gate', 'Tidy', 'Sync', 'Version', 'Check', 'Parse', 'Deploy', 'Scale', 'Chained', 'After')]), new OutcomeHistory(effects.ops.length));
+    const a = analyzeAttempt(
+      effects,
+      record('phased', [
+        ...ok('Fetch'),
+        { name: 'Lookup', outcome: 'error', error: 'failed to look up: x' },
+        ...ok('Gate', 'Tidy', 'Sync', 'Version', 'Check', 'Parse', 'Deploy', 'Scale', 'Chained', 'After'),
+      ]),
+      new OutcomeHistory(effects.ops.length),
+    );
     assert.deepEqual(a.derived, []);
     assert.equal(a.outcomes[at('Version')], OK);
   });
@@ -309,7 +377,11 @@ describe('engine: variants, consequences and the history', () => {
   it('the history keeps the variant: a predicted error keeps its effect; derived outcomes are not remembered', () => {
     const history = new OutcomeHistory(effects.ops.length);
     analyzeAttempt(effects, record('sequential', [...ok('Fetch', 'Lookup'), { name: 'Gate', outcome: 'error', error: 'secret missing: x' }]), history);
-    const next = analyzeAttempt(effects, record('sequential', [{ name: 'Fetch', outcome: 'error', error: 'failed to fetch: x' }], '2026-11-29T10:00:05Z'), history);
+    const next = analyzeAttempt(
+      effects,
+      record('sequential', [{ name: 'Fetch', outcome: 'error', error: 'failed to fetch: x' }], '2026-11-29T10:00:05Z'),
+      history,
+    );
     assert.equal(next.outcomes[at('Gate')], ERROR);
     assert.equal(next.variants[at('Gate')], 1);
     const history2 = new OutcomeHistory(effects.ops.length);

@@ -27,7 +27,10 @@ type HistoryStep = { kind: 'attempt'; key: string; op: number; value: number } |
 
 const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i');
 const historyStep: fc.Arbitrary<HistoryStep> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('attempt' as const), key, op: fc.integer({ min: 0, max: OPS - 1 }), value: fc.integer({ min: 0, max: 11 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ kind: fc.constant('attempt' as const), key, op: fc.integer({ min: 0, max: OPS - 1 }), value: fc.integer({ min: 0, max: 11 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('forget' as const), key }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('evictOldest' as const) }) },
 );
@@ -60,7 +63,8 @@ class PlainStarvation {
 
   currentLongestSeconds(nowMs: number): number[] {
     const out = new Array<number>(OPS).fill(0);
-    for (const starts of this.starts.values()) for (let op = 0; op < OPS; op++) if (!Number.isNaN(starts[op]!) && (nowMs - starts[op]!) / 1000 > out[op]!) out[op] = (nowMs - starts[op]!) / 1000;
+    for (const starts of this.starts.values())
+      for (let op = 0; op < OPS; op++) if (!Number.isNaN(starts[op]!) && (nowMs - starts[op]!) / 1000 > out[op]!) out[op] = (nowMs - starts[op]!) / 1000;
     return out;
   }
 }
@@ -74,7 +78,10 @@ const starvationStep: fc.Arbitrary<StarvationStep> = fc.oneof(
       kind: fc.constant('attempt' as const),
       slot: fc.integer({ min: 0, max: 5 }),
       // few distinct times, so streaks often share a start; sometimes earlier than the last, sometimes none
-      timeMs: fc.oneof({ weight: 20, arbitrary: fc.integer({ min: 0, max: 12 }).map((t) => 1_700_000_000_000 + t * 1000) }, { weight: 1, arbitrary: fc.constant(NaN) }),
+      timeMs: fc.oneof(
+        { weight: 20, arbitrary: fc.integer({ min: 0, max: 12 }).map((t) => 1_700_000_000_000 + t * 1000) },
+        { weight: 1, arbitrary: fc.constant(NaN) },
+      ),
       starving: fc.uniqueArray(fc.integer({ min: 0, max: OPS - 1 }), { maxLength: OPS }),
       ran: fc.array(fc.boolean(), { minLength: OPS, maxLength: OPS }),
     }),

@@ -19,21 +19,44 @@ const cm = compileModel(model);
 const n = cm.ops.length;
 
 /** What a run is, as plain values. */
-const runOf = (run: LoopRun): unknown => ({ ran: [...run.ran], endedBy: run.endedBy, failedGroups: run.failedGroups, blockedBy: run.blockedBy, blocker: run.blocker });
+const runOf = (run: LoopRun): unknown => ({
+  ran: [...run.ran],
+  endedBy: run.endedBy,
+  failedGroups: run.failedGroups,
+  blockedBy: run.blockedBy,
+  blocker: run.blocker,
+});
 
 /** Both loops run afresh and compared, as the engine did before projections were shared. */
 function afresh(c: CompiledModel, outcomes: Uint8Array, variants: Uint8Array): unknown {
   const sequential = runSequential(c, outcomes, variants);
   const phased = runPhased(c, outcomes, variants);
-  const only = (inPhased: number, notIn: LoopRun, inRun: LoopRun): number[] => c.byName.filter((op) => inRun.ran[op] === 1 && notIn.ran[op] === 0 && c.oneLoopOnly[op] === inPhased);
+  const only = (inPhased: number, notIn: LoopRun, inRun: LoopRun): number[] =>
+    c.byName.filter((op) => inRun.ran[op] === 1 && notIn.ran[op] === 0 && c.oneLoopOnly[op] === inPhased);
   const unblocked = only(0, sequential, phased);
   const newlyBlocked = only(0, phased, sequential);
   const structural = c.byName.filter((op) => c.oneLoopOnly[op] === 1 && sequential.ran[op] !== phased.ran[op]);
   const reordered = c.invertedPairs.flatMap(([a, b], i) => ([a, b].every((op) => sequential.ran[op] === 1 && phased.ran[op] === 1) ? [i] : []));
-  return { sequential: runOf(sequential), phased: runOf(phased), unblocked, newlyBlocked, structural, diverged: unblocked.length + newlyBlocked.length > 0, reordered };
+  return {
+    sequential: runOf(sequential),
+    phased: runOf(phased),
+    unblocked,
+    newlyBlocked,
+    structural,
+    diverged: unblocked.length + newlyBlocked.length > 0,
+    reordered,
+  };
 }
 
-const plain = (p: Projection): unknown => ({ ...p, sequential: runOf(p.sequential), phased: runOf(p.phased), unblocked: [...p.unblocked], newlyBlocked: [...p.newlyBlocked], structural: [...p.structural], reordered: [...p.reordered] });
+const plain = (p: Projection): unknown => ({
+  ...p,
+  sequential: runOf(p.sequential),
+  phased: runOf(p.phased),
+  unblocked: [...p.unblocked],
+  newlyBlocked: [...p.newlyBlocked],
+  structural: [...p.structural],
+  reordered: [...p.reordered],
+});
 
 /** Mostly ok, some errors (with any variant the model has), stops and skips. */
 const attemptInput = fc.tuple(
@@ -65,7 +88,8 @@ describe('shared projections', () => {
         }
     assert.ok(inputs.length > 4096);
     const zero = new Uint8Array(n);
-    for (const o of [...inputs, ...inputs.slice(0, 100)]) assert.deepEqual(plain(projectionOf(cm, o, zero)), afresh(cm, o, zero), `failures ${[...o.keys()].filter((k) => o[k] !== 0).join(',')}`);
+    for (const o of [...inputs, ...inputs.slice(0, 100)])
+      assert.deepEqual(plain(projectionOf(cm, o, zero)), afresh(cm, o, zero), `failures ${[...o.keys()].filter((k) => o[k] !== 0).join(',')}`);
     // the same failing op under each of its variants: the variant is part of what the projection is shared by
     for (let op = 0; op < n; op++)
       for (let variant = 0; variant < cm.variantStride; variant++) {
@@ -76,7 +100,15 @@ describe('shared projections', () => {
         assert.deepEqual(plain(projectionOf(cm, o, v)), afresh(cm, o, v), `${cm.ops[op]} variant ${variant}`);
       }
     const healthy = projectionOf(cm, zero, zero);
-    assert.equal(projectionOf(cm, Uint8Array.from(zero, (_, i) => (i % 2 ? SKIP : OK)), zero), healthy, 'skip runs on as ok does');
+    assert.equal(
+      projectionOf(
+        cm,
+        Uint8Array.from(zero, (_, i) => (i % 2 ? SKIP : OK)),
+        zero,
+      ),
+      healthy,
+      'skip runs on as ok does',
+    );
   });
 });
 

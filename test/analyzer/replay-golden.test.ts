@@ -110,7 +110,16 @@ function randomJournal(model: ReconcileModel, attempts: number, seed: number): A
     if (next() < 0.3) operations.sort(() => (next() < 0.5 ? -1 : 1));
     const time = new Date(timeMs).toISOString();
     const model_: LoopKind = next() < 0.5 ? 'sequential' : 'phased';
-    records.push({ time, timeMs, controller: model.controller, object: pick(objects), generation: Math.floor(next() * 5), model: model_, operations, origin: { source: 'journal' } });
+    records.push({
+      time,
+      timeMs,
+      controller: model.controller,
+      object: pick(objects),
+      generation: Math.floor(next() * 5),
+      model: model_,
+      operations,
+      origin: { source: 'journal' },
+    });
   }
   return records;
 }
@@ -134,7 +143,12 @@ async function replayCapped(model: ReconcileModel, journal: Buffer): Promise<{ r
     evicted: (_s, object) => evicted.push(object),
   });
   await readJournal(pieces(journal), analyzer, { file: 'golden', knownOperations: shadow.knownOperations });
-  return { rows: rows.join(''), summary: JSON.stringify(analyzer.report(), null, 2) + '\n', evicted, starvedSeconds: [...shadow.starvation.currentLongestSeconds(lastMs)] };
+  return {
+    rows: rows.join(''),
+    summary: JSON.stringify(analyzer.report(), null, 2) + '\n',
+    evicted,
+    starvedSeconds: [...shadow.starvation.currentLongestSeconds(lastMs)],
+  };
 }
 
 describe('golden replay: the engine reproduces the captured rows and summaries of two large journals', function () {
@@ -147,7 +161,11 @@ describe('golden replay: the engine reproduces the captured rows and summaries o
 
   for (const [name, make] of Object.entries(journals)) {
     it(`${name} journal`, async () => {
-      const journal = Buffer.from(make().map((r) => formatAttemptLine(r) + '\n').join(''));
+      const journal = Buffer.from(
+        make()
+          .map((r) => formatAttemptLine(r) + '\n')
+          .join(''),
+      );
       const lines = journal.reduce((n, byte) => n + (byte === 10 ? 1 : 0), 0);
       const analyze = (format: string): Promise<{ code: number; stdout: string; stderr: string }> =>
         runCli(['analyze', '--model', MODEL_FILE, '--journal', '-', '--format', format], pieces(journal));
@@ -158,16 +176,28 @@ describe('golden replay: the engine reproduces the captured rows and summaries o
       const got: Golden = {
         journal: { lines, sha256: sha256(journal) },
         jsonl: digestRows(jsonl.stdout),
-        capped: { ...digestRows(capped.rows), evicted: { count: capped.evicted.length, sha256: sha256(capped.evicted.join('\n')) }, starvedSeconds: capped.starvedSeconds },
+        capped: {
+          ...digestRows(capped.rows),
+          evicted: { count: capped.evicted.length, sha256: sha256(capped.evicted.join('\n')) },
+          starvedSeconds: capped.starvedSeconds,
+        },
       };
-      const files = { golden: join(GOLDEN, `${name}.json`), summary: join(GOLDEN, `${name}.summary.json`), cappedSummary: join(GOLDEN, `${name}.capped.summary.json`) };
+      const files = {
+        golden: join(GOLDEN, `${name}.json`),
+        summary: join(GOLDEN, `${name}.summary.json`),
+        cappedSummary: join(GOLDEN, `${name}.capped.summary.json`),
+      };
       if (UPDATE) {
         writeFileSync(files.golden, JSON.stringify(got, null, 1) + '\n');
         writeFileSync(files.summary, json.stdout);
         writeFileSync(files.cappedSummary, capped.summary);
       }
       const want = JSON.parse(readFileSync(files.golden, 'utf8')) as Golden;
-      assert.deepEqual(got.journal, want.journal, `the ${name} journal is not the one the golden was captured from (a change to its generator, not to the engine)`);
+      assert.deepEqual(
+        got.journal,
+        want.journal,
+        `the ${name} journal is not the one the golden was captured from (a change to its generator, not to the engine)`,
+      );
       assertSameRows(got.jsonl, want.jsonl, 'analyze --format jsonl');
       assert.equal(json.stdout, readFileSync(files.summary, 'utf8'), 'analyze --format json');
       assertSameRows(got.capped, want.capped, `rows with ${CAP} tracked objects`);

@@ -15,7 +15,14 @@ const model = resolveModel(BUILTIN_MODEL);
 const sequentialOps = model.operations.filter((o) => o.only !== 'phased').map((o) => o.name);
 const phasedOps = model.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : s.ops));
 const groupOps = (group: string): string[] => model.phased.flatMap((s) => (s.kind === 'group' && s.group === group ? s.ops : []));
-const BLOCKABLE = ['KubeconfigAndPasswordSync', 'MonitoringAndCLISecrets', 'OperatorDeployments', 'PlatformOIDCAndCSI', 'PublicEndpointExposed', 'RBACAndPolicies'];
+const BLOCKABLE = [
+  'KubeconfigAndPasswordSync',
+  'MonitoringAndCLISecrets',
+  'OperatorDeployments',
+  'PlatformOIDCAndCSI',
+  'PublicEndpointExposed',
+  'RBACAndPolicies',
+];
 
 /** An op's observed outcome: an outcome (an error gets a generic text), or an error with its exact text. */
 type Observed = Outcome | { readonly error: string };
@@ -48,11 +55,33 @@ function blockedPairs(shadow: ControllerShadow, a: AttemptAnalysis): string[] {
 }
 
 const AFTER_SSH_KEY = [
-  'AdditionalTrustBundle', 'AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CAPIManager', 'CAPIProvider', 'ClusterPrometheusRBAC',
-  'ControlPlaneOperator', 'CustomKubeconfigSync', 'DefaultIngressDomain', 'ETCDMemberRecovery', 'GlobalConfigSync', 'HostedControlPlane',
-  'KarpenterOperator', 'KubeadminPasswordSync', 'KubeconfigSync', 'MonitoringDashboard', 'NetworkPolicies',
-  'OpenShiftTrustedCAs', 'PKIOperatorRBAC', 'PlatformSpecific', 'PublicEndpointExposed', 'ReleaseImageVersion', 'SREMetricsConfig',
-  'SecurityContextUID', 'ServiceAccountSigningKey', 'UnmanagedEtcdMTLS',
+  'AdditionalTrustBundle',
+  'AutoscalerAndNTHNeeded',
+  'CAPICluster',
+  'CAPIInfraCR',
+  'CAPIManager',
+  'CAPIProvider',
+  'ClusterPrometheusRBAC',
+  'ControlPlaneOperator',
+  'CustomKubeconfigSync',
+  'DefaultIngressDomain',
+  'ETCDMemberRecovery',
+  'GlobalConfigSync',
+  'HostedControlPlane',
+  'KarpenterOperator',
+  'KubeadminPasswordSync',
+  'KubeconfigSync',
+  'MonitoringDashboard',
+  'NetworkPolicies',
+  'OpenShiftTrustedCAs',
+  'PKIOperatorRBAC',
+  'PlatformSpecific',
+  'PublicEndpointExposed',
+  'ReleaseImageVersion',
+  'SREMetricsConfig',
+  'SecurityContextUID',
+  'ServiceAccountSigningKey',
+  'UnmanagedEtcdMTLS',
 ];
 
 describe('PR #7908 scenarios on the built-in model', () => {
@@ -65,7 +94,10 @@ describe('PR #7908 scenarios on the built-in model', () => {
     assert.equal(a.diverged, true);
     const phased = ranIn(shadow, a.phased);
     for (const op of ['SSHKeySync', 'HostedControlPlane', 'ControlPlaneOperator', 'PublicEndpointExposed']) assert.ok(phased.has(op), op);
-    assert.deepEqual(a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name), ['SSHKeySync']);
+    assert.deepEqual(
+      a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name),
+      ['SSHKeySync'],
+    );
     assert.deepEqual(blockedPairs(shadow, a), []);
     assert.equal(shadow.cm.ops[a.sequential.endedBy], 'SSHKeySync');
 
@@ -79,7 +111,10 @@ describe('PR #7908 scenarios on the built-in model', () => {
   it('missing pull secret, observed sequential: the critical group fails and all six blockable groups are blocked', () => {
     const shadow = new ControllerShadow(model);
     const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { GetPullSecretBytes: 'error' }, { until: 'GetPullSecretBytes' })));
-    assert.deepEqual(blockedPairs(shadow, a), BLOCKABLE.map((g) => `CPOImageAndNamespace->${g}`));
+    assert.deepEqual(
+      blockedPairs(shadow, a),
+      BLOCKABLE.map((g) => `CPOImageAndNamespace->${g}`),
+    );
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
     const phased = ranIn(shadow, a.phased);
     for (const g of BLOCKABLE) for (const op of groupOps(g)) assert.equal(phased.has(op), false, op);
@@ -131,7 +166,11 @@ describe('PR #7908 scenarios on the built-in model', () => {
 
   it('missing pull secret, observed phased: both failed critical groups block each blockable group', () => {
     const shadow = new ControllerShadow(model);
-    const observed = ops(phasedOps, { GetPullSecretBytes: 'error', PullSecretSync: 'error' }, { without: [...BLOCKABLE.flatMap(groupOps), 'GetCPOImage', 'ControlPlaneNamespace'] });
+    const observed = ops(
+      phasedOps,
+      { GetPullSecretBytes: 'error', PullSecretSync: 'error' },
+      { without: [...BLOCKABLE.flatMap(groupOps), 'GetCPOImage', 'ControlPlaneNamespace'] },
+    );
     const a = shadow.analyze(attempt('phased', observed));
     assert.deepEqual(blockedPairs(shadow, a), [...BLOCKABLE.map((g) => `CPOImageAndNamespace->${g}`), ...BLOCKABLE.map((g) => `PullSecretSync->${g}`)].sort());
     assert.deepEqual(names(shadow, a.inconsistent), []);
@@ -145,10 +184,31 @@ describe('PR #7908 scenarios on the built-in model', () => {
     const later = ['OperatorDeployments', 'PublicEndpointExposed', 'RBACAndPolicies'];
     const observed = ops(phasedOps, { ReleaseImageVersion: 'error' }, { without: later.flatMap(groupOps) });
     const a = shadow.analyze(attempt('phased', observed));
-    assert.deepEqual(blockedPairs(shadow, a), later.map((g) => `ReleaseImageVersion->${g}`));
+    assert.deepEqual(
+      blockedPairs(shadow, a),
+      later.map((g) => `ReleaseImageVersion->${g}`),
+    );
     const phased = ranIn(shadow, a.phased);
-    for (const op of [...groupOps('KubeconfigAndPasswordSync'), ...groupOps('PlatformOIDCAndCSI'), ...groupOps('MonitoringAndCLISecrets'), 'ManagedHSMVersionCheck']) assert.ok(phased.has(op), op);
-    assert.deepEqual(names(shadow, a.unblocked), ['AutoscalerAndNTHNeeded', 'CAPICluster', 'CAPIInfraCR', 'CustomKubeconfigSync', 'HostedControlPlane', 'KubeadminPasswordSync', 'KubeconfigSync', 'MonitoringDashboard', 'OpenShiftTrustedCAs', 'PlatformSpecific', 'SREMetricsConfig']);
+    for (const op of [
+      ...groupOps('KubeconfigAndPasswordSync'),
+      ...groupOps('PlatformOIDCAndCSI'),
+      ...groupOps('MonitoringAndCLISecrets'),
+      'ManagedHSMVersionCheck',
+    ])
+      assert.ok(phased.has(op), op);
+    assert.deepEqual(names(shadow, a.unblocked), [
+      'AutoscalerAndNTHNeeded',
+      'CAPICluster',
+      'CAPIInfraCR',
+      'CustomKubeconfigSync',
+      'HostedControlPlane',
+      'KubeadminPasswordSync',
+      'KubeconfigSync',
+      'MonitoringDashboard',
+      'OpenShiftTrustedCAs',
+      'PlatformSpecific',
+      'SREMetricsConfig',
+    ]);
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
   });
 
@@ -166,7 +226,11 @@ describe('PR #7908 scenarios on the built-in model', () => {
     const a = shadow.analyze(attempt('phased', observed));
     assert.deepEqual(names(shadow, a.unblocked), AFTER_SSH_KEY);
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
-    assert.equal(a.observed.reduce((n, v) => n + v, 0), phasedOps.length, 'every phased op observed; no op exists in the sequential loop alone');
+    assert.equal(
+      a.observed.reduce((n, v) => n + v, 0),
+      phasedOps.length,
+      'every phased op observed; no op exists in the sequential loop alone',
+    );
     assert.deepEqual(names(shadow, a.derived), []);
   });
 
@@ -175,19 +239,30 @@ describe('PR #7908 scenarios on the built-in model', () => {
     shadow.analyze(attempt('phased', ops(phasedOps, { PullSecretSync: 'error' }, { without: BLOCKABLE.flatMap(groupOps) })));
     const seen = shadow.analyze(attempt('sequential', ops(sequentialOps, { CLISecrets: 'error' }, { until: 'CLISecrets' }), '2026-11-29T10:00:03Z'));
     assert.deepEqual(names(shadow, seen.newlyBlocked), ['CLISecrets'], 'PullSecretSync predicted error from history blocks phase 8');
-    const fresh = shadow.analyze(attempt('sequential', ops(sequentialOps, { CLISecrets: 'error' }, { until: 'CLISecrets' }), '2026-11-29T10:00:06Z', 'clusters/beta'));
+    const fresh = shadow.analyze(
+      attempt('sequential', ops(sequentialOps, { CLISecrets: 'error' }, { until: 'CLISecrets' }), '2026-11-29T10:00:06Z', 'clusters/beta'),
+    );
     assert.deepEqual(names(shadow, fresh.newlyBlocked), []);
     assert.equal(fresh.phased.blockedBy.length, 0);
   });
 
   it('a legacy lookup failure projects a phased attempt that goes on and fails ReleaseImageVersion: only 8b is blocked', () => {
     const shadow = new ControllerShadow(model);
-    const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { LookupReleaseImage: { error: 'failed to lookup release image: manifest unknown' } }, { until: 'LookupReleaseImage' })));
+    const a = shadow.analyze(
+      attempt(
+        'sequential',
+        ops(sequentialOps, { LookupReleaseImage: { error: 'failed to lookup release image: manifest unknown' } }, { until: 'LookupReleaseImage' }),
+      ),
+    );
     assert.deepEqual(names(shadow, a.derived), ['ReleaseImageVersion']);
     const phasedRan = ranIn(shadow, a.phased);
     const notRun = phasedOps.filter((op) => !phasedRan.has(op));
     assert.deepEqual(notRun, ['OperatorDeployments', 'RBACAndPolicies', 'PublicEndpointExposed'].flatMap(groupOps), 'everything but the 8b groups runs');
-    assert.deepEqual(blockedPairs(shadow, a), ['ReleaseImageVersion->OperatorDeployments', 'ReleaseImageVersion->PublicEndpointExposed', 'ReleaseImageVersion->RBACAndPolicies']);
+    assert.deepEqual(blockedPairs(shadow, a), [
+      'ReleaseImageVersion->OperatorDeployments',
+      'ReleaseImageVersion->PublicEndpointExposed',
+      'ReleaseImageVersion->RBACAndPolicies',
+    ]);
     assert.equal(a.phased.endedBy, -1);
     assert.ok(phasedRan.has('ManagedHSMVersionCheck'), 'runs, as a skip: it returns nil once blocked');
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
@@ -196,12 +271,24 @@ describe('PR #7908 scenarios on the built-in model', () => {
 
   it('the SecretNotFound gate error in legacy projects a phased loop that goes on; invalid configuration ends both', () => {
     const shadow = new ControllerShadow(model);
-    const gate = shadow.analyze(attempt('sequential', ops(sequentialOps, { ValidationGates: { error: 'pull secret unavailable: secrets "pull-secret" not found' } }, { until: 'ValidationGates' })));
+    const gate = shadow.analyze(
+      attempt(
+        'sequential',
+        ops(sequentialOps, { ValidationGates: { error: 'pull secret unavailable: secrets "pull-secret" not found' } }, { until: 'ValidationGates' }),
+      ),
+    );
     assert.equal(shadow.cm.ops[gate.sequential.endedBy], 'ValidationGates');
     assert.equal(gate.phased.endedBy, -1);
     assert.equal(ranIn(shadow, gate.phased).size, phasedOps.length, 'the phased loop runs everything');
     assert.deepEqual(names(shadow, gate.newlyBlocked), []);
-    const invalid = shadow.analyze(attempt('sequential', ops(sequentialOps, { ValidationGates: { error: 'configuration is invalid: spec.networking: bad' } }, { until: 'ValidationGates' }), '2026-11-29T10:00:05Z', 'clusters/beta'));
+    const invalid = shadow.analyze(
+      attempt(
+        'sequential',
+        ops(sequentialOps, { ValidationGates: { error: 'configuration is invalid: spec.networking: bad' } }, { until: 'ValidationGates' }),
+        '2026-11-29T10:00:05Z',
+        'clusters/beta',
+      ),
+    );
     assert.equal(shadow.cm.ops[invalid.phased.endedBy], 'ValidationGates');
     assert.deepEqual(names(shadow, invalid.newlyBlocked), ['CLISecrets', 'GetCPOImage', 'GetPullSecretBytes']);
   });
@@ -209,12 +296,21 @@ describe('PR #7908 scenarios on the built-in model', () => {
   it('a SecurityContextUID failure under phased ends OperatorDeployments: the operators do not run', () => {
     const shadow = new ControllerShadow(model);
     const deployments = groupOps('OperatorDeployments');
-    const observed = ops(phasedOps, { SecurityContextUID: { error: 'failed to parse SecurityContext UID: strconv.ParseInt: parsing "": invalid syntax' } }, { without: deployments.slice(1) });
+    const observed = ops(
+      phasedOps,
+      { SecurityContextUID: { error: 'failed to parse SecurityContext UID: strconv.ParseInt: parsing "": invalid syntax' } },
+      { without: deployments.slice(1) },
+    );
     const a = shadow.analyze(attempt('phased', observed));
     const phasedRan = ranIn(shadow, a.phased);
-    for (const op of ['DefaultIngressDomain', 'ControlPlaneOperator', 'CAPIManager', 'CAPIProvider', 'KarpenterOperator']) assert.equal(phasedRan.has(op), false, op);
-    for (const op of ['ClusterPrometheusRBAC', 'PKIOperatorRBAC', 'NetworkPolicies', 'PublicEndpointExposed']) assert.ok(phasedRan.has(op), `${op}: a non-critical failure blocks nothing`);
-    assert.deepEqual(a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name), ['OperatorDeployments']);
+    for (const op of ['DefaultIngressDomain', 'ControlPlaneOperator', 'CAPIManager', 'CAPIProvider', 'KarpenterOperator'])
+      assert.equal(phasedRan.has(op), false, op);
+    for (const op of ['ClusterPrometheusRBAC', 'PKIOperatorRBAC', 'NetworkPolicies', 'PublicEndpointExposed'])
+      assert.ok(phasedRan.has(op), `${op}: a non-critical failure blocks nothing`);
+    assert.deepEqual(
+      a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name),
+      ['OperatorDeployments'],
+    );
     assert.deepEqual(names(shadow, a.inconsistent), []);
     // the sequential projection ends at the parse error too, after the ops that precede it there
     assert.equal(shadow.cm.ops[a.sequential.endedBy], 'SecurityContextUID');
@@ -224,34 +320,101 @@ describe('PR #7908 scenarios on the built-in model', () => {
 
   it('a legacy payload-arch failure projects the phased gate’s silent stop; its pull-secret variant goes on', () => {
     const shadow = new ControllerShadow(model);
-    const arch = shadow.analyze(attempt('sequential', ops(sequentialOps, { PayloadArch: { error: 'failed to look up image metadata for quay.io/ocp:4.19: unauthorized' } }, { until: 'PayloadArch' })));
+    const arch = shadow.analyze(
+      attempt(
+        'sequential',
+        ops(sequentialOps, { PayloadArch: { error: 'failed to look up image metadata for quay.io/ocp:4.19: unauthorized' } }, { until: 'PayloadArch' }),
+      ),
+    );
     assert.deepEqual(names(shadow, arch.derived), ['ValidationGates']);
     assert.equal(shadow.cm.ops[arch.phased.endedBy], 'ValidationGates');
     assert.deepEqual(names(shadow, arch.newlyBlocked), ['GetCPOImage', 'GetPullSecretBytes']);
-    assert.deepEqual(names(shadow, arch.unblocked), ['AWSResourceTags', 'CAPIFinalizers', 'DefaultClusterIDs', 'HostedClusterFinalizer', 'LookupReleaseImage', 'PauseCheck', 'PersistStatus', 'ProgressingCond', 'ValidationGates']);
-    const secret = shadow.analyze(attempt('sequential', ops(sequentialOps, { PayloadArch: { error: 'pull secret unavailable: secrets "pull-secret" not found' } }, { until: 'PayloadArch' }), '2026-11-29T10:00:05Z', 'clusters/beta'));
+    assert.deepEqual(names(shadow, arch.unblocked), [
+      'AWSResourceTags',
+      'CAPIFinalizers',
+      'DefaultClusterIDs',
+      'HostedClusterFinalizer',
+      'LookupReleaseImage',
+      'PauseCheck',
+      'PersistStatus',
+      'ProgressingCond',
+      'ValidationGates',
+    ]);
+    const secret = shadow.analyze(
+      attempt(
+        'sequential',
+        ops(sequentialOps, { PayloadArch: { error: 'pull secret unavailable: secrets "pull-secret" not found' } }, { until: 'PayloadArch' }),
+        '2026-11-29T10:00:05Z',
+        'clusters/beta',
+      ),
+    );
     assert.deepEqual(names(shadow, secret.derived), [], 'the gate goes on degraded: nothing derived');
     assert.equal(secret.phased.endedBy, -1);
   });
 
   it('a legacy default-ingress-domain failure projects a failing control plane operator inside OperatorDeployments', () => {
     const shadow = new ControllerShadow(model);
-    const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { DefaultIngressDomain: { error: 'failed to determine default ingress domain: ingresses.config.openshift.io "cluster" not found' } }, { until: 'DefaultIngressDomain' })));
+    const a = shadow.analyze(
+      attempt(
+        'sequential',
+        ops(
+          sequentialOps,
+          { DefaultIngressDomain: { error: 'failed to determine default ingress domain: ingresses.config.openshift.io "cluster" not found' } },
+          { until: 'DefaultIngressDomain' },
+        ),
+      ),
+    );
     assert.deepEqual(names(shadow, a.derived), ['ControlPlaneOperator']);
     const phasedRan = ranIn(shadow, a.phased);
     for (const op of ['ControlPlaneOperator', 'CAPIManager', 'CAPIProvider', 'KarpenterOperator', 'PublicEndpointExposed']) assert.ok(phasedRan.has(op), op);
-    assert.deepEqual(a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name), ['OperatorDeployments']);
-    assert.deepEqual(names(shadow, a.unblocked), ['CAPIManager', 'CAPIProvider', 'ControlPlaneOperator', 'KarpenterOperator', 'NetworkPolicies', 'OpenShiftTrustedCAs', 'PKIOperatorRBAC', 'PlatformSpecific', 'PublicEndpointExposed', 'SREMetricsConfig', 'SecurityContextUID']);
+    assert.deepEqual(
+      a.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name),
+      ['OperatorDeployments'],
+    );
+    assert.deepEqual(names(shadow, a.unblocked), [
+      'CAPIManager',
+      'CAPIProvider',
+      'ControlPlaneOperator',
+      'KarpenterOperator',
+      'NetworkPolicies',
+      'OpenShiftTrustedCAs',
+      'PKIOperatorRBAC',
+      'PlatformSpecific',
+      'PublicEndpointExposed',
+      'SREMetricsConfig',
+      'SecurityContextUID',
+    ]);
   });
 
   it('ManagedHSMVersionCheck skips itself after a critical failure: never failing, never listed as blocked', () => {
     const shadow = new ControllerShadow(model);
-    shadow.analyze(attempt('phased', ops(phasedOps, { ManagedHSMVersionCheck: { error: 'release image version 4.21.0 does not support Azure Managed HSM, which requires version 4.22.0 or newer' } }, { without: ['OperatorDeployments', 'RBACAndPolicies', 'PublicEndpointExposed'].flatMap(groupOps) })));
-    const later = shadow.analyze(attempt('phased', ops(phasedOps, { PullSecretSync: 'error' }, { until: 'ReleaseImageVersion', without: BLOCKABLE.flatMap(groupOps) }), '2026-11-29T10:00:05Z'));
+    shadow.analyze(
+      attempt(
+        'phased',
+        ops(
+          phasedOps,
+          { ManagedHSMVersionCheck: { error: 'release image version 4.21.0 does not support Azure Managed HSM, which requires version 4.22.0 or newer' } },
+          { without: ['OperatorDeployments', 'RBACAndPolicies', 'PublicEndpointExposed'].flatMap(groupOps) },
+        ),
+      ),
+    );
+    const later = shadow.analyze(
+      attempt(
+        'phased',
+        ops(phasedOps, { PullSecretSync: 'error' }, { until: 'ReleaseImageVersion', without: BLOCKABLE.flatMap(groupOps) }),
+        '2026-11-29T10:00:05Z',
+      ),
+    );
     assert.equal(later.outcomes[shadow.cm.opIndex.get('ManagedHSMVersionCheck')!], ERROR, 'predicted error from the history');
     assert.ok(ranIn(shadow, later.phased).has('ManagedHSMVersionCheck'));
-    assert.deepEqual(later.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name), ['PullSecretSync']);
-    assert.deepEqual(blockedPairs(shadow, later), BLOCKABLE.map((g) => `PullSecretSync->${g}`));
+    assert.deepEqual(
+      later.phased.failedGroups.map((g) => shadow.cm.groups[g]!.name),
+      ['PullSecretSync'],
+    );
+    assert.deepEqual(
+      blockedPairs(shadow, later),
+      BLOCKABLE.map((g) => `PullSecretSync->${g}`),
+    );
   });
 
   it('secret-encryption bad input: a silent stop in legacy, a nil return from its group in phased that the loop goes on after', () => {

@@ -34,7 +34,9 @@ describe('.ci/node: the Node make runs with', () => {
   it('is pinned once: a 24.x release with its sha512 integrity, the release of every image stage, admitted by engines', () => {
     assert.match(PIN_VERSION, /^24\.\d+\.\d+$/);
     assert.match(PIN_INTEGRITY, /^sha512-[A-Za-z0-9+/]{86}==$/);
-    const stages = readFileSync(join(REPO, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith('FROM '));
+    const stages = readFileSync(join(REPO, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('FROM '));
     assert.deepEqual(stages, [
       `FROM node:${PIN_VERSION}-bookworm-slim AS build`,
       `FROM node:${PIN_VERSION}-bookworm-slim AS production-deps`,
@@ -59,7 +61,10 @@ describe('.ci/node: the Node make runs with', () => {
       assert.equal(spawnSync('tar', ['-czf', tarball, '-C', join(root, 'pkg'), 'package']).status, 0);
       const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
       script = join(root, '.ci', 'node');
-      writeFileSync(script, SCRIPT.replace(`NODE_VERSION=${PIN_VERSION}`, `NODE_VERSION=${fake}`).replace(`NODE_INTEGRITY=${PIN_INTEGRITY}`, `NODE_INTEGRITY=${integrity}`));
+      writeFileSync(
+        script,
+        SCRIPT.replace(`NODE_VERSION=${PIN_VERSION}`, `NODE_VERSION=${fake}`).replace(`NODE_INTEGRITY=${PIN_INTEGRITY}`, `NODE_INTEGRITY=${integrity}`),
+      );
       chmodSync(script, 0o755);
     });
     afterEach(() => rmSync(root, { recursive: true, force: true }));

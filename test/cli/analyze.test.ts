@@ -19,23 +19,58 @@ describe('reconcile-shadow analyze', () => {
   it('prints the README example as jsonl rows that pass the row schema', async () => {
     const r = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'jsonl']);
     assert.equal(r.code, 0);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     assert.equal(rows.length, 5);
     for (const row of rows) assert.ok(rowSchema(row), JSON.stringify(rowSchema.errors));
-    assert.deepEqual(rows[0], { time: '2026-11-29T09:00:00Z', object: 'db/orders', observedModel: 'sequential', diverged: true, unblocked: ['EnsureService', 'EnsureStatefulSet', 'UpdateStatus'], newlyBlocked: [] });
-    assert.deepEqual(rows[3], { time: '2026-11-29T09:00:20Z', object: 'db/orders', observedModel: 'sequential', diverged: false, unblocked: [], newlyBlocked: [] });
+    assert.deepEqual(rows[0], {
+      time: '2026-11-29T09:00:00Z',
+      object: 'db/orders',
+      observedModel: 'sequential',
+      diverged: true,
+      unblocked: ['EnsureService', 'EnsureStatefulSet', 'UpdateStatus'],
+      newlyBlocked: [],
+    });
+    assert.deepEqual(rows[3], {
+      time: '2026-11-29T09:00:20Z',
+      object: 'db/orders',
+      observedModel: 'sequential',
+      diverged: false,
+      unblocked: [],
+      newlyBlocked: [],
+    });
   });
 
   it('json: the documented summary schema, with exact counts', async () => {
     const r = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'json']);
-    const report = JSON.parse(r.stdout) as { controllers: { attempts: unknown; operations: { name: string; observed: number; outcomes: { error: number }; unblocked: number; topBlockers: unknown }[]; blockedBy: unknown; reorderedPairs: unknown }[] };
+    const report = JSON.parse(r.stdout) as {
+      controllers: {
+        attempts: unknown;
+        operations: { name: string; observed: number; outcomes: { error: number }; unblocked: number; topBlockers: unknown }[];
+        blockedBy: unknown;
+        reorderedPairs: unknown;
+      }[];
+    };
     assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
     const c = report.controllers[0]!;
-    assert.deepEqual(c.attempts, { total: 5, byObservedModel: { sequential: 5, phased: 0 }, bySource: { journal: 5 }, diverged: 3, divergenceRate: 0.6, structural: 0, partial: 0 });
+    assert.deepEqual(c.attempts, {
+      total: 5,
+      byObservedModel: { sequential: 5, phased: 0 },
+      bySource: { journal: 5 },
+      diverged: 3,
+      divergenceRate: 0.6,
+      structural: 0,
+      partial: 0,
+    });
     const backup = c.operations.find((o) => o.name === 'EnsureBackupSchedule')!;
     assert.deepEqual([backup.observed, backup.outcomes.error, backup.unblocked], [3, 2, 0]);
     const sts = c.operations.find((o) => o.name === 'EnsureStatefulSet')!;
-    assert.deepEqual(sts.topBlockers, [{ blocker: 'EnsureBackupSchedule', count: 2 }, { blocker: 'EnsureSecrets', count: 1 }]);
+    assert.deepEqual(sts.topBlockers, [
+      { blocker: 'EnsureBackupSchedule', count: 2 },
+      { blocker: 'EnsureSecrets', count: 1 },
+    ]);
     assert.deepEqual(c.blockedBy, [{ blocker: 'Credentials', blocked: 'Backups', count: 1 }]);
     assert.deepEqual(c.reorderedPairs, [
       { first: 'EnsureBackupSchedule', second: 'EnsureService', count: 1 },
@@ -46,18 +81,37 @@ describe('reconcile-shadow analyze', () => {
   it('table and markdown carry the same sections', async () => {
     const table = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL]);
     const md = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'markdown']);
-    assert.match(table.stdout, /^== postgrescluster \(model database-operator\)\n {2}attempts: 5 \(sequential 5, phased 0\)\n {2}diverged: 3 \(60\.0% of attempts\)/);
-    const cells = table.stdout.split('\n').map((l) => l.trim().split(/\s{2,}/).join('|'));
+    assert.match(
+      table.stdout,
+      /^== postgrescluster \(model database-operator\)\n {2}attempts: 5 \(sequential 5, phased 0\)\n {2}diverged: 3 \(60\.0% of attempts\)/,
+    );
+    const cells = table.stdout.split('\n').map((l) =>
+      l
+        .trim()
+        .split(/\s{2,}/)
+        .join('|'),
+    );
     assert.ok(cells.includes('EnsureStatefulSet|Workload|1|0|0.0%|3|0|3|EnsureBackupSchedule (2), EnsureSecrets (1)|10s'));
     assert.ok(cells.includes('Credentials|Backups|1'));
     assert.match(md.stdout, /^## postgrescluster \(model database-operator\)\n\n- attempts: 5/);
-    assert.match(md.stdout, /\n\| EnsureStatefulSet \| Workload \| 1 \| 0 \| 0\.0% \| 3 \| 0 \| 3 \| EnsureBackupSchedule \(2\), EnsureSecrets \(1\) \| 10s \|\n/);
+    assert.match(
+      md.stdout,
+      /\n\| EnsureStatefulSet \| Workload \| 1 \| 0 \| 0\.0% \| 3 \| 0 \| 3 \| EnsureBackupSchedule \(2\), EnsureSecrets \(1\) \| 10s \|\n/,
+    );
     assert.match(md.stdout, /\n\| Credentials \| Backups \| 1 \|\n/);
   });
 
   it('reports bad lines with file:line and reason, keeps every good line, and exits 0 (4 with --strict)', async () => {
     const good = readFileSync(EXAMPLE_JOURNAL, 'utf8').trim().split('\n');
-    const journal = [good[0], '{"time":"yesterday"', good[1], '{"time":"2026-11-29T09:00:30Z","controller":"postgrescluster","object":"db/x","model":"sequential","operations":[{"name":"EnsureSecretz","outcome":"ok"}]}', '', good[2], '{"time":"2026-11-29T09:00:31Z","controller":"postgrescluster","object":"db/x","model":"parallel","operations":[]}'].join('\n');
+    const journal = [
+      good[0],
+      '{"time":"yesterday"',
+      good[1],
+      '{"time":"2026-11-29T09:00:30Z","controller":"postgrescluster","object":"db/x","model":"sequential","operations":[{"name":"EnsureSecretz","outcome":"ok"}]}',
+      '',
+      good[2],
+      '{"time":"2026-11-29T09:00:31Z","controller":"postgrescluster","object":"db/x","model":"parallel","operations":[]}',
+    ].join('\n');
     const r = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', '-', '--format', 'jsonl'], journal);
     assert.equal(r.code, 0);
     assert.equal(r.stdout.trim().split('\n').length, 3);
@@ -97,23 +151,38 @@ describe('reconcile-shadow analyze', () => {
       })(),
     );
     const r = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'json'], stdin);
-    const report = JSON.parse(r.stdout) as { controllers: { attempts: { total: number; byObservedModel: { sequential: number; phased: number } } }[]; input: { rejected: number } };
+    const report = JSON.parse(r.stdout) as {
+      controllers: { attempts: { total: number; byObservedModel: { sequential: number; phased: number } } }[];
+      input: { rejected: number };
+    };
     assert.ok(lines > 1000, `${lines} lines`);
     assert.equal(report.controllers[0]!.attempts.total, lines);
     assert.equal(report.input.rejected, 0);
     assert.ok(report.controllers[0]!.attempts.byObservedModel.sequential > 0 && report.controllers[0]!.attempts.byObservedModel.phased > 0);
   });
 
-  it('--operator-version picks the built-in model\'s build and every format states it; without it, the newest build\'s, said so', async () => {
+  it("--operator-version picks the built-in model's build and every format states it; without it, the newest build's, said so", async () => {
     const world = new World({ model: resolveModel('hypershift-hostedcluster'), objects: 3, durationMs: 600_000, seed: 5, observe: 'sequential' });
     const journal = [...world.attempts()].map((r) => formatAttemptLine(r) + '\n').join('');
-    const json = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'json', '--operator-version', '4.22.3'], journal);
+    const json = await runCli(
+      ['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'json', '--operator-version', '4.22.3'],
+      journal,
+    );
     const report = JSON.parse(json.stdout) as { controllers: { operatorBuild?: unknown }[] };
     assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
-    assert.deepEqual(report.controllers[0]!.operatorBuild, { name: 'release-4.22', statement: '--operator-version: version 4.22, build release-4.22 (upstream 2f5225b64a5e)' });
+    assert.deepEqual(report.controllers[0]!.operatorBuild, {
+      name: 'release-4.22',
+      statement: '--operator-version: version 4.22, build release-4.22 (upstream 2f5225b64a5e)',
+    });
     const table = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-'], journal);
-    assert.match(table.stdout, /^ {2}operator build: head \(--operator-version: not given, the operator's version is unknown; using the model of build head\)$/m);
-    const markdown = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'markdown', '--operator-version', 'release-5.0'], journal);
+    assert.match(
+      table.stdout,
+      /^ {2}operator build: head \(--operator-version: not given, the operator's version is unknown; using the model of build head\)$/m,
+    );
+    const markdown = await runCli(
+      ['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'markdown', '--operator-version', 'release-5.0'],
+      journal,
+    );
     assert.match(markdown.stdout, /^- operator build: release-5\.0 \(--operator-version: build release-5\.0 \(upstream a7fbf215c759\)\)$/m);
     // A model without builds says nothing of one.
     const example = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'json', '--operator-version', '4.22']);

@@ -34,10 +34,34 @@ const problems = (argv: string[]): readonly string[] => {
 
 describe('cli/args: one declaration, parsed', () => {
   it('reads every type, with defaults for what is not given', () => {
-    const parsed = parseCommandArgs(SPEC, ['--model', 'm', '--logs=-', '--loop', 'phased', '--objects', '5', '--duration', '1h30m', '--strict', '--threshold', 'a=1', '--threshold=b=2']);
+    const parsed = parseCommandArgs(SPEC, [
+      '--model',
+      'm',
+      '--logs=-',
+      '--loop',
+      'phased',
+      '--objects',
+      '5',
+      '--duration',
+      '1h30m',
+      '--strict',
+      '--threshold',
+      'a=1',
+      '--threshold=b=2',
+    ]);
     assert.deepEqual(parsed, {
       help: false,
-      values: { model: 'm', journal: undefined, logs: '-', loop: 'phased', format: 'table', objects: 5, duration: 5_400_000, strict: true, threshold: ['a=1', 'b=2'] },
+      values: {
+        model: 'm',
+        journal: undefined,
+        logs: '-',
+        loop: 'phased',
+        format: 'table',
+        objects: 5,
+        duration: 5_400_000,
+        strict: true,
+        threshold: ['a=1', 'b=2'],
+      },
       positionals: [],
     });
   });
@@ -68,7 +92,9 @@ describe('cli/args: one declaration, parsed', () => {
       'unexpected argument "json": demo takes only flags',
     ]);
     assert.deepEqual(problems(['--model', '--journal', 'j']), ['--model needs a value: <name|file>', '--model <name|file> is required: the model']);
-    assert.deepEqual(problems(['--model', 'm', '--journal', 'j', '--format', 'json', '--format', 'table']), ['--format is given twice (json and table); give it once']);
+    assert.deepEqual(problems(['--model', 'm', '--journal', 'j', '--format', 'json', '--format', 'table']), [
+      '--format is given twice (json and table); give it once',
+    ]);
   });
 
   it('exactly one of a group, and a flag that needs another', () => {
@@ -78,7 +104,14 @@ describe('cli/args: one declaration, parsed', () => {
   });
 
   it('takes "-" as a value (stdin) and everything after -- as arguments', () => {
-    const parsed = parseCommandArgs({ ...SPEC, positionals: { value: '<file>', help: 'files', min: 1 } }, ['--model', 'm', '--journal', '-', '--', '--not-a-flag']);
+    const parsed = parseCommandArgs({ ...SPEC, positionals: { value: '<file>', help: 'files', min: 1 } }, [
+      '--model',
+      'm',
+      '--journal',
+      '-',
+      '--',
+      '--not-a-flag',
+    ]);
     assert.deepEqual(parsed.help ? undefined : [parsed.values.journal, parsed.positionals], ['-', ['--not-a-flag']]);
   });
 
@@ -93,6 +126,14 @@ describe('cli/args: one declaration, parsed', () => {
     assert.ok(help.includes('                                the loop (default: auto; with --logs only)'), help.join('\n'));
     assert.ok(help.includes('  --objects <n>                 objects (default: 20)'), help.join('\n'));
     assert.ok(help.includes('  --threshold <name=value>      a threshold (repeatable)'), help.join('\n'));
-    assert.deepEqual(help.slice(-7), ['examples:', '  reconcile-shadow demo --model m --journal j', '', 'exit codes:', '  0  done', '  2  bad arguments: each problem is named on stderr', '']);
+    assert.deepEqual(help.slice(-7), [
+      'examples:',
+      '  reconcile-shadow demo --model m --journal j',
+      '',
+      'exit codes:',
+      '  0  done',
+      '  2  bad arguments: each problem is named on stderr',
+      '',
+    ]);
   });
 });

@@ -51,10 +51,21 @@ describe('reconcile-shadow installed from npm pack', function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('packs the compiled command and what it reads at run time, and no sources or tests', () => {
-    for (const path of ['dist/cli/main.js', 'model/builtin/hypershift-hostedcluster.yaml', 'collector/otlp/otlp_trace.proto', 'examples/adapter-task-config.yaml', 'examples/database-operator/model.yaml', 'package.json', 'README.md']) {
+    for (const path of [
+      'dist/cli/main.js',
+      'model/builtin/hypershift-hostedcluster.yaml',
+      'collector/otlp/otlp_trace.proto',
+      'examples/adapter-task-config.yaml',
+      'examples/database-operator/model.yaml',
+      'package.json',
+      'README.md',
+    ]) {
       assert.ok(files.includes(path), `${path} in the tarball`);
     }
-    assert.deepEqual(files.filter((f) => f.endsWith('.ts') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('dist/test/')), []);
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('.ts') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('dist/test/')),
+      [],
+    );
   });
 
   it('installs a bin that is a symlink, and it prints the help', () => {
@@ -63,7 +74,10 @@ describe('reconcile-shadow installed from npm pack', function () {
     assert.deepEqual([help.status, help.stderr], [0, '']);
     assert.match(help.stdout, /^reconcile-shadow <command> \[flags\]\n/);
     const analyzeHelp = run(bin, ['analyze', '-h'], dir);
-    assert.deepEqual([analyzeHelp.status, analyzeHelp.stdout.split('\n')[0]], [0, 'reconcile-shadow analyze: replay a journal (or an operator log) through both loops and report what the phased loop would change']);
+    assert.deepEqual(
+      [analyzeHelp.status, analyzeHelp.stdout.split('\n')[0]],
+      [0, 'reconcile-shadow analyze: replay a journal (or an operator log) through both loops and report what the phased loop would change'],
+    );
   });
 
   it('--version is the package version', () => {
@@ -88,7 +102,16 @@ describe('cli/entry-point: the main-module check follows symlinks', () => {
       const link = join(dir, 'reconcile-shadow');
       symlinkSync(main, link);
       const url = new URL(`file://${main}`).href;
-      assert.deepEqual([isEntryPoint(url, main), isEntryPoint(url, link), isEntryPoint(url, join(REPO, 'cli', 'io.ts')), isEntryPoint(url, join(dir, 'missing')), isEntryPoint(url, undefined)], [true, true, false, false, false]);
+      assert.deepEqual(
+        [
+          isEntryPoint(url, main),
+          isEntryPoint(url, link),
+          isEntryPoint(url, join(REPO, 'cli', 'io.ts')),
+          isEntryPoint(url, join(dir, 'missing')),
+          isEntryPoint(url, undefined),
+        ],
+        [true, true, false, false, false],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -56,7 +56,11 @@ describe('reconcile-shadow journal --logs', function () {
     assert.equal((await runCli(['journal'])).code, 2);
     const missing = await runCli(['journal', '--logs', '/nonexistent/operator.log']);
     assert.deepEqual([missing.code, /^cannot read log \/nonexistent\/operator\.log: /m.test(missing.stderr)], [1, true]);
-    assert.equal((await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--logs', PHASED_LOG, '--journal', '-'])).code, 2, 'one input: a journal or a log');
+    assert.equal(
+      (await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--logs', PHASED_LOG, '--journal', '-'])).code,
+      2,
+      'one input: a journal or a log',
+    );
   });
 
   it('prints a progress line per tenth of a large file', async () => {
@@ -92,9 +96,24 @@ describe('analyze --logs and report --logs', function () {
   this.timeout(60_000);
 
   it('analyze --logs: the report carries the log source’s books, loop, sampled periods, unmapped sample and lower-bound statement', async () => {
-    const r = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--logs', join(REPO, 'test/fixtures/logs/sampled.log'), '--loop', 'sequential', '--format', 'json']);
+    const r = await runCli([
+      'analyze',
+      '--model',
+      'hypershift-hostedcluster',
+      '--logs',
+      join(REPO, 'test/fixtures/logs/sampled.log'),
+      '--loop',
+      'sequential',
+      '--format',
+      'json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as { input: { received: unknown; sources: { source: string; unit: string; received: number; analyzed: number; loop: unknown; sampledPeriods: unknown; caveats: string[] }[] } };
+    const report = JSON.parse(r.stdout) as {
+      input: {
+        received: unknown;
+        sources: { source: string; unit: string; received: number; analyzed: number; loop: unknown; sampledPeriods: unknown; caveats: string[] }[];
+      };
+    };
     assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
     const [logs] = report.input.sources;
     assert.deepEqual([logs!.source, logs!.unit, logs!.received, logs!.analyzed], ['logs', 'lines', 202, 202]);
@@ -146,13 +165,19 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     const fromFolder = await runCli(['report', '--model', 'hypershift-hostedcluster', '--logs', dir, '--format', 'json']);
     assert.equal(fromFolder.code, 0, fromFolder.stderr);
     assert.equal(fromFolder.stdout, plain.stdout);
-    const markdown = await Promise.all([REAL_SEQUENTIAL, dir].map((input) => runCli(['report', '--model', 'hypershift-hostedcluster', '--logs', input, '--format', 'markdown'])));
+    const markdown = await Promise.all(
+      [REAL_SEQUENTIAL, dir].map((input) => runCli(['report', '--model', 'hypershift-hostedcluster', '--logs', input, '--format', 'markdown'])),
+    );
     assert.equal(markdown[1]!.stdout, markdown[0]!.stdout);
-    const said = fromFolder.stderr.split('\n').filter((l) => /^logs: (read|skipped) /.test(l) || l.startsWith(`logs: ${dir}: `) || /^logs: .*: \d+ attempts$/.test(l));
+    const said = fromFolder.stderr
+      .split('\n')
+      .filter((l) => /^logs: (read|skipped) /.test(l) || l.startsWith(`logs: ${dir}: `) || /^logs: .*: \d+ attempts$/.test(l));
     const at = (p: string): string => join(dir, p);
     assert.deepEqual(said, [
       `logs: ${dir}: 4 log(s) of hypershift/*/operator to read, 3 other log(s) skipped, 1 other file(s)`,
-      ...folder.operatorLogs.map((p, i) => `logs: read ${at(p)} (pod operator-5f8d9c7b6-${i < 2 ? 'axaq' : 'bxbq'}, ${i % 2 === 0 ? 'previous' : 'current'} container)`),
+      ...folder.operatorLogs.map(
+        (p, i) => `logs: read ${at(p)} (pod operator-5f8d9c7b6-${i < 2 ? 'axaq' : 'bxbq'}, ${i % 2 === 0 ? 'previous' : 'current'} container)`,
+      ),
       `logs: skipped ${at(folder.others[3]!)}: another container: hypershift/external-dns-6c9f-zz/external-dns (the operator's is hypershift/*/operator)`,
       `logs: skipped ${at(folder.others[2]!)}: another container: hypershift/operator-5f8d9c7b6-axaq/init-environment (the operator's is hypershift/*/operator)`,
       `logs: skipped ${at(folder.others[1]!)}: a kubelet-rotated file (oc adm inspect --rotated-pod-logs): older lines of hypershift/operator-5f8d9c7b6-axaq/operator; give it with --logs FILE to read it too`,
@@ -162,7 +187,10 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     // analyze --format json names them in the logs source of its input section
     const analyzed = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--logs', dir, '--format', 'json']);
     const caveats = (JSON.parse(analyzed.stdout) as { input: { sources: { caveats: string[] }[] } }).input.sources[0]!.caveats;
-    assert.equal(caveats.at(-2), `Read 4 file(s), merged by time, each one operator process (only the leader replica reconciles): ${folder.operatorLogs.map((p, i) => `${at(p)} (${folder.attemptsPer[i]} attempts)`).join(', ')}.`);
+    assert.equal(
+      caveats.at(-2),
+      `Read 4 file(s), merged by time, each one operator process (only the leader replica reconciles): ${folder.operatorLogs.map((p, i) => `${at(p)} (${folder.attemptsPer[i]} attempts)`).join(', ')}.`,
+    );
     assert.ok(caveats.at(-1)!.startsWith(`Skipped 3 file(s): ${at(folder.others[3]!)} (another container`));
   });
 
@@ -181,12 +209,23 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     writeFileSync(join(dir, 'namespaces/clusters/pods/x/other/other/logs/current.log'), 'x\n');
     const empty = await runCli(['journal', '--logs', dir]);
     assert.equal(empty.code, 1);
-    assert.ok(empty.stderr.endsWith(`cannot read log ${dir}: ${dir}: no log of the operator's container in it (looked for namespaces/hypershift/pods/<pod>/operator/operator/logs/{current,previous}.log, as a must-gather keeps them)\n`), empty.stderr);
+    assert.ok(
+      empty.stderr.endsWith(
+        `cannot read log ${dir}: ${dir}: no log of the operator's container in it (looked for namespaces/hypershift/pods/<pod>/operator/operator/logs/{current,previous}.log, as a must-gather keeps them)\n`,
+      ),
+      empty.stderr,
+    );
     const other = await runCli(['journal', '--logs', dir, '--container', 'clusters/other']);
-    assert.deepEqual([other.code, other.stderr.split('\n').find((l) => l.startsWith('logs: read '))], [5, `logs: read ${join(dir, 'namespaces/clusters/pods/x/other/other/logs/current.log')} (pod x, current container)`]);
+    assert.deepEqual(
+      [other.code, other.stderr.split('\n').find((l) => l.startsWith('logs: read '))],
+      [5, `logs: read ${join(dir, 'namespaces/clusters/pods/x/other/other/logs/current.log')} (pod x, current container)`],
+    );
     const twice = await runCli(['journal', '--logs', PHASED_LOG, '--logs', PHASED_LOG]);
     // After the line that names the model and its operator build.
-    assert.deepEqual([twice.code, twice.stderr.split('\n').slice(1)], [1, [`cannot read log ${PHASED_LOG}, ${PHASED_LOG}: ${PHASED_LOG} is given twice; its attempts would count twice`, '']]);
+    assert.deepEqual(
+      [twice.code, twice.stderr.split('\n').slice(1)],
+      [1, [`cannot read log ${PHASED_LOG}, ${PHASED_LOG}: ${PHASED_LOG} is given twice; its attempts would count twice`, '']],
+    );
     assert.equal((await runCli(['journal', '--logs', '-', '--logs', '-'])).code, 1);
     const comma = await runCli(['journal', '--logs', `${PHASED_LOG},${PHASED_LOG}`]);
     assert.deepEqual([comma.code, comma.stderr.trimEnd().endsWith('; to give several logs, repeat the flag: --logs a --logs b')], [1, true]);
@@ -194,8 +233,15 @@ describe('--logs as users hold them: stdin gzipped, several files, a must-gather
     const failing = await runCli(['journal', '--logs', '-', '--logs', PHASED_LOG], broken);
     assert.deepEqual([failing.code, failing.stderr.split('\n').at(-2)], [1, `cannot read log -, ${PHASED_LOG}: -: stdin went away`]);
     const bad = await runCli(['journal', '--logs', PHASED_LOG, '--container', 'operator']);
-    assert.deepEqual([bad.code, bad.stderr.split('\n')[0]], [2, 'reconcile-shadow journal: --container "operator": expected <namespace>/<container>, e.g. hypershift/operator']);
-    assert.equal((await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--container', 'a/b'])).code, 2, '--container needs --logs');
+    assert.deepEqual(
+      [bad.code, bad.stderr.split('\n')[0]],
+      [2, 'reconcile-shadow journal: --container "operator": expected <namespace>/<container>, e.g. hypershift/operator'],
+    );
+    assert.equal(
+      (await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--container', 'a/b'])).code,
+      2,
+      '--container needs --logs',
+    );
   });
 
   it('says when two files’ attempts overlap in time: one operator’s replicas take turns, so they may be two operators’', async () => {

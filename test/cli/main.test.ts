@@ -48,7 +48,11 @@ describe('reconcile-shadow: help, version, arguments', function () {
     const none = await runCli([]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^reconcile-shadow <command> \[flags\]\n/);
-    for (const spec of COMMAND_SPECS) assert.ok(none.stderr.split('\n').some((l) => l.startsWith(`  ${spec.name} `) && l.endsWith(` ${spec.summary}`)), spec.name);
+    for (const spec of COMMAND_SPECS)
+      assert.ok(
+        none.stderr.split('\n').some((l) => l.startsWith(`  ${spec.name} `) && l.endsWith(` ${spec.summary}`)),
+        spec.name,
+      );
     assert.equal((await runCli(['--help'])).stdout, none.stderr);
     const unknown = await runCli(['analyse']);
     assert.deepEqual([unknown.code, unknown.stderr.split('\n')[0]], [2, 'reconcile-shadow: unknown command "analyse"']);
@@ -56,16 +60,34 @@ describe('reconcile-shadow: help, version, arguments', function () {
 
   it('names every bad flag value with what is accepted (exit 2)', async () => {
     const cases: [string[], string][] = [
-      [['simulate', '--duration', '24x'], 'reconcile-shadow simulate: --duration "24x": expected a duration such as 90s, 10m, 24h or 1h30m (units ms, s, m, h, d)'],
+      [
+        ['simulate', '--duration', '24x'],
+        'reconcile-shadow simulate: --duration "24x": expected a duration such as 90s, 10m, 24h or 1h30m (units ms, s, m, h, d)',
+      ],
       [['simulate', '--objects', 'abc'], 'reconcile-shadow simulate: --objects "abc": expected a whole number of at least 1'],
       [['simulate', '--observe', 'both'], 'reconcile-shadow simulate: --observe "both": expected one of sequential, phased, mixed'],
-      [['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'yaml'], 'reconcile-shadow analyze: --format "yaml": expected one of table, markdown, json, jsonl, partial'],
-      [['analyze', '--journal', EXAMPLE_JOURNAL], 'reconcile-shadow analyze: --model <name|file> is required: the reconcile model: a built-in name (hypershift-hostedcluster) or a model YAML file'],
+      [
+        ['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'yaml'],
+        'reconcile-shadow analyze: --format "yaml": expected one of table, markdown, json, jsonl, partial',
+      ],
+      [
+        ['analyze', '--journal', EXAMPLE_JOURNAL],
+        'reconcile-shadow analyze: --model <name|file> is required: the reconcile model: a built-in name (hypershift-hostedcluster) or a model YAML file',
+      ],
       [['analyze', '--model', EXAMPLE_MODEL], 'reconcile-shadow analyze: give one of --journal or --logs'],
-      [['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--loop', 'phased'], 'reconcile-shadow analyze: --loop applies only together with --logs'],
+      [
+        ['analyze', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--loop', 'phased'],
+        'reconcile-shadow analyze: --loop applies only together with --logs',
+      ],
       [['journal', '--logs', 'x.log', '--loop', 'legacy'], 'reconcile-shadow journal: --loop "legacy": expected one of auto, sequential, phased'],
-      [['recreations', '--task-config', 'x.yaml', '--journal', 'x.jsonl', '--stuck-threshold', 'soon'], 'reconcile-shadow recreations: --stuck-threshold "soon": expected a duration such as 90s, 10m, 24h or 1h30m (units ms, s, m, h, d)'],
-      [['report', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'pdf'], 'reconcile-shadow report: --format "pdf": expected one of html, markdown, json'],
+      [
+        ['recreations', '--task-config', 'x.yaml', '--journal', 'x.jsonl', '--stuck-threshold', 'soon'],
+        'reconcile-shadow recreations: --stuck-threshold "soon": expected a duration such as 90s, 10m, 24h or 1h30m (units ms, s, m, h, d)',
+      ],
+      [
+        ['report', '--model', EXAMPLE_MODEL, '--journal', EXAMPLE_JOURNAL, '--format', 'pdf'],
+        'reconcile-shadow report: --format "pdf": expected one of html, markdown, json',
+      ],
       [['run', '--config'], 'reconcile-shadow run: --config needs a value: <file>'],
       [['merge', '--format', 'html'], 'reconcile-shadow merge: needs at least 1 <partial.json> argument(s), got 0'],
     ];
@@ -109,14 +131,20 @@ describe('reconcile-shadow: nothing analysed exits 5 with a one-line reason', fu
     const stderr = r.stderr.trim().split('\n');
     assert.equal(stderr.length, 100 + 2, 'the first 100 rejections, the count of the rest, the reason');
     assert.equal(stderr.at(-2), `... ${lines - 100} more rejected lines (counted in the report)`);
-    assert.equal(stderr.at(-1), `nothing analysed: all ${lines.toLocaleString('en-US')} lines of ${HYPERSHIFT_JOURNAL} were rejected (unknown_operation ${lines.toLocaleString('en-US')}): is --model the model of this operator?`);
+    assert.equal(
+      stderr.at(-1),
+      `nothing analysed: all ${lines.toLocaleString('en-US')} lines of ${HYPERSHIFT_JOURNAL} were rejected (unknown_operation ${lines.toLocaleString('en-US')}): is --model the model of this operator?`,
+    );
     assert.equal((JSON.parse(r.stdout) as { input: { rejected: number } }).input.rejected, lines, 'the report still says what was refused');
   });
 
   it('a journal of another controller is refused line by line with file:line, not the object name', async () => {
     const r = await runCli(['analyze', '--model', EXAMPLE_MODEL, '--journal', HYPERSHIFT_JOURNAL]);
     assert.equal(r.code, 5);
-    assert.equal(r.stderr.split('\n')[0], `${HYPERSHIFT_JOURNAL}:1: unknown_controller: controller: no model describes "hostedcluster" (the models describe postgrescluster)`);
+    assert.equal(
+      r.stderr.split('\n')[0],
+      `${HYPERSHIFT_JOURNAL}:1: unknown_controller: controller: no model describes "hostedcluster" (the models describe postgrescluster)`,
+    );
   });
 
   it('one good line among rejected ones is an analysis: exit 0, or 4 with --strict', async () => {

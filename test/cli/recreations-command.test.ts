@@ -19,8 +19,14 @@ describe('reconcile-shadow recreations', () => {
   it('reproduces the contract: every recreation of expected.jsonl, exact durations, phases and ages', async () => {
     const r = await run(['--task-config', TASK_CONFIG, '--journal', JOURNAL, '--format', 'jsonl']);
     assert.equal(r.code, 0, r.stderr);
-    const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row);
-    const expected = readFileSync(join(CASE, 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    const expected = readFileSync(join(CASE, 'expected.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
     assert.equal(got.length, expected.length);
     const byKey = new Map(got.map((row) => [key(row), row]));
     for (const want of expected) {
@@ -64,7 +70,10 @@ describe('reconcile-shadow recreations', () => {
   it('--stuck-threshold and --sentinel-interval change what is stuck and the prediction', async () => {
     const r = await run(['--task-config', TASK_CONFIG, '--journal', JOURNAL, '--format', 'json', '--stuck-threshold', '15m', '--sentinel-interval', '30s']);
     const report = JSON.parse(r.stdout) as { recreations: Row[] };
-    assert.deepEqual(report.recreations.filter((x) => x.stuck).map((x) => x.totalSeconds ?? x.ageSeconds), [946, 9142, 9949, 1192]);
+    assert.deepEqual(
+      report.recreations.filter((x) => x.stuck).map((x) => x.totalSeconds ?? x.ageSeconds),
+      [946, 9142, 9949, 1192],
+    );
     assert.deepEqual(report.recreations[0]!.predictedUnreconciledSeconds, { blocking: 86, sentinel: 115 });
   });
 
@@ -73,10 +82,12 @@ describe('reconcile-shadow recreations', () => {
     const file = join(dir, 'task.yaml');
     writeFileSync(
       file,
-      readFileSync(TASK_CONFIG, 'utf8').replace(
-        'recreate_on_change: true',
-        'lifecycle:\n      delete:\n        when:\n          expression: |\n            resources.?job.hasValue()\n            && string(generation) != resources.job.metadata.(',
-      ).replace(/\n {4}lifecycle:\n {6}delete:\n {8}propagationPolicy: Background\n {8}when: \{expression: "is_deleting"\}/, ''),
+      readFileSync(TASK_CONFIG, 'utf8')
+        .replace(
+          'recreate_on_change: true',
+          'lifecycle:\n      delete:\n        when:\n          expression: |\n            resources.?job.hasValue()\n            && string(generation) != resources.job.metadata.(',
+        )
+        .replace(/\n {4}lifecycle:\n {6}delete:\n {8}propagationPolicy: Background\n {8}when: \{expression: "is_deleting"\}/, ''),
     );
     const r = await run(['--task-config', file, '--journal', JOURNAL]);
     assert.equal(r.code, 3);
@@ -84,7 +95,10 @@ describe('reconcile-shadow recreations', () => {
     const lines = r.stderr.split('\n');
     assert.equal(lines[0], 'invalid task config:');
     assert.equal(lines[1], `${file}:28:61 resource "job" lifecycle.delete.when.expression: Expected IDENTIFIER, got LPAREN`);
-    assert.ok(lines.some((l) => /\^$/.test(l)), r.stderr);
+    assert.ok(
+      lines.some((l) => /\^$/.test(l)),
+      r.stderr,
+    );
   });
 
   it('bad journal lines are reported with file:line and counted; --strict makes them exit 4', async () => {
@@ -122,11 +136,24 @@ describe('reconcile-shadow recreations', () => {
     const alone = await run(['--task-config', join(REPO, 'examples/adapter-task-config.yaml'), '--journal', JOURNAL, '--format', 'jsonl']);
     assert.equal(alone.code, 0);
     assert.equal(alone.stderr, '');
-    const rows = (r: CommandResult): Row[] => r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row);
+    const rows = (r: CommandResult): Row[] =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Row);
     assert.equal(rows(alone).length, 19);
     assert.ok(rows(alone).every((x) => x.trigger === 'recreate_on_change'));
     // The proposed recreate.when decides before the apply, so with it the trigger is the rule.
-    const proposed = await run(['--task-config', join(REPO, 'examples/adapter-task-config.yaml'), '--proposals', join(REPO, 'examples/recreation-proposals.yaml'), '--journal', JOURNAL, '--format', 'jsonl']);
+    const proposed = await run([
+      '--task-config',
+      join(REPO, 'examples/adapter-task-config.yaml'),
+      '--proposals',
+      join(REPO, 'examples/recreation-proposals.yaml'),
+      '--journal',
+      JOURNAL,
+      '--format',
+      'jsonl',
+    ]);
     assert.equal(proposed.code, 0);
     assert.equal(rows(proposed).length, 19);
     assert.ok(rows(proposed).every((x) => x.trigger === 'rule'));
@@ -135,7 +162,13 @@ describe('reconcile-shadow recreations', () => {
   it("refuses a lifecycle.recreate in the adapter's task config, as the adapter's strict decoding does (exit 3)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'recreations-'));
     const file = join(dir, 'task.yaml');
-    writeFileSync(file, readFileSync(join(REPO, 'examples/adapter-task-config.yaml'), 'utf8').replace('      delete:\n', '      recreate: {when: {expression: "true"}}\n      delete:\n'));
+    writeFileSync(
+      file,
+      readFileSync(join(REPO, 'examples/adapter-task-config.yaml'), 'utf8').replace(
+        '      delete:\n',
+        '      recreate: {when: {expression: "true"}}\n      delete:\n',
+      ),
+    );
     const r = await run(['--task-config', file, '--journal', JOURNAL]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /task\.yaml:\d+ resources\[0\]\.lifecycle\.recreate: field recreate not found in type configloader\.ResourceLifecycle/);
@@ -152,45 +185,92 @@ describe('reconcile-shadow recreations --dry-run-event', () => {
   const K8S_ADAPTER = join(DRY, 'dryrun-kubernetes-adapter-config.yaml');
   const dryRun = async (taskConfig: string, api: string, discovery: string | undefined, adapterConfig = K8S_ADAPTER): Promise<string[]> => {
     const r = await run([
-      '--task-config', taskConfig, '--adapter-config', adapterConfig, '--dry-run-event', join(DRY, 'event.json'), '--dry-run-api-responses', api,
-      ...(discovery ? ['--dry-run-discovery', discovery] : []), '--format', 'jsonl',
+      '--task-config',
+      taskConfig,
+      '--adapter-config',
+      adapterConfig,
+      '--dry-run-event',
+      join(DRY, 'event.json'),
+      '--dry-run-api-responses',
+      api,
+      ...(discovery ? ['--dry-run-discovery', discovery] : []),
+      '--format',
+      'jsonl',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    return r.stdout.trim().split('\n').map((l) => {
-      const row = JSON.parse(l) as Row;
-      return `${String(row.resource)} ${String(row.kind)} ${String(row.namespace)}/${String(row.name)}: ${String(row.decision)} (upstream dry run: ${String(row.upstreamDryRun)}) ${String(row.reason)}`;
-    });
+    return r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const row = JSON.parse(l) as Row;
+        return `${String(row.resource)} ${String(row.kind)} ${String(row.namespace)}/${String(row.name)}: ${String(row.decision)} (upstream dry run: ${String(row.upstreamDryRun)}) ${String(row.reason)}`;
+      });
   };
 
   it('kubernetes/dryrun-kubernetes-task-config.yaml: a failing non-required param does not fail the event; equal generations skip (k8sclient/apply.go ApplyManifest)', async () => {
-    assert.deepEqual(await dryRun(join(DRY, 'kubernetes/dryrun-kubernetes-task-config.yaml'), join(DRY, 'dryrun-api-responses.json'), join(DRY, 'kubernetes/dryrun-kubernetes-discovery.json')), [
-      'namespace0 Namespace /abc123: skip (upstream dry run: update) generation 5 unchanged',
-      'configmap0 ConfigMap abc123/abc123-config: skip (upstream dry run: update) generation 5 unchanged',
-    ]);
+    assert.deepEqual(
+      await dryRun(
+        join(DRY, 'kubernetes/dryrun-kubernetes-task-config.yaml'),
+        join(DRY, 'dryrun-api-responses.json'),
+        join(DRY, 'kubernetes/dryrun-kubernetes-discovery.json'),
+      ),
+      [
+        'namespace0 Namespace /abc123: skip (upstream dry run: update) generation 5 unchanged',
+        'configmap0 ConfigMap abc123/abc123-config: skip (upstream dry run: update) generation 5 unchanged',
+      ],
+    );
   });
 
   it('kubernetes-delete: ordered deletion in one event, the ConfigMap gone before the Namespace is decided (resource_executor.go executeResourceDelete)', async () => {
-    assert.deepEqual(await dryRun(join(DRY, 'kubernetes-delete/dryrun-kubernetes-delete-task-config.yaml'), join(DRY, 'dryrun-delete-api-responses.json'), join(DRY, 'kubernetes-delete/dryrun-kubernetes-delete-discovery.json')), [
-      'configmap0 ConfigMap abc123/abc123-config: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
-      'namespace0 Namespace /abc123: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
-    ]);
+    assert.deepEqual(
+      await dryRun(
+        join(DRY, 'kubernetes-delete/dryrun-kubernetes-delete-task-config.yaml'),
+        join(DRY, 'dryrun-delete-api-responses.json'),
+        join(DRY, 'kubernetes-delete/dryrun-kubernetes-delete-discovery.json'),
+      ),
+      [
+        'configmap0 ConfigMap abc123/abc123-config: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
+        'namespace0 Namespace /abc123: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
+      ],
+    );
   });
 
   it('cel-showcase: every CEL pattern the adapter supports evaluates; the three resources are at their generation', async () => {
     const cel = join(DRY, 'cel-showcase');
-    assert.deepEqual(await dryRun(join(cel, 'dryrun-cel-showcase-task-config.yaml'), join(cel, 'dryrun-cel-showcase-api-responses.json'), join(cel, 'dryrun-cel-showcase-discovery.json')), [
-      'namespace0 Namespace /abc123: skip (upstream dry run: update) generation 5 unchanged',
-      'configmap0 ConfigMap abc123/abc123-config: skip (upstream dry run: update) generation 5 unchanged',
-      'configmap1 ConfigMap abc123/abc123-extra: skip (upstream dry run: update) generation 5 unchanged',
+    assert.deepEqual(
+      await dryRun(
+        join(cel, 'dryrun-cel-showcase-task-config.yaml'),
+        join(cel, 'dryrun-cel-showcase-api-responses.json'),
+        join(cel, 'dryrun-cel-showcase-discovery.json'),
+      ),
+      [
+        'namespace0 Namespace /abc123: skip (upstream dry run: update) generation 5 unchanged',
+        'configmap0 ConfigMap abc123/abc123-config: skip (upstream dry run: update) generation 5 unchanged',
+        'configmap1 ConfigMap abc123/abc123-extra: skip (upstream dry run: update) generation 5 unchanged',
+      ],
+    );
+    const r = await run([
+      '--task-config',
+      join(cel, 'dryrun-cel-showcase-task-config.yaml'),
+      '--adapter-config',
+      K8S_ADAPTER,
+      '--dry-run-event',
+      join(DRY, 'event.json'),
+      '--dry-run-api-responses',
+      join(cel, 'dryrun-cel-showcase-api-responses.json'),
+      '--format',
+      'json',
     ]);
-    const r = await run(['--task-config', join(cel, 'dryrun-cel-showcase-task-config.yaml'), '--adapter-config', K8S_ADAPTER, '--dry-run-event', join(DRY, 'event.json'), '--dry-run-api-responses', join(cel, 'dryrun-cel-showcase-api-responses.json'), '--format', 'json']);
     const params = (JSON.parse(r.stdout) as { event: { params: Row } }).event.params;
-    assert.deepEqual([params.sortedTags, params.firstNodePoolName, params.nodePoolsByReplicas, params.conditionSummary], [
-      ['production', 'tier-1', 'us-east'],
-      ['worker-pool'],
-      ['infra-pool', 'worker-pool'],
-      ['Reconciled', 'False', 'Provisioned', 'True', 'Degraded', 'False'],
-    ]);
+    assert.deepEqual(
+      [params.sortedTags, params.firstNodePoolName, params.nodePoolsByReplicas, params.conditionSummary],
+      [
+        ['production', 'tier-1', 'us-east'],
+        ['worker-pool'],
+        ['infra-pool', 'worker-pool'],
+        ['Reconciled', 'False', 'Provisioned', 'True', 'Degraded', 'False'],
+      ],
+    );
   });
 
   it("charts/examples/kubernetes, mounted as its values.yaml mounts it: with the chart's base_url both are at generation 77; without one the API answers {} and the manifest cannot render (missingkey=error)", async () => {
@@ -200,10 +280,13 @@ describe('reconcile-shadow recreations --dry-run-event', () => {
       'namespace Namespace /abc123-k8s: skip (upstream dry run: update) generation 77 unchanged',
       'helloWorldJob Job abc123-k8s/hello-world-job: skip (upstream dry run: update) generation 77 unchanged',
     ]);
-    assert.deepEqual(await dryRun(task, join(DRY, 'dryrun-delete-api-responses.json'), join(chart, 'dryrun-discovery.json'), join(chart, 'adapter-config.yaml')), [
-      'namespace Namespace /abc123-k8s: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
-      'helloWorldJob Job abc123-k8s/hello-world-job: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
-    ]);
+    assert.deepEqual(
+      await dryRun(task, join(DRY, 'dryrun-delete-api-responses.json'), join(chart, 'dryrun-discovery.json'), join(chart, 'adapter-config.yaml')),
+      [
+        'namespace Namespace /abc123-k8s: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
+        'helloWorldJob Job abc123-k8s/hello-world-job: delete (upstream dry run: delete) lifecycle.delete.when evaluated to true',
+      ],
+    );
     const noBase = await dryRun(task, join(DRY, 'dryrun-api-responses.json'), join(chart, 'dryrun-discovery.json'));
     assert.match(noBase[0]!, /^namespace Namespace null\/null: error .* map has no entry for key "generation"$/);
   });
@@ -217,16 +300,40 @@ describe('reconcile-shadow recreations --dry-run-event', () => {
 
   it('Maestro: the ManifestWork is found within its consumer and compared by generation (maestroclient/client.go ApplyResource, GetResource)', async () => {
     const maestro = join(DRY, 'maestro');
-    assert.deepEqual(await dryRun(join(maestro, 'dryrun-maestro-adapter-task-config.yaml'), join(DRY, 'dryrun-api-responses.json'), join(maestro, 'dryrun-maestro-discovery.json'), join(DRY, 'dryrun-maestro-adapter-config.yaml')), [
-      'resource0 ManifestWork cluster1/manifestwork-symbol000: skip (upstream dry run: update) generation 5 unchanged',
-    ]);
+    assert.deepEqual(
+      await dryRun(
+        join(maestro, 'dryrun-maestro-adapter-task-config.yaml'),
+        join(DRY, 'dryrun-api-responses.json'),
+        join(maestro, 'dryrun-maestro-discovery.json'),
+        join(DRY, 'dryrun-maestro-adapter-config.yaml'),
+      ),
+      ['resource0 ManifestWork cluster1/manifestwork-symbol000: skip (upstream dry run: update) generation 5 unchanged'],
+    );
     // Its nested discoveries are found inside the discovered ManifestWork (manifest/generation.go DiscoverNestedManifest).
-    const r = await run(['--task-config', join(maestro, 'dryrun-maestro-adapter-task-config.yaml'), '--adapter-config', join(DRY, 'dryrun-maestro-adapter-config.yaml'), '--dry-run-event', join(DRY, 'event.json'), '--dry-run-api-responses', join(DRY, 'dryrun-api-responses.json'), '--dry-run-discovery', join(maestro, 'dryrun-maestro-discovery.json'), '--format', 'json']);
+    const r = await run([
+      '--task-config',
+      join(maestro, 'dryrun-maestro-adapter-task-config.yaml'),
+      '--adapter-config',
+      join(DRY, 'dryrun-maestro-adapter-config.yaml'),
+      '--dry-run-event',
+      join(DRY, 'event.json'),
+      '--dry-run-api-responses',
+      join(DRY, 'dryrun-api-responses.json'),
+      '--dry-run-discovery',
+      join(maestro, 'dryrun-maestro-discovery.json'),
+      '--format',
+      'json',
+    ]);
     assert.deepEqual((JSON.parse(r.stdout) as { event: { discovered: string[] } }).event.discovered, ['resource0', 'namespace0', 'configmap0']);
   });
 
   it('refuses the invalid upstream fixture at load, as the adapter does (exit 3)', async () => {
-    const r = await run(['--task-config', join(DRY, 'kubernetes/dryrun-kubernetes-adatepr-task-config-invalid.yaml'), '--dry-run-event', join(DRY, 'event.json')]);
+    const r = await run([
+      '--task-config',
+      join(DRY, 'kubernetes/dryrun-kubernetes-adatepr-task-config-invalid.yaml'),
+      '--dry-run-event',
+      join(DRY, 'event.json'),
+    ]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /preconditions\[0\]\.name: "bad-cel": must start with lowercase letter/);
     assert.match(r.stderr, /undefined template variable "nonExistentVariable"/);

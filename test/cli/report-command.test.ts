@@ -40,7 +40,10 @@ describe('reconcile-shadow report', () => {
   it('--format markdown: the same verdict and reasons, to paste into a review', async () => {
     const r = await report(['--model', MODEL, '--journal', JOURNAL, '--format', 'markdown']);
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /^# reconcile-shadow: switch readiness\n\n## postgrescluster \(model database-operator\)\n\n\*\*⚠️ INCONCLUSIVE\*\*: Inconclusive: not enough evidence over 5 attempts from 3 objects over 1m00s/);
+    assert.match(
+      r.stdout,
+      /^# reconcile-shadow: switch readiness\n\n## postgrescluster \(model database-operator\)\n\n\*\*⚠️ INCONCLUSIVE\*\*: Inconclusive: not enough evidence over 5 attempts from 3 objects over 1m00s/,
+    );
     assert.match(
       r.stdout,
       /\n- no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it \(a canary\)\n- too little to compare with: 5 attempts on 3 objects ran the sequential loop \(1,000 attempts and 10 objects needed\)\n- the sequential loop ran attempts in 1 of the 24 hours of the day \(24 needed; none at 00h, .*, 23h UTC\)\n/,
@@ -60,11 +63,27 @@ describe('reconcile-shadow report', () => {
   it('--thresholds and --threshold: a YAML file replaces the defaults it names, each flag after it', async () => {
     const thresholds = join(dir, 'thresholds.yaml');
     writeFileSync(thresholds, 'minAttempts: 5\nminObjects: 3\nminWindowMs: 1m\nmaterialFailures: 1\nminHoursOfDay: 1\n');
-    const r = await report(['--model', MODEL, '--journal', JOURNAL, '--format', 'markdown', '--thresholds', thresholds, '--threshold', 'minObjects=1', '--threshold', 'falseDiscoveryRate=0.01']);
+    const r = await report([
+      '--model',
+      MODEL,
+      '--journal',
+      JOURNAL,
+      '--format',
+      'markdown',
+      '--thresholds',
+      thresholds,
+      '--threshold',
+      'minObjects=1',
+      '--threshold',
+      'falseDiscoveryRate=0.01',
+    ]);
     assert.equal(r.code, 0);
     // Enough sequential traffic now, but nothing ran the phased loop: that alone holds the verdict.
     const reasons = [...r.stdout.matchAll(/^- (.+)$/gm)].map((m) => m[1]).slice(0, 2);
-    assert.deepEqual(reasons, ['no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it (a canary)', 'sequential: 5 attempts from 3 objects over 1m00s; phased: no attempt; 0 objects seen under both']);
+    assert.deepEqual(reasons, [
+      'no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it (a canary)',
+      'sequential: 5 attempts from 3 objects over 1m00s; phased: no attempt; 0 objects seen under both',
+    ]);
     assert.match(r.stdout, /\| minWindow \| 1m00s \| observation window per loop before ready, with one resync interval of slack \(0: none\) \|/);
     // minWindowMs is the old spelling of minWindow: still read, with a warning naming the new key.
     assert.equal(r.stderr, `${thresholds}:3 minWindowMs: deprecated: write minWindow: 1m\n`);
@@ -106,11 +125,20 @@ describe('reconcile-shadow report', () => {
     assert.ok(decisionsSchema(json), JSON.stringify(decisionsSchema.errors?.slice(0, 5)));
     const c = json.controllers[0]!;
     assert.equal(c.verdict, 'not-ready');
-    assert.deepEqual(c.loopComparison.filter((o) => o.finding === 'worse-under-phased').map((o) => o.operation), [plant.op]);
+    assert.deepEqual(
+      c.loopComparison.filter((o) => o.finding === 'worse-under-phased').map((o) => o.operation),
+      [plant.op],
+    );
     assert.ok(c.loopComparison[0]!.sequential.runs > 0 && c.loopComparison[0]!.phased.runs > 0);
     assert.ok(c.ordering.length > 0 && c.ordering.every((p) => ['dependent', 'safe', 'inconclusive'].includes(p.finding)));
-    assert.deepEqual(c.classification.filter((g) => g.finding === 'should-be-critical'), []);
-    assert.deepEqual(c.rollout.fixFirst.map((f) => f.subject), [plant.op]);
+    assert.deepEqual(
+      c.classification.filter((g) => g.finding === 'should-be-critical'),
+      [],
+    );
+    assert.deepEqual(
+      c.rollout.fixFirst.map((f) => f.subject),
+      [plant.op],
+    );
     assert.equal(c.rollout.perDayBasis, 'measured');
   });
 
@@ -136,7 +164,12 @@ describe('reconcile-shadow report', () => {
     const r = await report(['--model', MODEL, '--journal', journal, '--format', 'markdown']);
     assert.equal(r.code, 0);
     assert.equal(r.stderr, `${journal}:6: invalid_record: time: "yesterday" is not an RFC 3339 time\n`);
-    assert.match(r.stdout, new RegExp(`### Input\\n\\n1 input lines rejected \\(invalid_record: 1\\); the first: ${journal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6 invalid_record\\n`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `### Input\\n\\n1 input lines rejected \\(invalid_record: 1\\); the first: ${journal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6 invalid_record\\n`,
+      ),
+    );
   });
 
   it('usage, model and input errors have their own exit codes', async () => {

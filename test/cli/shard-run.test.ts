@@ -51,7 +51,10 @@ describe('a shard reading a journal file in chunks', function () {
 
   it('reads every line as the file holds it, a last line without a newline included', () => {
     const got: string[] = [];
-    const splitter = new LineSplitter({ line: (text, lineNo) => got.push(`${lineNo} ${text}`), tooLong: (lineNo, bytes) => got.push(`${lineNo} too long: ${bytes}`) });
+    const splitter = new LineSplitter({
+      line: (text, lineNo) => got.push(`${lineNo} ${text}`),
+      tooLong: (lineNo, bytes) => got.push(`${lineNo} too long: ${bytes}`),
+    });
     for (const chunk of fileChunks(file)) splitter.push(chunk);
     splitter.end();
     const want = readFileSync(file, 'utf8')
@@ -68,7 +71,18 @@ describe('a shard reading a journal file in chunks', function () {
     assert.deepEqual(whole.partial.input.rejectedByReason, { invalid_json: 1, invalid_record: 1, line_too_long: 1 });
     for (const count of [2, 3]) {
       const parts = await Promise.all(Array.from({ length: count }, (_, index) => runShard({ ...spec, worker: { index, count } }, io)));
-      assert.equal(JSON.stringify(encodePartial(mergeParts(parts.map((p) => p.partial), whole.partial.inputs))), JSON.stringify(encodePartial(whole.partial)), `${count} workers`);
+      assert.equal(
+        JSON.stringify(
+          encodePartial(
+            mergeParts(
+              parts.map((p) => p.partial),
+              whole.partial.inputs,
+            ),
+          ),
+        ),
+        JSON.stringify(encodePartial(whole.partial)),
+        `${count} workers`,
+      );
       assert.deepEqual(
         parts.flatMap((p) => p.echoed).sort((a, b) => a.position - b.position),
         whole.echoed,

@@ -22,7 +22,10 @@ describe('analysis in shards and workers', function () {
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'shards-'));
-    const lines = gunzipSync(readFileSync(join(REAL, 'phased.journal.jsonl.gz'))).toString('utf8').trim().split('\n');
+    const lines = gunzipSync(readFileSync(join(REAL, 'phased.journal.jsonl.gz')))
+      .toString('utf8')
+      .trim()
+      .split('\n');
     // 120 bad lines among the good ones: more than the 100 echoed on stderr.
     const bad = (i: number): string =>
       [
@@ -61,12 +64,20 @@ describe('analysis in shards and workers', function () {
     const one = await runCli(['analyze', '--model', MODEL, '--journal', empty]);
     assert.deepEqual([one.code, one.stderr], [5, `nothing analysed: ${empty} holds no attempt\n`]);
     same(await runCli(['analyze', '--model', MODEL, '--journal', empty, '--workers', '2']), one, 'analyze --workers 2');
-    same(await runCli(['report', '--model', MODEL, '--journal', empty, '--workers', '2']), await runCli(['report', '--model', MODEL, '--journal', empty]), 'report --workers 2');
+    same(
+      await runCli(['report', '--model', MODEL, '--journal', empty, '--workers', '2']),
+      await runCli(['report', '--model', MODEL, '--journal', empty]),
+      'report --workers 2',
+    );
     const partial = await runCli(['analyze', '--model', MODEL, '--journal', empty, '--shard', '1/2', '--format', 'partial']);
     assert.deepEqual([partial.code, partial.stderr], [0, '']);
     const part = join(dir, 'empty.partial.json');
     writeFileSync(part, partial.stdout);
-    assert.deepEqual(await runCli(['merge', part, '--format', 'json']), { code: 5, stdout: '', stderr: `journal ${empty}: shard 0 of 2 not merged: the report covers part of its objects\nnothing analysed: ${empty} holds no attempt\n` });
+    assert.deepEqual(await runCli(['merge', part, '--format', 'json']), {
+      code: 5,
+      stdout: '',
+      stderr: `journal ${empty}: shard 0 of 2 not merged: the report covers part of its objects\nnothing analysed: ${empty} holds no attempt\n`,
+    });
   });
 
   it('a journal that cannot be read: --workers 2 says so as one run does', async () => {
@@ -114,12 +125,18 @@ describe('analysis in shards and workers', function () {
     const shard = join(dir, 'half.json');
     writeFileSync(shard, r.stdout);
     const twice = await runCli(['merge', shard, shard]);
-    assert.deepEqual([twice.code, twice.stderr], [1, `cannot merge ${shard}: both partials analysed journal ${journal}: both cover shard 1 of 2; merging them would count those objects twice\n`]);
+    assert.deepEqual(
+      [twice.code, twice.stderr],
+      [1, `cannot merge ${shard}: both partials analysed journal ${journal}: both cover shard 1 of 2; merging them would count those objects twice\n`],
+    );
     const summary = join(dir, 'summary.json');
     writeFileSync(summary, (await runCli(['analyze', '--model', MODEL, '--journal', journal, '--format', 'json'])).stdout);
     const notPartial = await runCli(['merge', summary]);
     assert.equal(notPartial.code, 1);
-    assert.match(notPartial.stderr, /^not a partial summary: .*summary\.json: schema: expected "reconcile-shadow\/partial\/v1", got "reconcile-shadow\/summary\/v1"/);
+    assert.match(
+      notPartial.stderr,
+      /^not a partial summary: .*summary\.json: schema: expected "reconcile-shadow\/partial\/v1", got "reconcile-shadow\/summary\/v1"/,
+    );
     assert.equal((await runCli(['merge'])).code, 2);
     assert.equal((await runCli(['merge', shard, '--format', 'table'])).code, 2);
     assert.match((await runCli(['merge', join(dir, 'missing.json')])).stderr, /^cannot read .*missing\.json: ENOENT/);
@@ -143,9 +160,18 @@ describe('analysis in shards and workers', function () {
 
   it('--workers: auto where the input can be split, and a usage error naming why where it cannot, as every bad argument is named', async () => {
     const cannot: [string[], RegExp][] = [
-      [['--journal', '-', '--workers', '2'], /^reconcile-shadow analyze: --workers 2: each worker reads the journal file itself, and stdin can be read only once \(give the file\); use --workers 1 \(or auto\)\n/],
-      [['--logs', join(REAL, 'sequential.operator.log.gz'), '--workers', '2'], /^reconcile-shadow analyze: --workers 2: a log is read in one pass \(an attempt spans lines\), by one worker; --shard i\/n splits its analysis among machines/],
-      [['--journal', journal, '--workers', '2', '--format', 'jsonl'], /^reconcile-shadow analyze: --workers 2: jsonl rows are written in input order, as each attempt is analysed/],
+      [
+        ['--journal', '-', '--workers', '2'],
+        /^reconcile-shadow analyze: --workers 2: each worker reads the journal file itself, and stdin can be read only once \(give the file\); use --workers 1 \(or auto\)\n/,
+      ],
+      [
+        ['--logs', join(REAL, 'sequential.operator.log.gz'), '--workers', '2'],
+        /^reconcile-shadow analyze: --workers 2: a log is read in one pass \(an attempt spans lines\), by one worker; --shard i\/n splits its analysis among machines/,
+      ],
+      [
+        ['--journal', journal, '--workers', '2', '--format', 'jsonl'],
+        /^reconcile-shadow analyze: --workers 2: jsonl rows are written in input order, as each attempt is analysed/,
+      ],
       [['--journal', journal, '--shard', '0/2', '--format', 'jsonl'], /^reconcile-shadow analyze: --shard: jsonl rows are written in input order/],
       [['--journal', journal, '--workers', 'many'], /^reconcile-shadow analyze: --workers "many": expected auto or a number from 1 to 64\n/],
       [['--journal', journal, '--shard', '2/2'], /^reconcile-shadow analyze: --shard "2\/2": expected i\/n with 0 <= i < n <= 65536/],

@@ -23,7 +23,8 @@ import {
 import { conflictText } from '../fixtures/logs/zap-writer.js';
 
 const LOGGED = new Set(['PayloadArch', 'ValidationGates']);
-const builderFor = (model: ReconcileModel): AttemptBuilder => new AttemptBuilder(model, { nonOperationErrors: HYPERSHIFT_OPERATOR.nonOperationErrors, loggedContinues: LOGGED });
+const builderFor = (model: ReconcileModel): AttemptBuilder =>
+  new AttemptBuilder(model, { nonOperationErrors: HYPERSHIFT_OPERATOR.nonOperationErrors, loggedContinues: LOGGED });
 const model = resolveModel('hypershift-hostedcluster');
 const builder = builderFor(model);
 const HCP_ERROR = 'failed to reconcile hostedcontrolplane: Internal error occurred: admission webhook denied';
@@ -37,7 +38,9 @@ const opsOf = (...names: string[]): string[] => groups.filter((g) => names.inclu
 const criticalGroups = groups.filter((g) => g.category === 'critical').map((g) => g.group);
 const phasedOrder = model.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : s.ops));
 /** Fail-fast steps whose error the phased loop goes on after without a log line: no line says whether they failed. */
-const silentInPhased = model.operations.filter((o) => !LOGGED.has(o.name) && failFastOps.includes(o.name) && [o.onError, ...o.errors.map((f) => f.onError)].some((e) => e?.phased === 'continue')).map((o) => o.name);
+const silentInPhased = model.operations
+  .filter((o) => !LOGGED.has(o.name) && failFastOps.includes(o.name) && [o.onError, ...o.errors.map((f) => f.onError)].some((e) => e?.phased === 'continue'))
+  .map((o) => o.name);
 const phasedClean = phasedOrder.filter((op) => !silentInPhased.includes(op));
 const failFastClean = failFastOps.filter((op) => !silentInPhased.includes(op));
 const before = (list: readonly string[], op: string): string[] => list.slice(0, list.indexOf(op));
@@ -72,7 +75,10 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
   describe('sequential loop', () => {
     it('successfully reconciled: every operation the sequential loop runs succeeded', () => {
       const b = build('sequential', { success: true });
-      assert.deepEqual(outcomes(b), sequentialOps.map((op) => `${op}=ok`));
+      assert.deepEqual(
+        outcomes(b),
+        sequentialOps.map((op) => `${op}=ok`),
+      );
       assert.equal(b.consistent, true);
     });
 
@@ -84,13 +90,19 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
 
     it("the Reconcile() wrapper's [err, conflict]: the operation's error counts, the conflict is never an outcome", () => {
       const b = build('sequential', { error: `[${KUBECONFIG_STATUS_ERROR}, ${CONFLICT}]`, errorCauses: [KUBECONFIG_STATUS_ERROR, CONFLICT] });
-      assert.deepEqual(outcomes(b), [...before(sequentialOps, 'KubeconfigStatus').map((op) => `${op}=ok`), `KubeconfigStatus=error(${KUBECONFIG_STATUS_ERROR})`]);
+      assert.deepEqual(outcomes(b), [
+        ...before(sequentialOps, 'KubeconfigStatus').map((op) => `${op}=ok`),
+        `KubeconfigStatus=error(${KUBECONFIG_STATUS_ERROR})`,
+      ]);
       assert.equal(b.nonOperation, 1);
       assert.deepEqual(b.unmapped, []);
     });
 
     it('a conflict after a clean run is one clean attempt; a conflict alone states nothing', () => {
-      assert.deepEqual(outcomes(build('sequential', { success: true, error: CONFLICT, errorCauses: [CONFLICT] })), sequentialOps.map((op) => `${op}=ok`));
+      assert.deepEqual(
+        outcomes(build('sequential', { success: true, error: CONFLICT, errorCauses: [CONFLICT] })),
+        sequentialOps.map((op) => `${op}=ok`),
+      );
       const alone = build('sequential', { error: CONFLICT, errorCauses: [CONFLICT] });
       assert.deepEqual([alone.operations, alone.consistent, alone.nonOperation], [[], true, 1]);
     });
@@ -105,45 +117,76 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
       assert.deepEqual([unwrapped.operations, unwrapped.unmapped[0]?.why], [[], 'no_format']);
       const shared = build('sequential', { error: SHARED_FORMAT_ERROR });
       // BubbleUpPreDeletionConds, Delete or PersistStatus: only the operations before the earliest are certain
-      assert.deepEqual(outcomes(shared), before(sequentialOps, 'BubbleUpPreDeletionConds').map((op) => `${op}=ok`));
+      assert.deepEqual(
+        outcomes(shared),
+        before(sequentialOps, 'BubbleUpPreDeletionConds').map((op) => `${op}=ok`),
+      );
       assert.equal(shared.ambiguous, true);
-      assert.deepEqual(shared.unmapped, [{ message: SHARED_FORMAT_ERROR, why: 'ambiguous', detail: "a format shared by BubbleUpPreDeletionConds, Delete, PersistStatus; the attempt's other lines do not say which" }]);
+      assert.deepEqual(shared.unmapped, [
+        {
+          message: SHARED_FORMAT_ERROR,
+          why: 'ambiguous',
+          detail: "a format shared by BubbleUpPreDeletionConds, Delete, PersistStatus; the attempt's other lines do not say which",
+        },
+      ]);
       const kms = build('sequential', { error: KMS_ARN_ERROR });
-      assert.deepEqual(outcomes(kms), before(sequentialOps, 'DereferenceAWSRoles').map((op) => `${op}=ok`), 'DereferenceAWSRoles or KMSRoleARNFromSecret');
+      assert.deepEqual(
+        outcomes(kms),
+        before(sequentialOps, 'DereferenceAWSRoles').map((op) => `${op}=ok`),
+        'DereferenceAWSRoles or KMSRoleARNFromSecret',
+      );
     });
 
     it('two operations in one error, or a phased-only text, do not fit the sequential loop', () => {
       const two = build('sequential', { error: `[${KUBECONFIG_STATUS_ERROR}, ${SSH_KEY_ERROR}]` });
-      assert.deepEqual([two.consistent, two.operations, two.inconsistency], [false, [], "the sequential loop returns one operation's error, but the text carries errors of KubeconfigStatus, SSHKeySync"]);
+      assert.deepEqual(
+        [two.consistent, two.operations, two.inconsistency],
+        [false, [], "the sequential loop returns one operation's error, but the text carries errors of KubeconfigStatus, SSHKeySync"],
+      );
       const critical = build('sequential', { error: `critical error: ${RELEASE_VERSION_ERROR}; blocked operations: [${PHASE_8B_BLOCKED}]` });
-      assert.deepEqual([critical.consistent, critical.inconsistency], [false, 'a phased-loop line (its summary, or "critical error: …") in a sequential attempt']);
+      assert.deepEqual(
+        [critical.consistent, critical.inconsistency],
+        [false, 'a phased-loop line (its summary, or "critical error: …") in a sequential attempt'],
+      );
     });
   });
 
   describe('phased loop', () => {
     it('successfully reconciled: every operation placed in the phased loop succeeded', () => {
-      assert.deepEqual(outcomes(build('phased', { success: true })), phasedClean.map((op) => `${op}=ok`));
+      assert.deepEqual(
+        outcomes(build('phased', { success: true })),
+        phasedClean.map((op) => `${op}=ok`),
+      );
     });
 
     it('a lone error on a fail-fast step: the fail-fast steps before it succeeded, nothing else is stated', () => {
-      assert.deepEqual(outcomes(build('phased', { error: GRACE_PERIOD_ERROR })), [...before(failFastOps, 'ParseDestroyGracePeriod').map((op) => `${op}=ok`), `ParseDestroyGracePeriod=error(${GRACE_PERIOD_ERROR})`]);
+      assert.deepEqual(outcomes(build('phased', { error: GRACE_PERIOD_ERROR })), [
+        ...before(failFastOps, 'ParseDestroyGracePeriod').map((op) => `${op}=ok`),
+        `ParseDestroyGracePeriod=error(${GRACE_PERIOD_ERROR})`,
+      ]);
       const status = build('phased', { error: KUBECONFIG_STATUS_ERROR });
-      assert.deepEqual(outcomes(status), [...before(failFastOps, 'KubeconfigStatus').map((op) => `${op}=ok`), `KubeconfigStatus=error(${KUBECONFIG_STATUS_ERROR})`]);
+      assert.deepEqual(outcomes(status), [
+        ...before(failFastOps, 'KubeconfigStatus').map((op) => `${op}=ok`),
+        `KubeconfigStatus=error(${KUBECONFIG_STATUS_ERROR})`,
+      ]);
       // shared by GetHCP and PauseCheck: only what both readings agree on (nothing comes before GetHCP)
       assert.deepEqual(outcomes(build('phased', { error: GET_HCP_ERROR })), []);
     });
 
     it('no critical failure, [e1, e2] (no summary line: logSummary() is empty): the mapped ops failed, every other op succeeded', () => {
       const b = build('phased', { error: `[${SSH_KEY_GET_ERROR}, ${CPO_ERROR}]`, errorCauses: [SSH_KEY_GET_ERROR, CPO_ERROR] });
-      assert.deepEqual(outcomes(b), inPhasedOrder({ ...okAll(phasedClean), SSHKeySync: `error(${SSH_KEY_GET_ERROR})`, ControlPlaneOperator: `error(${CPO_ERROR})` }));
+      assert.deepEqual(
+        outcomes(b),
+        inPhasedOrder({ ...okAll(phasedClean), SSHKeySync: `error(${SSH_KEY_GET_ERROR})`, ControlPlaneOperator: `error(${CPO_ERROR})` }),
+      );
     });
 
-    it('an unknown element without a critical failure is a non-critical group\'s: critical groups succeeded, non-critical ones are unknown', () => {
+    it("an unknown element without a critical failure is a non-critical group's: critical groups succeeded, non-critical ones are unknown", () => {
       const b = build('phased', { error: `[${SSH_KEY_GET_ERROR}, ${UNWRAPPED_ERROR}]`, errorCauses: [SSH_KEY_GET_ERROR, UNWRAPPED_ERROR] });
       assert.deepEqual(outcomes(b), inPhasedOrder({ ...okAll([...failFastClean, ...opsOf(...criticalGroups)]), SSHKeySync: `error(${SSH_KEY_GET_ERROR})` }));
     });
 
-    it('an unknown lone error may be any step\'s: nothing is stated', () => {
+    it("an unknown lone error may be any step's: nothing is stated", () => {
       assert.deepEqual(build('phased', { error: UNWRAPPED_ERROR }).operations, []);
     });
 
@@ -175,20 +218,29 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
     it('the summary alone (its Reconciler error sampled away): a failed one-operation group is its operation', () => {
       const b = build('phased', { summary: `critical failures: [ReleaseImageVersion]; blocked operations: [${PHASE_8B_BLOCKED}]` });
       const others = criticalGroups.filter((g) => g !== 'ReleaseImageVersion' && !skipWhenBlocked.includes(g));
-      assert.deepEqual(outcomes(b), inPhasedOrder({ ...okAll([...failFastClean, ...opsOf(...others)]), ...skipAll(opsOf(...skipWhenBlocked)), ReleaseImageVersion: 'error' }));
+      assert.deepEqual(
+        outcomes(b),
+        inPhasedOrder({ ...okAll([...failFastClean, ...opsOf(...others)]), ...skipAll(opsOf(...skipWhenBlocked)), ReleaseImageVersion: 'error' }),
+      );
       const multi = build('phased', { summary: `critical failures: [CPOImageAndNamespace]; blocked operations: [${ALL_BLOCKED}]` });
       assert.ok(!outcomes(multi).some((o) => opsOf('CPOImageAndNamespace').some((op) => o.startsWith(`${op}=`))));
     });
 
     it('a blocked list must be the blockable groups after the first critical failure', () => {
       const late = build('phased', { error: `critical error: ${RELEASE_VERSION_ERROR}; blocked operations: [${ALL_BLOCKED}]` });
-      assert.deepEqual([late.consistent, late.inconsistency], [false, `blocked groups [${ALL_BLOCKED}] are not the blockable groups after the first critical failure`]);
+      assert.deepEqual(
+        [late.consistent, late.inconsistency],
+        [false, `blocked groups [${ALL_BLOCKED}] are not the blockable groups after the first critical failure`],
+      );
       assert.equal(build('phased', { error: `critical error: ${RELEASE_VERSION_ERROR}; blocked operations: [${PHASE_8B_BLOCKED}]` }).consistent, true);
     });
 
-    it("a text at odds with its shape fits no reading: a critical group's error without \"critical error:\", a fail-fast step's in an aggregate", () => {
+    it('a text at odds with its shape fits no reading: a critical group\'s error without "critical error:", a fail-fast step\'s in an aggregate', () => {
       const bare = build('phased', { error: PULL_SECRET_SYNC_ERROR });
-      assert.deepEqual([bare.consistent, bare.inconsistency], [false, 'PullSecretSync is in critical group PullSecretSync, whose failure would make the text "critical error: …"']);
+      assert.deepEqual(
+        [bare.consistent, bare.inconsistency],
+        [false, 'PullSecretSync is in critical group PullSecretSync, whose failure would make the text "critical error: …"'],
+      );
       const nonCritical = build('phased', { error: `critical error: ${SSH_KEY_GET_ERROR}` });
       assert.equal(nonCritical.inconsistency, 'SSHKeySync is in non-critical group SSHKeySync, and a critical failure drops non-critical errors from the text');
       const failFast = build('phased', { error: `[${GET_HCP_ERROR}, ${SSH_KEY_GET_ERROR}]`, errorCauses: [GET_HCP_ERROR, SSH_KEY_GET_ERROR] });
@@ -196,7 +248,10 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
     });
 
     it('names in the blocked or critical lists that the model does not know are reported', () => {
-      const b = build('phased', { summary: 'critical failures: [NoSuchGroup]; blocked operations: [Elsewhere]', error: `critical error: ${RELEASE_VERSION_ERROR}; blocked operations: [Elsewhere]` });
+      const b = build('phased', {
+        summary: 'critical failures: [NoSuchGroup]; blocked operations: [Elsewhere]',
+        error: `critical error: ${RELEASE_VERSION_ERROR}; blocked operations: [Elsewhere]`,
+      });
       assert.deepEqual(b.unknownNames, [
         { list: 'blocked operations', name: 'Elsewhere' },
         { list: 'critical failures', name: 'NoSuchGroup' },
@@ -208,7 +263,10 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
     const REFERENCED = 'failed to set referenced resource annotation: secrets "hc-1-etcd-encryption-key" not found';
 
     it('the summary names the failed critical group: the shared message is settled on it', () => {
-      const b = build('phased', { summary: `critical failures: [SecretEncryptionSync]; blocked operations: [${ALL_BLOCKED}]`, error: `critical error: ${REFERENCED}; blocked operations: [${ALL_BLOCKED}]` });
+      const b = build('phased', {
+        summary: `critical failures: [SecretEncryptionSync]; blocked operations: [${ALL_BLOCKED}]`,
+        error: `critical error: ${REFERENCED}; blocked operations: [${ALL_BLOCKED}]`,
+      });
       assert.deepEqual([b.resolved, b.ambiguous], [true, false]);
       assert.ok(outcomes(b).includes(`SecretEncryptionSync=error(${REFERENCED})`));
       assert.ok(outcomes(b).includes('PullSecretSync=ok'));
@@ -225,23 +283,25 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
     it('in a non-critical text the critical candidates are ruled out by the shape', () => {
       const b = build('phased', { error: REFERENCED });
       assert.deepEqual([b.ambiguous, b.consistent], [true, true]);
-      assert.ok(outcomes(b).includes('PullSecretSync=ok') && outcomes(b).includes('SecretEncryptionSync=ok'), 'a critical group that failed would have made the text critical');
+      assert.ok(
+        outcomes(b).includes('PullSecretSync=ok') && outcomes(b).includes('SecretEncryptionSync=ok'),
+        'a critical group that failed would have made the text critical',
+      );
     });
   });
 
   describe('which loop the lines prove (auto)', () => {
-
     it('a summary line, a critical text or errors of two operations exist only in the phased loop', () => {
       assert.equal(proves({ summary: `critical failures: [ReleaseImageVersion]; blocked operations: [${PHASE_8B_BLOCKED}]` }), 'phased');
       assert.equal(proves({ error: `critical error: ${RELEASE_VERSION_ERROR}; blocked operations: [${PHASE_8B_BLOCKED}]` }), 'phased');
       assert.equal(proves({ error: `[${SSH_KEY_GET_ERROR}, ${CPO_ERROR}]`, errorCauses: [SSH_KEY_GET_ERROR, CPO_ERROR] }), 'phased');
     });
 
-    it('an error and the wrapper\'s conflict are not two operations\' errors: no proof', () => {
+    it("an error and the wrapper's conflict are not two operations' errors: no proof", () => {
       assert.equal(proves({ error: `[${SSH_KEY_GET_ERROR}, ${CONFLICT}]`, errorCauses: [SSH_KEY_GET_ERROR, CONFLICT] }), 'none');
     });
 
-    it("a critical group's error without \"critical error:\" can only be the sequential loop's", () => {
+    it('a critical group\'s error without "critical error:" can only be the sequential loop\'s', () => {
       assert.equal(proves({ error: PULL_SECRET_BYTES_ERROR }), 'sequential');
     });
 
@@ -257,7 +317,15 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
 
     it('per-loop effects from the model: an error the loop goes on after proves the loop where it does', () => {
       // PayloadArch fails, goes on (phased), and its consequence stops the loop at the gates
-      assert.equal(proves({ progress: [{ op: 'PayloadArch', outcome: 'error', error: PAYLOAD_ARCH_ERROR }, { op: 'ValidationGates', outcome: 'stop' }] }), 'phased');
+      assert.equal(
+        proves({
+          progress: [
+            { op: 'PayloadArch', outcome: 'error', error: PAYLOAD_ARCH_ERROR },
+            { op: 'ValidationGates', outcome: 'stop' },
+          ],
+        }),
+        'phased',
+      );
       // the SecretNotFound gate only logs in the phased loop, and returns the message in the legacy loop
       assert.equal(proves({ success: true, progress: [{ op: 'ValidationGates', outcome: 'error', error: PULL_SECRET_UNAVAILABLE }] }), 'phased');
       assert.equal(proves({ error: PULL_SECRET_UNAVAILABLE }), 'sequential');
@@ -269,8 +337,18 @@ describe('AttemptBuilder: what the lines of one attempt prove', () => {
     it('an error the loop went on after is stated; an operation that may fail without a trace is left out', () => {
       const b = build('phased', { success: true, progress: [{ op: 'ValidationGates', outcome: 'error', error: PULL_SECRET_UNAVAILABLE }] });
       assert.deepEqual(outcomes(b), inPhasedOrder({ ...okAll(phasedClean), ValidationGates: `error(${PULL_SECRET_UNAVAILABLE})` }));
-      const arch = build('phased', { progress: [{ op: 'PayloadArch', outcome: 'error', error: PAYLOAD_ARCH_ERROR }, { op: 'ValidationGates', outcome: 'stop' }] });
-      assert.deepEqual(outcomes(arch), [...before(failFastOps, 'ValidationGates').filter((op) => !silentInPhased.includes(op)).map((op) => `${op}=${op === 'PayloadArch' ? `error(${PAYLOAD_ARCH_ERROR})` : 'ok'}`), 'ValidationGates=stop']);
+      const arch = build('phased', {
+        progress: [
+          { op: 'PayloadArch', outcome: 'error', error: PAYLOAD_ARCH_ERROR },
+          { op: 'ValidationGates', outcome: 'stop' },
+        ],
+      });
+      assert.deepEqual(outcomes(arch), [
+        ...before(failFastOps, 'ValidationGates')
+          .filter((op) => !silentInPhased.includes(op))
+          .map((op) => `${op}=${op === 'PayloadArch' ? `error(${PAYLOAD_ARCH_ERROR})` : 'ok'}`),
+        'ValidationGates=stop',
+      ]);
       const sampled = build('phased', { success: true, incomplete: true });
       assert.ok(!outcomes(sampled).some((o) => o.startsWith('PayloadArch=') || o.startsWith('ValidationGates=')), 'its log line may be what was sampled away');
     });

@@ -44,7 +44,9 @@ describe('ErrorMapper: a message to the operations whose outermost format matche
     // the phased CPO step wraps DefaultIngressDomain's error; ControlPlaneOperator's own format describes it too
     const message = 'failed to reconcile control plane operator: failed to determine default ingress domain: ingresses.config.openshift.io "cluster" not found';
     assert.deepEqual(ops(builtin, message), ['DefaultIngressDomain', 'ControlPlaneOperator']);
-    assert.deepEqual(ops(builtin, 'failed to reconcile control plane operator: deployments.apps "control-plane-operator" is forbidden'), ['ControlPlaneOperator']);
+    assert.deepEqual(ops(builtin, 'failed to reconcile control plane operator: deployments.apps "control-plane-operator" is forbidden'), [
+      'ControlPlaneOperator',
+    ]);
     // legacy: the SecretNotFound gate returns the condition's message, which PayloadArch's own error can also be
     assert.deepEqual(ops(builtin, 'pull secret unavailable: expected .dockerconfigjson key in secret "pull-secret"'), ['PayloadArch', 'ValidationGates']);
     const mapper = twoOps('failed to reconcile %s: %w', 'failed to reconcile %s secret provider class: %w');
@@ -86,9 +88,19 @@ describe('ErrorMapper: a message to the operations whose outermost format matche
 
   it('takes apart aggregate() and logSummary() texts', () => {
     const [e1, e2] = ['failed to get pull secret: x', 'failed to get pull secret clusters/ps: y'];
-    assert.deepEqual(parseReconcileError(`critical error: [${e1}, ${e2}]; blocked operations: [A, B]`, builtin), { critical: true, errors: [e1, e2], blocked: ['A', 'B'] });
-    assert.deepEqual(parseReconcileError('critical error: failed to parse release image version: x', builtin), { critical: true, errors: ['failed to parse release image version: x'] });
-    assert.deepEqual(parseReconcileError('failed to reconcile network policies: x', builtin), { critical: false, errors: ['failed to reconcile network policies: x'] });
+    assert.deepEqual(parseReconcileError(`critical error: [${e1}, ${e2}]; blocked operations: [A, B]`, builtin), {
+      critical: true,
+      errors: [e1, e2],
+      blocked: ['A', 'B'],
+    });
+    assert.deepEqual(parseReconcileError('critical error: failed to parse release image version: x', builtin), {
+      critical: true,
+      errors: ['failed to parse release image version: x'],
+    });
+    assert.deepEqual(parseReconcileError('failed to reconcile network policies: x', builtin), {
+      critical: false,
+      errors: ['failed to reconcile network policies: x'],
+    });
     assert.deepEqual(parseLogSummary('critical failures: [PullSecretSync]; blocked operations: [X, Y]'), { critical: ['PullSecretSync'], blocked: ['X', 'Y'] });
   });
 });
@@ -103,7 +115,9 @@ describe('ErrorMapper.mapEach: every selection of formats mapped with one pass o
   function messages(): string[] {
     const out = new Set<string>();
     for (const log of ['real/sequential.operator.log.gz', 'real/phased.operator.log.gz']) {
-      for (const line of gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs', log))).toString('utf8').split('\n')) {
+      for (const line of gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs', log)))
+        .toString('utf8')
+        .split('\n')) {
         if (!line.startsWith('{')) continue;
         const { error } = JSON.parse(line) as { error?: unknown };
         if (typeof error === 'string') out.add(error);
@@ -124,7 +138,11 @@ describe('ErrorMapper.mapEach: every selection of formats mapped with one pass o
       const [sequential, phased] = builtin.mapEach(message, [(f) => inLoop(f, 'sequential'), (f) => inLoop(f, 'phased')]);
       assert.deepEqual(sequential, perLoop.sequential.map(message), message);
       assert.deepEqual(phased, perLoop.phased.map(message), message);
-      assert.deepEqual(builtin.map(message, (f) => inLoop(f, 'phased')), phased, message);
+      assert.deepEqual(
+        builtin.map(message, (f) => inLoop(f, 'phased')),
+        phased,
+        message,
+      );
       if (sequential.length + phased.length > 0) matched++;
     }
     // the corpus exercises the mapping: most of it maps, and the real logs gave their own texts
@@ -148,8 +166,14 @@ describe('ErrorMapper.mapEach: every selection of formats mapped with one pass o
     const message = 'failed to reconcile hostedcontrolplane: failed to reconcile kms secret: boom';
     const [sequential, phased] = new ErrorMapper(m).mapEach(message, [(f) => inLoop(f, 'sequential'), (f) => inLoop(f, 'phased')]);
     // the sequential loop has only Secret's format, whose %s swallows the outer layer: still its reading
-    assert.deepEqual(sequential!.map((x) => x.operation), ['Secret']);
-    assert.deepEqual(phased!.map((x) => x.operation), ['HCP']);
+    assert.deepEqual(
+      sequential!.map((x) => x.operation),
+      ['Secret'],
+    );
+    assert.deepEqual(
+      phased!.map((x) => x.operation),
+      ['HCP'],
+    );
   });
 });
 
@@ -157,10 +181,20 @@ describe('NonOperationErrors: errors that are no operation’s, by shape', () =>
   const nonOperation = new NonOperationErrors(HYPERSHIFT_OPERATOR.nonOperationErrors);
 
   it("recognises the Reconcile() wrapper's status-update conflict and Get, not an operation's own conflicts", () => {
-    assert.equal(nonOperation.matches('Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "hc-1": the object has been modified; please apply your changes to the latest version and try again'), true);
+    assert.equal(
+      nonOperation.matches(
+        'Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "hc-1": the object has been modified; please apply your changes to the latest version and try again',
+      ),
+      true,
+    );
     assert.equal(nonOperation.matches('failed to get cluster "clusters/hc-1": context deadline exceeded'), true);
     assert.equal(nonOperation.matches('hostedclusters.hypershift.openshift.io "hc-1" not found'), true);
     assert.equal(nonOperation.matches('Operation cannot be fulfilled on secrets "hc-1-kubeconfig": the object has been modified'), false);
-    assert.equal(nonOperation.matches('failed to update status: Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "hc-1": the object has been modified'), false);
+    assert.equal(
+      nonOperation.matches(
+        'failed to update status: Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "hc-1": the object has been modified',
+      ),
+      false,
+    );
   });
 });

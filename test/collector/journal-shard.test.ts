@@ -81,23 +81,32 @@ async function read(text: string, owns?: (lineNo: number, bytes: Buffer | undefi
 /** Journal-ish lines: the writer's, keys reordered or repeated, values escaped, other JSON, and no JSON at all. */
 const objects = ['clusters/a', 'clusters/b', 'ns/é', 'clusters/"q"', 'x'];
 const lineArb = fc.oneof(
-  fc.record({ object: fc.constantFrom(...objects), model: fc.constantFrom('sequential', 'phased'), shape: fc.constantFrom('writer', 'reordered', 'spaced', 'escaped', 'repeated', 'renamed') }).map(({ object, model, shape }) => {
-    const record = { time: '2026-11-29T10:00:00Z', controller: 'hostedcluster', object, model, operations: [] };
-    switch (shape) {
-      case 'writer':
-        return JSON.stringify(record);
-      case 'reordered':
-        return JSON.stringify({ object, model, operations: [], controller: 'hostedcluster', time: record.time });
-      case 'spaced':
-        return JSON.stringify(record, null, 1).replace(/\n/g, ' ');
-      case 'escaped':
-        return JSON.stringify(record).replace(/"object":"([^"]*)"/, (_m, v: string) => `"object":"${[...v].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`);
-      case 'repeated':
-        return JSON.stringify(record).replace(/}$/, `,"object":${JSON.stringify(object)}}`);
-      default:
-        return JSON.stringify(record).replace(/}$/, ',"object":"clusters/other"}');
-    }
-  }),
+  fc
+    .record({
+      object: fc.constantFrom(...objects),
+      model: fc.constantFrom('sequential', 'phased'),
+      shape: fc.constantFrom('writer', 'reordered', 'spaced', 'escaped', 'repeated', 'renamed'),
+    })
+    .map(({ object, model, shape }) => {
+      const record = { time: '2026-11-29T10:00:00Z', controller: 'hostedcluster', object, model, operations: [] };
+      switch (shape) {
+        case 'writer':
+          return JSON.stringify(record);
+        case 'reordered':
+          return JSON.stringify({ object, model, operations: [], controller: 'hostedcluster', time: record.time });
+        case 'spaced':
+          return JSON.stringify(record, null, 1).replace(/\n/g, ' ');
+        case 'escaped':
+          return JSON.stringify(record).replace(
+            /"object":"([^"]*)"/,
+            (_m, v: string) => `"object":"${[...v].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`,
+          );
+        case 'repeated':
+          return JSON.stringify(record).replace(/}$/, `,"object":${JSON.stringify(object)}}`);
+        default:
+          return JSON.stringify(record).replace(/}$/, ',"object":"clusters/other"}');
+      }
+    }),
   fc.json(),
   fc.string(),
   fc.constant(''),
@@ -144,7 +153,11 @@ describe('journal routing', () => {
     for (let w = 0; w < 3; w++) {
       const router = new JournalRouter({ index: 0, count: 1 }, { index: w, count: 3 });
       const decoded: number[] = [];
-      const splitter = new LineSplitter({ select: (bytes, lineNo) => router.owns(lineNo, bytes), line: (_t, lineNo) => decoded.push(lineNo), tooLong: () => assert.fail() });
+      const splitter = new LineSplitter({
+        select: (bytes, lineNo) => router.owns(lineNo, bytes),
+        line: (_t, lineNo) => decoded.push(lineNo),
+        tooLong: () => assert.fail(),
+      });
       splitter.push(Buffer.from(text));
       splitter.end();
       const mine = new Set(firstSight.filter((_, i) => i % 3 === w));

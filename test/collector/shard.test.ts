@@ -33,13 +33,22 @@ describe('shards by object', () => {
   it('reads --shard i/n, 0-based as a Job completion index, and names what it accepts', () => {
     assert.deepEqual(parseShard('0/4'), { index: 0, count: 4 });
     assert.deepEqual(parseShard('3/4'), { index: 3, count: 4 });
-    for (const bad of ['4/4', '1/0', '-1/3', '1', 'a/b', '1/2/3', '0/65537']) assert.throws(() => parseShard(bad), /--shard ".*": expected i\/n with 0 <= i < n <= 65536/);
+    for (const bad of ['4/4', '1/0', '-1/3', '1', 'a/b', '1/2/3', '0/65537'])
+      assert.throws(() => parseShard(bad), /--shard ".*": expected i\/n with 0 <= i < n <= 65536/);
     assert.equal(ownsHash({ index: 2, count: 4 }, 2122175058), true);
   });
 });
 
 describe('ShardSink: one shard of a source that reads the whole input', () => {
-  const attempt = (object: string): AttemptRecord => ({ time: '2026-11-29T10:00:00Z', timeMs: Date.parse('2026-11-29T10:00:00Z'), controller: 'hostedcluster', object, model: 'sequential', operations: [], origin: { source: 'logs' } });
+  const attempt = (object: string): AttemptRecord => ({
+    time: '2026-11-29T10:00:00Z',
+    timeMs: Date.parse('2026-11-29T10:00:00Z'),
+    controller: 'hostedcluster',
+    object,
+    model: 'sequential',
+    operations: [],
+    origin: { source: 'logs' },
+  });
   const rejection: Rejection = { source: 'logs', reason: 'late_line', where: 'op.log:9', message: 'late' };
 
   function run(index: number, count: number) {

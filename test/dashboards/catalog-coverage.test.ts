@@ -22,7 +22,9 @@ const dashboards = [asJson(overviewDashboard(options)), asJson(recreationsDashbo
 function dashboardReads(): [string, string[]][] {
   return dashboards.flatMap((d) => [
     ...contentPanels(d).flatMap((p) => (p.targets ?? []).map((t): [string, string[]] => [`${d.title} / ${p.title}`, metricNames(t.expr)])),
-    ...d.templating.list.filter((v) => v.type === 'query').map((v): [string, string[]] => [`${d.title} / $${v.name}`, variableQueryMetricNames(typeof v.query === 'string' ? v.query : JSON.stringify(v.query))]),
+    ...d.templating.list
+      .filter((v) => v.type === 'query')
+      .map((v): [string, string[]] => [`${d.title} / $${v.name}`, variableQueryMetricNames(typeof v.query === 'string' ? v.query : JSON.stringify(v.query))]),
   ]);
 }
 
@@ -33,15 +35,24 @@ const unknown = (reads: [string, string[]][], allowed: (name: string) => boolean
 
 describe('dashboards and alerts read only catalog metrics', () => {
   it('every dashboard query and variable reads catalog series only', () => {
-    deepStrictEqual(unknown(dashboardReads(), (n) => CATALOG_SERIES.has(n)), []);
+    deepStrictEqual(
+      unknown(dashboardReads(), (n) => CATALOG_SERIES.has(n)),
+      [],
+    );
   });
 
   it('every alert expression reads catalog series or Prometheus’s own `up` only', () => {
-    deepStrictEqual(unknown(alertReads(), (n) => CATALOG_SERIES.has(n) || PROMETHEUS_SERIES.includes(n)), []);
+    deepStrictEqual(
+      unknown(alertReads(), (n) => CATALOG_SERIES.has(n) || PROMETHEUS_SERIES.includes(n)),
+      [],
+    );
   });
 
   it('every query reads at least one metric (the check above cannot pass vacuously)', () => {
-    deepStrictEqual([...dashboardReads(), ...alertReads()].filter(([, names]) => names.length === 0).map(([where]) => where), []);
+    deepStrictEqual(
+      [...dashboardReads(), ...alertReads()].filter(([, names]) => names.length === 0).map(([where]) => where),
+      [],
+    );
   });
 
   it('every catalog metric is shown on a dashboard', () => {
@@ -53,7 +64,10 @@ describe('dashboards and alerts read only catalog metrics', () => {
   });
 
   it('names metrics outside the catalog when a query uses one', () => {
-    deepStrictEqual(unknown([['probe', metricNames('rate(reconcile_shadow_made_up_total[5m]) / reconcile_shadow_attempts_total')]], (n) => CATALOG_SERIES.has(n)), ['probe: reconcile_shadow_made_up_total']);
+    deepStrictEqual(
+      unknown([['probe', metricNames('rate(reconcile_shadow_made_up_total[5m]) / reconcile_shadow_attempts_total')]], (n) => CATALOG_SERIES.has(n)),
+      ['probe: reconcile_shadow_made_up_total'],
+    );
   });
 
   it('the README names, for every metric in seconds, whether it is a timestamp, an age or a duration, as the catalog says', () => {
@@ -64,12 +78,18 @@ describe('dashboards and alerts read only catalog metrics', () => {
       const list = after.slice(after.indexOf('):') + 2).split(/\n[A-Z]\w+ \(/)[0]!;
       return [...list.matchAll(/`(reconcile_shadow_\w+)`/g)].map((m) => m[1]!).sort();
     };
-    const inCatalog = (time: string): string[] => METRICS.filter((m) => 'time' in m && m.time === time).map((m) => m.name).sort();
+    const inCatalog = (time: string): string[] =>
+      METRICS.filter((m) => 'time' in m && m.time === time)
+        .map((m) => m.name)
+        .sort();
     deepStrictEqual(
       { timestamps: listed('Timestamps'), ages: listed('Ages'), durations: listed('Durations') },
       { timestamps: inCatalog('timestamp'), ages: inCatalog('age'), durations: inCatalog('duration') },
     );
     // Every metric whose unit is seconds says which it is.
-    deepStrictEqual(METRICS.filter((m) => /_seconds$/.test(m.name) && !('time' in m)).map((m) => m.name), []);
+    deepStrictEqual(
+      METRICS.filter((m) => /_seconds$/.test(m.name) && !('time' in m)).map((m) => m.name),
+      [],
+    );
   });
 });

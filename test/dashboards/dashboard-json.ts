@@ -10,7 +10,10 @@ export interface PanelJson {
   readonly targets?: readonly { readonly expr: string; readonly legendFormat?: string; readonly format?: string; readonly instant?: boolean }[];
   readonly options?: Record<string, unknown>;
   readonly fieldConfig?: {
-    readonly defaults: { readonly unit?: string; readonly thresholds?: { readonly steps: readonly { readonly value: number | null; readonly color: string }[] } };
+    readonly defaults: {
+      readonly unit?: string;
+      readonly thresholds?: { readonly steps: readonly { readonly value: number | null; readonly color: string }[] };
+    };
     readonly overrides?: readonly unknown[];
   };
   readonly gridPos?: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };

@@ -26,7 +26,10 @@ describe('dashboards: shape', () => {
     });
 
     it(`${d.title}: numbers panels 1..n in layout order, so panel links survive regeneration`, () => {
-      deepStrictEqual(d.panels.map((p) => p.id), d.panels.map((_, i) => i + 1));
+      deepStrictEqual(
+        d.panels.map((p) => p.id),
+        d.panels.map((_, i) => i + 1),
+      );
     });
 
     it(`${d.title}: lays panels out on the 24-column grid without overlaps`, () => {
@@ -34,11 +37,12 @@ describe('dashboards: shape', () => {
       for (const p of d.panels) {
         const g = p.gridPos!;
         ok(g.x + g.w <= 24, `${p.title} overflows`);
-        for (let x = g.x; x < g.x + g.w; x++) for (let y = g.y; y < g.y + g.h; y++) {
-          const key = `${x},${y}`;
-          ok(!cells.has(key), `${p.title} overlaps at ${key}`);
-          cells.add(key);
-        }
+        for (let x = g.x; x < g.x + g.w; x++)
+          for (let y = g.y; y < g.y + g.h; y++) {
+            const key = `${x},${y}`;
+            ok(!cells.has(key), `${p.title} overlaps at ${key}`);
+            cells.add(key);
+          }
       }
     });
   }
@@ -55,7 +59,18 @@ describe('dashboards: shape', () => {
   it('overview: datasource, sidecar and controller variables, and the panels the issue asks for', () => {
     strictEqual(overview.uid, 'reconcile-shadow-overview');
     deepStrictEqual(variables(overview), [...SIDECAR_VARIABLES, ['controller', 'query', `label_values(reconcile_shadow_attempts_total{${S}}, controller)`]]);
-    for (const title of ['Attempts analyzed', 'Divergence rate', 'One-loop operations (structural)', 'Failure rate per operation', 'Unblocked per operation', 'Newly blocked per operation', 'Blocked by (blocker → blocked)', 'Longest starvation per operation', 'Records dropped, by source and reason', 'Dropped in range']) {
+    for (const title of [
+      'Attempts analyzed',
+      'Divergence rate',
+      'One-loop operations (structural)',
+      'Failure rate per operation',
+      'Unblocked per operation',
+      'Newly blocked per operation',
+      'Blocked by (blocker → blocked)',
+      'Longest starvation per operation',
+      'Records dropped, by source and reason',
+      'Dropped in range',
+    ]) {
       panel(overview, title);
     }
   });
@@ -65,7 +80,9 @@ describe('dashboards: shape', () => {
       contentPanels(d).flatMap((p) =>
         (p.targets ?? []).flatMap((t) =>
           metricSelectors(t.expr)
-            .filter(({ metric, matchers }) => !matchers.startsWith(metric === 'reconcile_shadow_recreation_stuck_seconds' ? 'job=~"$job",instance=~"$instance"' : S))
+            .filter(
+              ({ metric, matchers }) => !matchers.startsWith(metric === 'reconcile_shadow_recreation_stuck_seconds' ? 'job=~"$job",instance=~"$instance"' : S),
+            )
             .map(({ metric }) => `${d.title} / ${p.title}: ${metric}`),
         ),
       ),
@@ -74,18 +91,27 @@ describe('dashboards: shape', () => {
   });
 
   it('overview: the divergence rate counts only diverged attempts; one-loop operations have their own panel', () => {
-    deepStrictEqual(panel(overview, 'Divergence rate').targets?.map((t) => t.expr), [
-      `sum by (controller) (rate(reconcile_shadow_attempts_total{${S},controller=~"$controller",diverged="true"}[$__rate_interval])) / sum by (controller) (rate(reconcile_shadow_attempts_total{${S},controller=~"$controller"}[$__rate_interval]))`,
-    ]);
-    deepStrictEqual(panel(overview, 'One-loop operations (structural)').targets?.map((t) => t.expr), [
-      `sum by (controller, operation) (rate(reconcile_shadow_operation_structural_total{${S},controller=~"$controller"}[$__rate_interval])) / on (controller) group_left () sum by (controller) (rate(reconcile_shadow_attempts_total{${S},controller=~"$controller"}[$__rate_interval]))`,
-    ]);
+    deepStrictEqual(
+      panel(overview, 'Divergence rate').targets?.map((t) => t.expr),
+      [
+        `sum by (controller) (rate(reconcile_shadow_attempts_total{${S},controller=~"$controller",diverged="true"}[$__rate_interval])) / sum by (controller) (rate(reconcile_shadow_attempts_total{${S},controller=~"$controller"}[$__rate_interval]))`,
+      ],
+    );
+    deepStrictEqual(
+      panel(overview, 'One-loop operations (structural)').targets?.map((t) => t.expr),
+      [
+        `sum by (controller, operation) (rate(reconcile_shadow_operation_structural_total{${S},controller=~"$controller"}[$__rate_interval])) / on (controller) group_left () sum by (controller) (rate(reconcile_shadow_attempts_total{${S},controller=~"$controller"}[$__rate_interval]))`,
+      ],
+    );
   });
 
   it('overview: filters by $controller wherever the metric has a controller label', () => {
     for (const p of contentPanels(overview)) {
       for (const t of p.targets ?? []) {
-        const hasController = /reconcile_shadow_(attempts_total|operation_\w+|blocked_by_total|reordered_pairs_total|tracked_objects|tracked_objects_evicted_total|unmapped_errors_total)\b/.test(t.expr);
+        const hasController =
+          /reconcile_shadow_(attempts_total|operation_\w+|blocked_by_total|reordered_pairs_total|tracked_objects|tracked_objects_evicted_total|unmapped_errors_total)\b/.test(
+            t.expr,
+          );
         strictEqual(t.expr.includes('controller=~"$controller"'), hasController, `${p.title}: ${t.expr}`);
       }
     }
@@ -94,7 +120,14 @@ describe('dashboards: shape', () => {
   it('overview: the blocked-by table lists blocker → blocked over the selected range', () => {
     const p = panel(overview, 'Blocked by (blocker → blocked)');
     strictEqual(p.type, 'table');
-    deepStrictEqual(p.targets, [{ expr: `sum by (blocker, blocked) (increase(reconcile_shadow_blocked_by_total{${S},controller=~"$controller"}[$__range])) > 0`, instant: true, range: false, format: 'table' }]);
+    deepStrictEqual(p.targets, [
+      {
+        expr: `sum by (blocker, blocked) (increase(reconcile_shadow_blocked_by_total{${S},controller=~"$controller"}[$__range])) > 0`,
+        instant: true,
+        range: false,
+        format: 'table',
+      },
+    ]);
   });
 
   it('recreations: datasource, sidecar, kind and resource_type variables, and the panels the issue asks for', () => {
@@ -104,7 +137,15 @@ describe('dashboards: shape', () => {
       ['kind', 'query', `label_values(reconcile_shadow_recreations_in_flight{${S}}, kind)`],
       ['resource_type', 'query', `label_values(reconcile_shadow_unreconciled_seconds_count{${S}}, resource_type)`],
     ]);
-    for (const title of ['Recreations in flight, by phase', 'Oldest unfinished recreation', 'Stuck objects', 'Predicted unreconciled time: blocking vs sentinel', 'Decisions', 'Conflicts in range', 'Reconciled=False periods, p95 by cause']) {
+    for (const title of [
+      'Recreations in flight, by phase',
+      'Oldest unfinished recreation',
+      'Stuck objects',
+      'Predicted unreconciled time: blocking vs sentinel',
+      'Decisions',
+      'Conflicts in range',
+      'Reconciled=False periods, p95 by cause',
+    ]) {
       panel(recreations, title);
     }
   });
@@ -112,23 +153,42 @@ describe('dashboards: shape', () => {
   it('recreations: the stuck objects table names each object from the per-object stuck series', () => {
     const p = panel(recreations, 'Stuck objects');
     strictEqual(p.type, 'table');
-    strictEqual(p.targets?.[0]?.expr, 'max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{job=~"$job",instance=~"$instance",kind=~"$kind"})');
+    strictEqual(
+      p.targets?.[0]?.expr,
+      'max by (kind, namespace, name) (reconcile_shadow_recreation_stuck_seconds{job=~"$job",instance=~"$instance",kind=~"$kind"})',
+    );
     strictEqual(p.fieldConfig?.defaults.unit, 's');
   });
 
   it('recreations: one heatmap of pre-bucketed durations per phase', () => {
     const heatmaps = contentPanels(recreations).filter((p) => p.type === 'heatmap');
-    deepStrictEqual(heatmaps.map((p) => p.title), DURATION_PHASES.map((phase) => `Duration: ${phase}`));
+    deepStrictEqual(
+      heatmaps.map((p) => p.title),
+      DURATION_PHASES.map((phase) => `Duration: ${phase}`),
+    );
     for (const [i, p] of heatmaps.entries()) {
       strictEqual(p.options?.calculate, false);
       deepStrictEqual(p.targets, [
-        { expr: `sum by (le) (increase(reconcile_shadow_recreation_duration_seconds_bucket{${S},kind=~"$kind",phase="${DURATION_PHASES[i]}"}[$__rate_interval]))`, legendFormat: '{{le}}', format: 'heatmap' },
+        {
+          expr: `sum by (le) (increase(reconcile_shadow_recreation_duration_seconds_bucket{${S},kind=~"$kind",phase="${DURATION_PHASES[i]}"}[$__rate_interval]))`,
+          legendFormat: '{{le}}',
+          format: 'heatmap',
+        },
       ]);
     }
   });
 
   it('every query is valid PromQL once Grafana substitutes its variables (promtool parses each as a recording rule)', () => {
-    const grafanaValues: Record<string, string> = { $__rate_interval: '2m', $__range: '6h', $namespace: '.*', $job: '.*', $instance: '.*', $controller: '.*', $kind: '.*', $resource_type: '.*' };
+    const grafanaValues: Record<string, string> = {
+      $__rate_interval: '2m',
+      $__range: '6h',
+      $namespace: '.*',
+      $job: '.*',
+      $instance: '.*',
+      $controller: '.*',
+      $kind: '.*',
+      $resource_type: '.*',
+    };
     const exprs = [overview, recreations].flatMap((d) => contentPanels(d).flatMap((p) => (p.targets ?? []).map((t) => t.expr)));
     const rules = exprs.map((expr, i) => ({ record: `dashboard_query:${i}`, expr: expr.replace(/\$\w+/g, (v) => grafanaValues[v] ?? v) }));
     const dir = mkdtempSync(join(tmpdir(), 'rs-dashboards-'));
@@ -147,7 +207,11 @@ describe('dashboards: shape', () => {
     deepStrictEqual(steps(overview, 'Longest starvation per operation'), [null, 1800]);
     deepStrictEqual(steps(overview, 'Failure rate per operation'), [null, 0.5]);
     deepStrictEqual(steps(recreations, 'Oldest unfinished recreation'), [null, 1800]);
-    const custom = alertOptions({ operationStarved: { seconds: 900 }, recreationStuckCritical: { seconds: 3600 }, criticalOperationFailing: { errorRatio: 0.25 } });
+    const custom = alertOptions({
+      operationStarved: { seconds: 900 },
+      recreationStuckCritical: { seconds: 3600 },
+      criticalOperationFailing: { errorRatio: 0.25 },
+    });
     deepStrictEqual(steps(asJson(overviewDashboard(custom)), 'Longest starvation per operation'), [null, 900]);
     deepStrictEqual(steps(asJson(overviewDashboard(custom)), 'Failure rate per operation'), [null, 0.25]);
     deepStrictEqual(steps(asJson(recreationsDashboard(custom)), 'Oldest unfinished recreation'), [null, 3600]);

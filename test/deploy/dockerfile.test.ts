@@ -39,11 +39,17 @@ describe('deploy: Dockerfile', () => {
   const final = all.at(-1)!;
 
   it('builds in node:24.22.3-bookworm-slim stages (Node 24 LTS, the release .ci/node pins) and ships production dependencies only', () => {
-    deepStrictEqual(all.map((s) => s.from), ['node:24.22.3-bookworm-slim', 'node:24.22.3-bookworm-slim', 'node:24.22.3-bookworm-slim']);
+    deepStrictEqual(
+      all.map((s) => s.from),
+      ['node:24.22.3-bookworm-slim', 'node:24.22.3-bookworm-slim', 'node:24.22.3-bookworm-slim'],
+    );
     const deps = all.find((s) => s.name === 'production-deps')!;
     ok(args(deps, 'RUN').some((r) => r.startsWith('npm ci --omit=dev')));
     deepStrictEqual(args(final, 'RUN'), [], 'the final stage runs nothing (no shell needed, nothing written)');
-    deepStrictEqual(args(final, 'COPY').filter((c) => c.includes('node_modules')), ['--from=production-deps /app/node_modules ./node_modules']);
+    deepStrictEqual(
+      args(final, 'COPY').filter((c) => c.includes('node_modules')),
+      ['--from=production-deps /app/node_modules ./node_modules'],
+    );
   });
 
   it('runs as a numeric non-root user the command the sidecar patch expects', () => {
@@ -57,7 +63,10 @@ describe('deploy: Dockerfile', () => {
     const build = all.find((s) => s.name === 'build')!;
     const copied = args(build, 'COPY').map((c) => c.split(/\s+/)[0]!);
     const { include } = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
-    deepStrictEqual(include.filter((dir) => !copied.includes(dir)), []);
+    deepStrictEqual(
+      include.filter((dir) => !copied.includes(dir)),
+      [],
+    );
     for (const path of copied) ok(existsSync(join(root, path)), `${path} exists`);
     ok(args(final, 'COPY').includes('model/builtin ./model/builtin'));
     strictEqual(args(final, 'COPY').filter((c) => c.startsWith('package.json')).length, 1, 'package.json marks the package root and "type": "module"');
@@ -67,15 +76,24 @@ describe('deploy: Dockerfile', () => {
     const { files } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
     const copied = args(final, 'COPY').map((c) => c.split(/\s+/)[0]!.replace(/\/$/, ''));
     const runtime = files.filter((f) => !f.startsWith('dist/') && !f.startsWith('!')).map((f) => f.replace(/\/$/, ''));
-    deepStrictEqual(runtime.filter((f) => !copied.includes(f)), []);
+    deepStrictEqual(
+      runtime.filter((f) => !copied.includes(f)),
+      [],
+    );
     ok(args(final, 'COPY').includes('--from=build /src/dist ./dist'));
   });
 
   it('keeps what the build needs out of .dockerignore', () => {
-    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
     const build = all.find((s) => s.name === 'build')!;
     const needed = [...args(build, 'COPY'), ...args(final, 'COPY')].filter((c) => !c.startsWith('--from')).flatMap((c) => c.split(/\s+/).slice(0, -1));
-    deepStrictEqual(needed.filter((path) => ignored.some((pattern) => path === pattern || path.startsWith(`${pattern}/`))), []);
+    deepStrictEqual(
+      needed.filter((path) => ignored.some((pattern) => path === pattern || path.startsWith(`${pattern}/`))),
+      [],
+    );
     ok(ignored.includes('node_modules') && ignored.includes('.git'));
   });
 });

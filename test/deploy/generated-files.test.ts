@@ -9,7 +9,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { usageLine } from '../../cli/args.js';
 import { COMMAND_SPECS } from '../../cli/commands.js';
-import { COMMANDS_BEGIN, COMMANDS_END, commandsSection, driftedFiles, generatedDocs, generatedFiles, withCommandReferences, LIMITS_BEGIN, LIMITS_END, main, metricsTable, README_BEGIN, README_END, withLimitsTable, withMetricsTable } from '../../cli/generate.js';
+import {
+  COMMANDS_BEGIN,
+  COMMANDS_END,
+  commandsSection,
+  driftedFiles,
+  generatedDocs,
+  generatedFiles,
+  withCommandReferences,
+  LIMITS_BEGIN,
+  LIMITS_END,
+  main,
+  metricsTable,
+  README_BEGIN,
+  README_END,
+  withLimitsTable,
+  withMetricsTable,
+} from '../../cli/generate.js';
 import { DEFAULT_LIMITS } from '../../collector/otlp/internal/limits.js';
 import { limitRows, limitsTable } from '../../collector/otlp/limits-table.js';
 import { METRICS } from '../../outputs/metrics/catalog.js';
@@ -43,7 +59,10 @@ describe('cli/generate: generated files', () => {
   it('shows the catalog in the README and the OTLP limits in the README and docs/otlp.md, between their markers', () => {
     const docs = generatedDocs(root);
     for (const d of docs) if (d instanceof Error) throw d;
-    deepStrictEqual(docs.map((d) => (d as { path: string }).path), ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/recreations.md']);
+    deepStrictEqual(
+      docs.map((d) => (d as { path: string }).path),
+      ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/recreations.md'],
+    );
     deepStrictEqual(driftedFiles(root, docs as { path: string; content: string }[]), []);
   });
 
@@ -53,16 +72,44 @@ describe('cli/generate: generated files', () => {
       strictEqual(section.filter((l) => l === usageLine(spec)).length, 1, spec.name);
       strictEqual(section.filter((l) => l.startsWith(`| \`${spec.name}\` | `)).length, 1, spec.name);
     }
-    deepStrictEqual(section.filter((l) => /^\| `[0-9]` \|/.test(l)).map((l) => l.split(' | ')[2]), ['every command |', 'every command |', 'every command |', 'every command |', 'analyze, journal, recreations |', 'analyze, report, merge, journal, recreations |']);
+    deepStrictEqual(
+      section.filter((l) => /^\| `[0-9]` \|/.test(l)).map((l) => l.split(' | ')[2]),
+      [
+        'every command |',
+        'every command |',
+        'every command |',
+        'every command |',
+        'analyze, journal, recreations |',
+        'analyze, report, merge, journal, recreations |',
+      ],
+    );
     const text = withCommandReferences('a\n<!-- command:run:begin -->\nold\n<!-- command:run:end -->\nb\n', 'x.md');
-    strictEqual(text, `a\n<!-- command:run:begin -->\n\`\`\`text\n${usageLine(COMMAND_SPECS[0]!)}\n\`\`\`\n\nExit codes: \`0\` done; \`1\` an input could not be read or an output written (run: a source could not start); \`2\` bad arguments: each problem is named on stderr; \`3\` a model, config, task config or thresholds file is invalid; nothing was analysed.\n<!-- command:run:end -->\nb\n`);
-    throws(() => withCommandReferences('<!-- command:frobnicate:begin -->\n<!-- command:frobnicate:end -->', 'x.md'), /^Error: x\.md: <!-- command:frobnicate:begin --> names no command/);
+    strictEqual(
+      text,
+      `a\n<!-- command:run:begin -->\n\`\`\`text\n${usageLine(COMMAND_SPECS[0]!)}\n\`\`\`\n\nExit codes: \`0\` done; \`1\` an input could not be read or an output written (run: a source could not start); \`2\` bad arguments: each problem is named on stderr; \`3\` a model, config, task config or thresholds file is invalid; nothing was analysed.\n<!-- command:run:end -->\nb\n`,
+    );
+    throws(
+      () => withCommandReferences('<!-- command:frobnicate:begin -->\n<!-- command:frobnicate:end -->', 'x.md'),
+      /^Error: x\.md: <!-- command:frobnicate:begin --> names no command/,
+    );
   });
 
   it('renders each OTLP limit with the default the receiver uses, and another default as another table', () => {
     const rows = limitRows();
     deepStrictEqual(
-      rows.filter((r) => ['maxBodyBytes', 'maxDecompressedBytes', 'maxBufferedBodyBytes', 'maxSpansPerRequest', 'headersTimeout', 'maxPendingBytes', 'recentSpanMemory'].includes(r.option ?? '')).map((r) => [r.option, r.default]),
+      rows
+        .filter((r) =>
+          [
+            'maxBodyBytes',
+            'maxDecompressedBytes',
+            'maxBufferedBodyBytes',
+            'maxSpansPerRequest',
+            'headersTimeout',
+            'maxPendingBytes',
+            'recentSpanMemory',
+          ].includes(r.option ?? ''),
+        )
+        .map((r) => [r.option, r.default]),
       [
         ['maxBodyBytes', '4 MiB'],
         ['maxDecompressedBytes', '4 MiB'],
@@ -74,21 +121,33 @@ describe('cli/generate: generated files', () => {
       ],
     );
     const other = limitsTable(limitRows({ ...DEFAULT_LIMITS, maxBodyBytes: 3 * 1024 * 1024 + 1 }));
-    strictEqual(other.split('\n')[2], '| request body on the wire, plain or gzip | `maxBodyBytes` | 3,145,729 bytes | 413 `body_too_large`, connection closed (a declared `content-length` is refused before reading) |');
+    strictEqual(
+      other.split('\n')[2],
+      '| request body on the wire, plain or gzip | `maxBodyBytes` | 3,145,729 bytes | 413 `body_too_large`, connection closed (a declared `content-length` is refused before reading) |',
+    );
     strictEqual(withLimitsTable(`a\n${LIMITS_BEGIN}\nold\n${LIMITS_END}\nb\n`, 'x.md', 'T'), `a\n${LIMITS_BEGIN}\nT\n${LIMITS_END}\nb\n`);
-    throws(() => withLimitsTable('none', 'docs/otlp.md'), /^Error: docs\/otlp.md: the markers <!-- otlp-limits:begin --> and <!-- otlp-limits:end --> \(in that order\) are missing; add them where the OTLP limits table belongs$/);
+    throws(
+      () => withLimitsTable('none', 'docs/otlp.md'),
+      /^Error: docs\/otlp.md: the markers <!-- otlp-limits:begin --> and <!-- otlp-limits:end --> \(in that order\) are missing; add them where the OTLP limits table belongs$/,
+    );
   });
 
   it('renders one table row per catalog metric with type, labels, cardinality and help', () => {
     const rows = metricsTable().split('\n');
     strictEqual(rows.length, METRICS.length + 2);
-    strictEqual(rows[2], `| \`reconcile_shadow_attempts_total\` | counter | \`controller\`, \`observed_model\`, \`diverged\` | controllers x 2 x 2 | ${METRICS[0].help} |`);
+    strictEqual(
+      rows[2],
+      `| \`reconcile_shadow_attempts_total\` | counter | \`controller\`, \`observed_model\`, \`diverged\` | controllers x 2 x 2 | ${METRICS[0].help} |`,
+    );
     strictEqual(metricsTable([{ name: 'x', type: 'gauge', help: 'a | b', labels: [], cardinality: '1' }]).split('\n')[2], '| `x` | gauge |  | 1 | a \\| b |');
   });
 
   it('replaces only what is between the markers, and refuses a README without them', () => {
     strictEqual(withMetricsTable(`intro\n${README_BEGIN}\nold\n${README_END}\noutro\n`, 'T'), `intro\n${README_BEGIN}\nT\n${README_END}\noutro\n`);
-    throws(() => withMetricsTable('no markers here'), /README.md: the markers <!-- metrics-table:begin --> and <!-- metrics-table:end --> \(in that order\) are missing/);
+    throws(
+      () => withMetricsTable('no markers here'),
+      /README.md: the markers <!-- metrics-table:begin --> and <!-- metrics-table:end --> \(in that order\) are missing/,
+    );
   });
 
   it('--check lists every drifted file and exits 1; without it, regenerates them', () => {
@@ -110,7 +169,10 @@ describe('cli/generate: generated files', () => {
       };
       const check = run('--check');
       strictEqual(check.status, 1, check.stderr);
-      strictEqual(check.stderr, 'generate: 5 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n');
+      strictEqual(
+        check.stderr,
+        'generate: 5 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n',
+      );
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });
       strictEqual(run('--bogus').status, 2);

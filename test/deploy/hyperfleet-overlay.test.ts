@@ -16,7 +16,9 @@ const overlay = OVERLAYS.find((o) => o.dir === 'hyperfleet-adapter')!;
 
 describe('deploy: the HyperFleet adapter overlay', () => {
   it('grants reading exactly the kinds the task config names, Namespaces included, one rule per API group', () => {
-    const [role] = parseAllDocuments(readFileSync(join(root, 'deploy/overlays/hyperfleet-adapter/clusterrole.yaml'), 'utf8')).map((d) => d.toJS() as { kind: string; rules: unknown });
+    const [role] = parseAllDocuments(readFileSync(join(root, 'deploy/overlays/hyperfleet-adapter/clusterrole.yaml'), 'utf8')).map(
+      (d) => d.toJS() as { kind: string; rules: unknown },
+    );
     strictEqual(role!.kind, 'ClusterRole');
     // examples/hyperfleet-adapter/task-config.yaml: a Namespace (v1) and a Job (batch/v1), as the chart's Kubernetes example.
     deepStrictEqual(role!.rules, [
@@ -27,7 +29,10 @@ describe('deploy: the HyperFleet adapter overlay', () => {
   });
 
   it('groups kinds by API group, each plural once, sorted', () => {
-    deepStrictEqual([apiGroupOf('v1'), apiGroupOf('batch/v1'), apiGroupOf('work.open-cluster-management.io/v1')], ['', 'batch', 'work.open-cluster-management.io']);
+    deepStrictEqual(
+      [apiGroupOf('v1'), apiGroupOf('batch/v1'), apiGroupOf('work.open-cluster-management.io/v1')],
+      ['', 'batch', 'work.open-cluster-management.io'],
+    );
     deepStrictEqual(
       readOnlyRules([
         { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
@@ -44,7 +49,16 @@ describe('deploy: the HyperFleet adapter overlay', () => {
   });
 
   it("mounts the API token projected as the adapter's chart does, where the sidecar config reads it", () => {
-    type Patch = { spec: { template: { spec: { containers: { name: string; volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[]; volumes: { name: string; projected?: unknown }[] } } } };
+    type Patch = {
+      spec: {
+        template: {
+          spec: {
+            containers: { name: string; volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+            volumes: { name: string; projected?: unknown }[];
+          };
+        };
+      };
+    };
     const patch = parse(readFileSync(join(root, 'deploy/overlays/hyperfleet-adapter/sidecar/patch.yaml'), 'utf8')) as Patch;
     const volume = patch.spec.template.spec.volumes.find((v) => v.name === 'reconcile-shadow-hyperfleet-api-token');
     deepStrictEqual(volume, {
@@ -52,7 +66,9 @@ describe('deploy: the HyperFleet adapter overlay', () => {
       projected: { sources: [{ serviceAccountToken: { audience: 'hyperfleet-api', expirationSeconds: 3600, path: 'token' } }] },
     });
     const mount = patch.spec.template.spec.containers[0]!.volumeMounts.find((m) => m.name === volume.name);
-    const config = parse(readFileSync(join(root, 'deploy/overlays/hyperfleet-adapter/shadow.yaml'), 'utf8')) as { recreations: { hyperfleetApi: { tokenFile: string } } };
+    const config = parse(readFileSync(join(root, 'deploy/overlays/hyperfleet-adapter/shadow.yaml'), 'utf8')) as {
+      recreations: { hyperfleetApi: { tokenFile: string } };
+    };
     deepStrictEqual(mount, { name: 'reconcile-shadow-hyperfleet-api-token', mountPath: dirname(config.recreations.hyperfleetApi.tokenFile), readOnly: true });
     strictEqual(config.recreations.hyperfleetApi.tokenFile, '/var/run/secrets/hyperfleet/token');
   });

@@ -51,7 +51,10 @@ describe('deploy/indexed-job: offline analysis in N pods', function () {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'indexed-job-'));
     // The image's command, here from the sources (the tsx loader named by path: the scripts run in another directory).
-    writeFileSync(join(dir, 'reconcile-shadow'), `#!/bin/sh\nexec node --import ${import.meta.resolve('tsx')} ${JSON.stringify(join(REPO, 'cli/main.ts'))} "$@"\n`);
+    writeFileSync(
+      join(dir, 'reconcile-shadow'),
+      `#!/bin/sh\nexec node --import ${import.meta.resolve('tsx')} ${JSON.stringify(join(REPO, 'cli/main.ts'))} "$@"\n`,
+    );
     chmodSync(join(dir, 'reconcile-shadow'), 0o755);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -86,7 +89,11 @@ describe('deploy/indexed-job: offline analysis in N pods', function () {
   function pod(script: string, env: Record<string, string>): void {
     const path = join(dir, script);
     writeFileSync(path, config.data![script]!);
-    const r = spawnSync('/bin/sh', [path], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH, ...config.data, RECONCILE_SHADOW: join(dir, 'reconcile-shadow'), ...env } });
+    const r = spawnSync('/bin/sh', [path], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH, ...config.data, RECONCILE_SHADOW: join(dir, 'reconcile-shadow'), ...env },
+    });
     assert.equal(r.status, 0, `${script} ${JSON.stringify(env)}: ${r.stderr}`);
   }
 
@@ -112,11 +119,19 @@ describe('deploy/indexed-job: offline analysis in N pods', function () {
     for (let i = 0; i < 2; i++) pod('analyze.sh', { ...settings, JOB_COMPLETION_INDEX: String(i) });
     pod('merge.sh', settings);
     type Decisions = { controllers: { populations: Record<'sequential' | 'phased', { attempts: number }> }[] };
-    const attempts = (json: string): number => (JSON.parse(json) as Decisions).controllers.reduce((n, c) => n + c.populations.sequential.attempts + c.populations.phased.attempts, 0);
-    const each = await Promise.all(['phased', 'sequential'].map((loop) => runCli(['report', '--model', config.data!.MODEL!, '--logs', join(logs, `${loop}.operator.log.gz`), '--format', 'json'])));
+    const attempts = (json: string): number =>
+      (JSON.parse(json) as Decisions).controllers.reduce((n, c) => n + c.populations.sequential.attempts + c.populations.phased.attempts, 0);
+    const each = await Promise.all(
+      ['phased', 'sequential'].map((loop) =>
+        runCli(['report', '--model', config.data!.MODEL!, '--logs', join(logs, `${loop}.operator.log.gz`), '--format', 'json']),
+      ),
+    );
     assert.equal(attempts(readFileSync(join(work, 'report.json'), 'utf8')), attempts(each[0]!.stdout) + attempts(each[1]!.stdout));
     // A pod past the files fails, naming the pattern.
-    const r = spawnSync('/bin/sh', [join(dir, 'analyze.sh')], { encoding: 'utf8', env: { PATH: process.env.PATH, ...config.data, ...settings, JOB_COMPLETION_INDEX: '2' } });
+    const r = spawnSync('/bin/sh', [join(dir, 'analyze.sh')], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ...config.data, ...settings, JOB_COMPLETION_INDEX: '2' },
+    });
     assert.deepEqual([r.status, r.stderr], [1, `pod 2: no file 3 matches ${settings.INPUT}\n`]);
   });
 });

@@ -47,7 +47,9 @@ interface Container {
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 interface Deployment extends K8sObject {
-  spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[]; volumes: { name: string; [source: string]: unknown }[] } } };
+  spec: {
+    template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[]; volumes: { name: string; [source: string]: unknown }[] } };
+  };
 }
 
 function run(command: string, args: string[]): string {
@@ -82,7 +84,9 @@ function rbacViolations(objects: readonly K8sObject[]): string[] {
         ];
       }),
     )
-    .concat(objects.filter((o) => o.kind === 'ClusterRole' && o.aggregationRule !== undefined).map((o) => `ClusterRole/${o.metadata.name}: aggregates other roles`));
+    .concat(
+      objects.filter((o) => o.kind === 'ClusterRole' && o.aggregationRule !== undefined).map((o) => `ClusterRole/${o.metadata.name}: aggregates other roles`),
+    );
 }
 
 /** A temporary kustomization: the fixture Deployment, the overlay and its sidecar component, as a user would combine them. */
@@ -106,7 +110,20 @@ const FIXTURES: Record<string, string> = { hypershift: 'hypershift-operator.yaml
 /** The fixture Deployment as `kubectl patch` leaves it with the patch `kubectl kustomize deploy/overlays/<overlay>/patch` prints (docs/deploy.md step 3). */
 function patchedByKubectl(deploy: string, overlay: Overlay): Deployment {
   const patch = run('kubectl', ['kustomize', join(deploy, 'overlays', overlay.dir, 'patch')]);
-  return parse(run('kubectl', ['patch', '--local', '-f', join(root, 'test', 'deploy', 'fixtures', FIXTURES[overlay.dir]!), '--type', 'strategic', '--patch', patch, '-o', 'yaml'])) as Deployment;
+  return parse(
+    run('kubectl', [
+      'patch',
+      '--local',
+      '-f',
+      join(root, 'test', 'deploy', 'fixtures', FIXTURES[overlay.dir]!),
+      '--type',
+      'strategic',
+      '--patch',
+      patch,
+      '-o',
+      'yaml',
+    ]),
+  ) as Deployment;
 }
 
 interface ImageEntry {
@@ -182,10 +199,18 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
       });
 
       it('scrapes the pods the sidecar patch labels, on the metrics port, keeping the objects’ own namespace label', () => {
-        const service = find<K8sObject & { spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] } }>(objects, 'Service', 'reconcile-shadow');
+        const service = find<K8sObject & { spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] } }>(
+          objects,
+          'Service',
+          'reconcile-shadow',
+        );
         deepStrictEqual(service.spec.selector, SIDECAR_POD_LABEL);
         deepStrictEqual(service.spec.ports, [{ name: 'shadow-metrics', port: METRICS_PORT, targetPort: 'shadow-metrics', protocol: 'TCP' }]);
-        const monitor = find<K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Record<string, unknown>[] } }>(objects, 'ServiceMonitor', 'reconcile-shadow');
+        const monitor = find<K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Record<string, unknown>[] } }>(
+          objects,
+          'ServiceMonitor',
+          'reconcile-shadow',
+        );
         strictEqual(service.metadata.labels?.['app.kubernetes.io/name'], monitor.spec.selector.matchLabels['app.kubernetes.io/name']);
         deepStrictEqual(monitor.spec.endpoints, [{ port: 'shadow-metrics', path: '/metrics', interval: '30s', honorLabels: true }]);
       });
@@ -204,9 +229,15 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
         });
 
         it('adds the sidecar container and leaves the operator’s containers as they were', () => {
-          deepStrictEqual(deployment.spec.template.spec.containers.map((c) => c.name).sort(), [...fixture.spec.template.spec.containers.map((c) => c.name), SIDECAR_CONTAINER].sort());
+          deepStrictEqual(
+            deployment.spec.template.spec.containers.map((c) => c.name).sort(),
+            [...fixture.spec.template.spec.containers.map((c) => c.name), SIDECAR_CONTAINER].sort(),
+          );
           for (const original of fixture.spec.template.spec.containers) {
-            deepStrictEqual(deployment.spec.template.spec.containers.find((c) => c.name === original.name), original);
+            deepStrictEqual(
+              deployment.spec.template.spec.containers.find((c) => c.name === original.name),
+              original,
+            );
           }
           deepStrictEqual(sidecar.args, ['run', '--config', CONFIG_FILE]);
           ok(sidecar.image.length > 0);
@@ -266,7 +297,20 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
           try {
             const withSidecar = join(dir, 'with-sidecar.yaml');
             writeFileSync(withSidecar, stringify(deployment));
-            const removed = parse(run('kubectl', ['patch', '--local', '-f', withSidecar, '--type', 'strategic', '--patch-file', join(deployDir, 'overlays', overlay.dir, 'sidecar', 'remove-patch.yaml'), '-o', 'yaml'])) as Deployment;
+            const removed = parse(
+              run('kubectl', [
+                'patch',
+                '--local',
+                '-f',
+                withSidecar,
+                '--type',
+                'strategic',
+                '--patch-file',
+                join(deployDir, 'overlays', overlay.dir, 'sidecar', 'remove-patch.yaml'),
+                '-o',
+                'yaml',
+              ]),
+            ) as Deployment;
             deepStrictEqual(removed.spec, fixture.spec);
           } finally {
             rmSync(dir, { recursive: true, force: true });
@@ -306,7 +350,10 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
     it('leaves the overlays’ own objects alone (they run no container)', () => {
       for (const overlay of OVERLAYS) {
         const rendered = kustomize(join(copy, 'deploy', 'overlays', overlay.dir));
-        deepStrictEqual(rendered.filter((o) => o.kind === 'Deployment'), []);
+        deepStrictEqual(
+          rendered.filter((o) => o.kind === 'Deployment'),
+          [],
+        );
       }
     });
   });
@@ -330,7 +377,13 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
         'reconcile-shadow-recreations-dashboard': ['reconcile-shadow-recreations.json', recreationsDashboard(options)],
         'reconcile-shadow-switch-readiness-dashboard': ['reconcile-shadow-switch-readiness.json', switchReadinessDashboard()],
       };
-      deepStrictEqual(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name).sort(), Object.keys(expected).sort());
+      deepStrictEqual(
+        objects
+          .filter((o) => o.kind === 'ConfigMap')
+          .map((o) => o.metadata.name)
+          .sort(),
+        Object.keys(expected).sort(),
+      );
       for (const [name, [file, dashboard]] of Object.entries(expected)) {
         const configMap = find(objects, 'ConfigMap', name);
         strictEqual(configMap.metadata.labels?.grafana_dashboard, '1');
@@ -345,7 +398,13 @@ describe('deploy: kustomize overlays (kubectl kustomize)', function () {
 
   describe('the RBAC check itself', () => {
     it('reports write verbs, Secrets, wildcards, non-resource URLs and aggregation', () => {
-      const role = (kind: string, rules: PolicyRule[], extra: Record<string, unknown> = {}): K8sObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name: 'bad' }, rules, ...extra });
+      const role = (kind: string, rules: PolicyRule[], extra: Record<string, unknown> = {}): K8sObject => ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind,
+        metadata: { name: 'bad' },
+        rules,
+        ...extra,
+      });
       deepStrictEqual(
         rbacViolations([
           role('ClusterRole', [

@@ -21,7 +21,11 @@ interface Schema {
 }
 
 interface Crd {
-  readonly spec: { readonly group: string; readonly names: { readonly kind: string }; readonly versions: readonly { readonly name: string; readonly served: boolean; readonly schema: { readonly openAPIV3Schema: Schema } }[] };
+  readonly spec: {
+    readonly group: string;
+    readonly names: { readonly kind: string };
+    readonly versions: readonly { readonly name: string; readonly served: boolean; readonly schema: { readonly openAPIV3Schema: Schema } }[];
+  };
 }
 
 function crd(file: string): Crd {
@@ -58,7 +62,8 @@ function validate(definition: Crd, object: { apiVersion: string; kind: string })
   return [...problems, ...unknownFields(schema, rest).map((p) => `${p}: unknown field`)];
 }
 
-const gate = (file: string): { apiVersion: string; kind: string } => parse(readFileSync(join(REPO, 'deploy/rollout-gate', file), 'utf8')) as { apiVersion: string; kind: string };
+const gate = (file: string): { apiVersion: string; kind: string } =>
+  parse(readFileSync(join(REPO, 'deploy/rollout-gate', file), 'utf8')) as { apiVersion: string; kind: string };
 
 describe('deploy/rollout-gate against the published CRDs', () => {
   const argo = crd('argo-rollouts-analysistemplate.yaml');
@@ -73,12 +78,18 @@ describe('deploy/rollout-gate against the published CRDs', () => {
   });
 
   it('refuses what the API server would prune or reject (the check can fail)', () => {
-    const typo = JSON.parse(JSON.stringify(gate('analysistemplate.yaml')).replace('"successCondition"', '"sucessCondition"')) as { apiVersion: string; kind: string };
+    const typo = JSON.parse(JSON.stringify(gate('analysistemplate.yaml')).replace('"successCondition"', '"sucessCondition"')) as {
+      apiVersion: string;
+      kind: string;
+    };
     deepStrictEqual(validate(argo, typo), ['.spec.metrics[0].sucessCondition: unknown field']);
     const noQuery = gate('metrictemplate.yaml') as { apiVersion: string; kind: string; spec: Record<string, unknown> };
     delete noQuery.spec.query;
     deepStrictEqual(validate(flagger, noQuery), ["/spec must have required property 'query'"]);
-    const provider = JSON.parse(JSON.stringify(gate('metrictemplate.yaml')).replace('"type":"prometheus"', '"type":"prom"')) as { apiVersion: string; kind: string };
+    const provider = JSON.parse(JSON.stringify(gate('metrictemplate.yaml')).replace('"type":"prometheus"', '"type":"prom"')) as {
+      apiVersion: string;
+      kind: string;
+    };
     deepStrictEqual(validate(flagger, provider), ['/spec/provider/type must be equal to one of the allowed values']);
   });
 });

@@ -13,7 +13,10 @@ const overlayConfig = (dir: string): ShadowConfig => {
 describe('deploy: the shipped sidecar configs', () => {
   it('hypershift: the HostedCluster model fed by its own pod’s log, the status source and OTLP on loopback, metrics beyond loopback, the report on loopback', () => {
     const config = overlayConfig('hypershift');
-    deepStrictEqual(config.models.map((m) => m.name), ['hypershift-hostedcluster']);
+    deepStrictEqual(
+      config.models.map((m) => m.name),
+      ['hypershift-hostedcluster'],
+    );
     deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
     deepStrictEqual(config.report, {});
     deepStrictEqual(Object.keys(config.sources).sort(), ['logs', 'otlp', 'status']);
@@ -35,7 +38,15 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual(config.recreations, {
       taskConfig: '/etc/adapter/task-config.yaml',
       // The projected token the patch mounts as the adapter's chart does, read again as the kubelet rotates it.
-      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'], pageSize: 100, maxPagesPerPoll: 10, tokenFile: '/var/run/secrets/hyperfleet/token' },
+      hyperfleetApi: {
+        url: 'http://hyperfleet-api.hyperfleet.svc:8000',
+        interval: 15_000,
+        timeout: 5_000,
+        kinds: ['clusters'],
+        pageSize: 100,
+        maxPagesPerPoll: 10,
+        tokenFile: '/var/run/secrets/hyperfleet/token',
+      },
       sentinelInterval: 10_000,
       stuckThresholds: { default: 600_000 },
       maxInFlight: 10_000,

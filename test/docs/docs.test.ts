@@ -13,18 +13,29 @@ import { Sandbox } from './sandbox.js';
 import { checkShellBlock, LiveDemo } from './shell-checks.js';
 import { checkYamlBlock } from './yaml-checks.js';
 
-const DOCS = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 const CHECKED = new Set(['sh', 'yaml', 'json']);
 /** Other names of the checked languages: a block written so would escape the test. */
 const ALIASES = new Set(['bash', 'shell', 'console', 'zsh', 'yml', 'jsonl']);
 
-const title = (b: CodeBlock): string => `${b.file}:${b.line} ${b.lang}${b.marker ? ` (${b.marker.kind}: ${b.marker.kind === 'not-run' ? b.marker.why : b.marker.what})` : ''}`;
+const title = (b: CodeBlock): string =>
+  `${b.file}:${b.line} ${b.lang}${b.marker ? ` (${b.marker.kind}: ${b.marker.kind === 'not-run' ? b.marker.why : b.marker.what})` : ''}`;
 
 describe('docs that run: every sh, yaml and json block of README.md and docs/', function () {
   this.timeout(180_000);
 
   it('fences checked languages by their checked names only (sh, yaml, json)', () => {
-    const aliased = DOCS.flatMap((file) => codeBlocks(file, readFileSync(join(REPO, file), 'utf8')).filter((b) => ALIASES.has(b.lang)).map((b) => `${b.file}:${b.line} ${b.lang}`));
+    const aliased = DOCS.flatMap((file) =>
+      codeBlocks(file, readFileSync(join(REPO, file), 'utf8'))
+        .filter((b) => ALIASES.has(b.lang))
+        .map((b) => `${b.file}:${b.line} ${b.lang}`),
+    );
     assert.deepEqual(aliased, []);
   });
 

@@ -32,7 +32,11 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
     let before = i - 1;
     while (before >= 0 && lines[before]!.trim() === '') before--;
     const found = before >= 0 ? MARKER.exec(lines[before]!.trim()) : null;
-    const marker: Marker | undefined = !found ? undefined : found[1] === 'not-run' ? { kind: 'not-run', why: found[2]!.trim() } : { kind: 'doc-check', what: found[2]!.trim() };
+    const marker: Marker | undefined = !found
+      ? undefined
+      : found[1] === 'not-run'
+        ? { kind: 'not-run', why: found[2]!.trim() }
+        : { kind: 'doc-check', what: found[2]!.trim() };
     blocks.push({ file, line: i + 1, lang: open[2]!, text: lines.slice(i + 1, end).join('\n') + '\n', ...(marker ? { marker } : {}) });
     i = end;
   }

@@ -44,7 +44,10 @@ export class LiveDemo {
     this.started ??= new Promise<string>((resolve, reject) => {
       const dir = mkdtempSync(join(tmpdir(), 'rs-docs-demo-'));
       const config = join(dir, 'embedded-default.yaml');
-      writeFileSync(config, EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0'));
+      writeFileSync(
+        config,
+        EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0'),
+      );
       const stderr = new PassThrough();
       let log = '';
       stderr.on('data', (c: Buffer) => {
@@ -52,7 +55,11 @@ export class LiveDemo {
         const found = /metrics (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(log);
         if (found) resolve(found[1]!);
       });
-      this.exited = runCommand(['--config', config], { stdout: new PassThrough(), stderr, stdin: new PassThrough() }, { stopSignal: new Promise((r) => (this.stop = r)), env: {} });
+      this.exited = runCommand(
+        ['--config', config],
+        { stdout: new PassThrough(), stderr, stdin: new PassThrough() },
+        { stopSignal: new Promise((r) => (this.stop = r)), env: {} },
+      );
       this.exited.then((code) => reject(new Error(`the demo exited ${code} before listening:\n${log}`)), reject);
     });
     return this.started;
@@ -96,7 +103,8 @@ async function checkItems(items: readonly Item[], scope: BlockState, ctx: ShellC
 async function checkPipeline(p: Pipeline, scope: BlockState, ctx: ShellContext, at: string, block: BlockState): Promise<void> {
   const { sandbox } = ctx;
   const words = (p.commands[0]?.words ?? []).map((w) => sandbox.expand(w.text));
-  for (const filter of p.commands.slice(1)) assert.ok(FILTERS.has(filter.words[0]?.text ?? ''), `${at}: \`${filter.words[0]?.text}\` after a pipe is not a filter the docs test knows`);
+  for (const filter of p.commands.slice(1))
+    assert.ok(FILTERS.has(filter.words[0]?.text ?? ''), `${at}: \`${filter.words[0]?.text}\` after a pipe is not a filter the docs test knows`);
   if (words.length > 0 && words.every((w) => /^\w+=/.test(w))) {
     for (const w of words) sandbox.vars.set(w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1));
     return;
@@ -126,7 +134,10 @@ async function checkCurl(p: Pipeline, args: readonly string[], block: BlockState
     const config = forward.overlay.config() as { listen: { metrics: string; report?: string } };
     const listener = (Object.entries(config.listen) as [keyof typeof SERVED, string][]).find(([, address]) => address.endsWith(`:${forward.port}`));
     assert.ok(listener, `${at}: the ${forward.overlay.dir} sidecar listens on no port ${forward.port} (${JSON.stringify(config.listen)})`);
-    assert.ok((SERVED[listener[0]] as readonly string[]).includes(path), `${at}: ${path} is not served on the ${listener[0]} listener (${SERVED[listener[0]].join(', ')})`);
+    assert.ok(
+      (SERVED[listener[0]] as readonly string[]).includes(path),
+      `${at}: ${path} is not served on the ${listener[0]} listener (${SERVED[listener[0]].join(', ')})`,
+    );
     return;
   }
   assert.ok(port === '9464' && ctx.demoRunning(), `${at}: curl to 127.0.0.1:${port}, which nothing in the docs before it opened`);
@@ -154,7 +165,10 @@ function kubectlArgs(args: readonly string[]): { namespace?: string; positional:
 
 function overlayFor(namespace: string | undefined, deployment: string, at: string): Overlay {
   const overlay = OVERLAYS.find((o) => o.target.namespace === namespace && o.target.deployment === deployment);
-  assert.ok(overlay, `${at}: Deployment ${namespace}/${deployment} is no overlay's target (${OVERLAYS.map((o) => `${o.target.namespace}/${o.target.deployment}`).join(', ')})`);
+  assert.ok(
+    overlay,
+    `${at}: Deployment ${namespace}/${deployment} is no overlay's target (${OVERLAYS.map((o) => `${o.target.namespace}/${o.target.deployment}`).join(', ')})`,
+  );
   return overlay;
 }
 
@@ -184,7 +198,12 @@ function checkKubectl(raw: readonly Word[], args: readonly string[], block: Bloc
       assert.ok(rendered, `${at}: --patch takes no $(kubectl kustomize <folder>)`);
       patch = render(sandbox, rendered[1]!);
     }
-    const patched = parse(execFileSync('kubectl', ['patch', '--local', '-f', fixture, '--type', flags.get('--type') ?? 'strategic', '--patch', patch, '-o', 'yaml'], { encoding: 'utf8', stdio: 'pipe' })) as {
+    const patched = parse(
+      execFileSync('kubectl', ['patch', '--local', '-f', fixture, '--type', flags.get('--type') ?? 'strategic', '--patch', patch, '-o', 'yaml'], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      }),
+    ) as {
       spec: { template: { spec: { containers: { name: string; image: string }[] } } };
     };
     const sidecar = patched.spec.template.spec.containers.find((c) => c.name === SIDECAR_CONTAINER);
@@ -205,7 +224,10 @@ function checkKubectl(raw: readonly Word[], args: readonly string[], block: Bloc
     return;
   }
   if (verb === 'get' && rest[0] === 'pods') {
-    assert.ok(OVERLAYS.some((o) => o.target.namespace === namespace), `${at}: namespace ${namespace} is no overlay's`);
+    assert.ok(
+      OVERLAYS.some((o) => o.target.namespace === namespace),
+      `${at}: namespace ${namespace} is no overlay's`,
+    );
     const [key, value] = (flags.get('-l') ?? '').split('=');
     assert.equal(SIDECAR_POD_LABEL[key as keyof typeof SIDECAR_POD_LABEL], value, `${at}: -l ${key}=${value} is not the label the patch puts on the pods`);
     return;
@@ -213,8 +235,13 @@ function checkKubectl(raw: readonly Word[], args: readonly string[], block: Bloc
   if (verb === 'get' && rest[0] === 'secret') {
     const overlay = OVERLAYS.find((o) => o.target.namespace === namespace);
     assert.ok(overlay, `${at}: namespace ${namespace} is no overlay's`);
-    const secrets = parseAllDocuments(render(sandbox, join('deploy', 'overlays', overlay.dir))).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
-    assert.ok(secrets.some((o) => o.kind === 'Secret' && o.metadata.name === rest[1]), `${at}: the ${overlay.dir} overlay creates no Secret ${rest[1]}`);
+    const secrets = parseAllDocuments(render(sandbox, join('deploy', 'overlays', overlay.dir))).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string } },
+    );
+    assert.ok(
+      secrets.some((o) => o.kind === 'Secret' && o.metadata.name === rest[1]),
+      `${at}: the ${overlay.dir} overlay creates no Secret ${rest[1]}`,
+    );
     return;
   }
   assert.fail(`${at}: a kubectl use the docs test does not know (${verb}): teach test/docs/shell-checks.ts, or mark the block <!-- not-run: why -->`);
@@ -227,7 +254,10 @@ function checkKustomizeEdit(args: readonly string[], scope: BlockState, sandbox:
   const file = join(sandbox.dir, scope.cwd, 'kustomization.yaml');
   const doc = parseDocument(readFileSync(file, 'utf8'));
   const images = (doc.toJS() as { images?: { name: string }[] }).images ?? [];
-  assert.ok(images.some((i) => i.name === name), `${at}: ${scope.cwd}/kustomization.yaml has no images: entry for ${name}`);
+  assert.ok(
+    images.some((i) => i.name === name),
+    `${at}: ${scope.cwd}/kustomization.yaml has no images: entry for ${name}`,
+  );
   const colon = ref.lastIndexOf(':');
   const [newName, newTag] = colon > ref.lastIndexOf('/') ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, undefined];
   doc.set('images', [...images.filter((i) => i.name !== name), { name, newName, ...(newTag === undefined ? {} : { newTag }) }]);

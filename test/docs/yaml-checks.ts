@@ -51,7 +51,9 @@ function checkWholeDocument(block: CodeBlock, sandbox: Sandbox): void {
   if (kind === 'ShadowConfig') return loadsWithoutWarnings(block, atFileLines(block, block.text));
   if (kind === 'ReconcileModel') return void parseModel(atFileLines(block, block.text), block.file);
   if (isRecord(value) && typeof value.apiVersion === 'string' && typeof kind === 'string') return checkManifest(block, value, sandbox);
-  assert.fail(`${where(block)}: a YAML block that says neither its kind nor what it is part of: add <!-- doc-check: ... --> before it (see test/docs/yaml-checks.ts), or <!-- not-run: why -->`);
+  assert.fail(
+    `${where(block)}: a YAML block that says neither its kind nor what it is part of: add <!-- doc-check: ... --> before it (see test/docs/yaml-checks.ts), or <!-- not-run: why -->`,
+  );
 }
 
 /**
@@ -81,7 +83,9 @@ function configText(block: CodeBlock, at: string | undefined): string {
 function excerptProblems(part: unknown, whole: unknown, path: string): string[] {
   if (Array.isArray(part)) {
     if (!Array.isArray(whole)) return [`${path}: a list here, not in the file`];
-    return part.flatMap((item, i) => (whole.some((w) => excerptProblems(item, w, '').length === 0) ? [] : [`${path}[${i}]: ${JSON.stringify(item)} is in no item of the file's list`]));
+    return part.flatMap((item, i) =>
+      whole.some((w) => excerptProblems(item, w, '').length === 0) ? [] : [`${path}[${i}]: ${JSON.stringify(item)} is in no item of the file's list`],
+    );
   }
   if (isRecord(part)) {
     if (!isRecord(whole)) return [`${path}: a mapping here, not in the file`];
@@ -110,10 +114,16 @@ function checkKustomization(block: CodeBlock, sandbox: Sandbox): void {
   const resources = (parse(block.text) as { resources?: string[] }).resources ?? [];
   const overlay = OVERLAYS.find((o) => resources.some((r) => r.endsWith(`deploy/overlays/${o.dir}`)));
   assert.ok(overlay, `${where(block)}: includes none of the overlays`);
-  for (const file of resources.filter((r) => !r.includes('<this repo>'))) copyFileSync(join(REPO, 'test/deploy/fixtures', `${overlay.dir === 'hypershift' ? 'hypershift-operator' : overlay.dir}.yaml`), join(dir, file));
-  const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec?: { template?: { spec?: { containers?: { name: string }[] } } } });
+  for (const file of resources.filter((r) => !r.includes('<this repo>')))
+    copyFileSync(join(REPO, 'test/deploy/fixtures', `${overlay.dir === 'hypershift' ? 'hypershift-operator' : overlay.dir}.yaml`), join(dir, file));
+  const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).map(
+    (d) => d.toJS() as { kind: string; metadata: { name: string }; spec?: { template?: { spec?: { containers?: { name: string }[] } } } },
+  );
   const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === overlay.target.deployment);
-  assert.ok(deployment?.spec?.template?.spec?.containers?.some((c) => c.name === SIDECAR_CONTAINER), `${where(block)}: the rendered Deployment has no ${SIDECAR_CONTAINER} container`);
+  assert.ok(
+    deployment?.spec?.template?.spec?.containers?.some((c) => c.name === SIDECAR_CONTAINER),
+    `${where(block)}: the rendered Deployment has no ${SIDECAR_CONTAINER} container`,
+  );
 }
 
 interface Rule {
@@ -131,12 +141,22 @@ function checkManifest(block: CodeBlock, value: Record<string, unknown>, sandbox
   execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' });
   if (value.kind !== 'Role' && value.kind !== 'ClusterRole') return;
   const name = (value.metadata as { name: string }).name;
-  const shipped = OVERLAYS.flatMap((o) => parseAllDocuments(execFileSync('kubectl', ['kustomize', join(sandbox.dir, 'deploy', 'overlays', o.dir)], { encoding: 'utf8', stdio: 'pipe' })).map((d) => d.toJS() as { kind: string; metadata: { name: string }; rules?: Rule[] })).filter(
-    (o) => o.kind === value.kind && o.metadata.name === name,
-  );
+  const shipped = OVERLAYS.flatMap((o) =>
+    parseAllDocuments(execFileSync('kubectl', ['kustomize', join(sandbox.dir, 'deploy', 'overlays', o.dir)], { encoding: 'utf8', stdio: 'pipe' })).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string }; rules?: Rule[] },
+    ),
+  ).filter((o) => o.kind === value.kind && o.metadata.name === name);
   if (shipped.length === 0) return;
   const grants = (rule: Rule): boolean =>
-    shipped.some((role) => (role.rules ?? []).some((r) => ['apiGroups', 'resources', 'verbs'].every((k) => (rule[k as keyof Rule] ?? []).every((x) => (r[k as keyof Rule] ?? []).includes(x)))));
+    shipped.some((role) =>
+      (role.rules ?? []).some((r) =>
+        ['apiGroups', 'resources', 'verbs'].every((k) => (rule[k as keyof Rule] ?? []).every((x) => (r[k as keyof Rule] ?? []).includes(x))),
+      ),
+    );
   const rules = (value.rules ?? []) as Rule[];
-  assert.deepEqual(rules.filter((r) => !grants(r)), [], `${where(block)}: rules of ${String(value.kind)}/${name} that deploy/ does not grant`);
+  assert.deepEqual(
+    rules.filter((r) => !grants(r)),
+    [],
+    `${where(block)}: rules of ${String(value.kind)}/${name} that deploy/ does not grant`,
+  );
 }

@@ -40,7 +40,9 @@ const shipped = (file: string): DashboardJson => JSON.parse(readFileSync(join(RE
 
 /** A finite sample anywhere in the result: what Grafana would draw. */
 function hasData(e: Evaluation): boolean {
-  return (e.data?.result ?? []).some((series) => [...(series.values ?? []), ...(series.value ? [series.value] : [])].some(([, v]) => Number.isFinite(Number(v))));
+  return (e.data?.result ?? []).some((series) =>
+    [...(series.values ?? []), ...(series.value ? [series.value] : [])].some(([, v]) => Number.isFinite(Number(v))),
+  );
 }
 
 /** `a|b` matching exactly these values, as Grafana renders a multi-value selection in a regex matcher. */
@@ -55,7 +57,10 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
 
   before(async () => {
     // The embedded default as `run` starts it, on free ports instead of 9464, 4318 and 4317.
-    const config = EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0').replace('summary: {intervalMs: 5s}', 'summary: {enabled: false}');
+    const config = EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0')
+      .replace('127.0.0.1:4318', '127.0.0.1:0')
+      .replace('127.0.0.1:4317', '127.0.0.1:0')
+      .replace('summary: {intervalMs: 5s}', 'summary: {enabled: false}');
     sidecar = await startSidecar(parseConfig(config, '(embedded default)'), { env: {}, log: () => undefined });
     prometheus = await startPrometheus({
       rules: readFileSync(join(REPO, 'alerts', 'reconcile-shadow.rules.yaml'), 'utf8'),
@@ -66,8 +71,16 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
     const p = prometheus;
     // Prometheus hands new targets to its scrapers every 5 s; then a minute of 1 s scrapes.
     const scraped = `count_over_time(up{job="${JOB}"}[${SCRAPE_SECONDS + 30}s])`;
-    await until(async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined), 30_000, () => 'Prometheus to scrape the sidecar');
-    await until(async () => (Number((await p.query(scraped))[0]?.value[1] ?? 0) >= SCRAPE_SECONDS ? true : undefined), SCRAPE_SECONDS * 1000 + 30_000, () => `${SCRAPE_SECONDS} scrapes`);
+    await until(
+      async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined),
+      30_000,
+      () => 'Prometheus to scrape the sidecar',
+    );
+    await until(
+      async () => (Number((await p.query(scraped))[0]?.value[1] ?? 0) >= SCRAPE_SECONDS ? true : undefined),
+      SCRAPE_SECONDS * 1000 + 30_000,
+      () => `${SCRAPE_SECONDS} scrapes`,
+    );
   });
 
   after(async () => {
@@ -126,7 +139,12 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
     const width = Math.max(...results.map((r) => r.panel.length));
     process.stdout.write(
       `\n      panel targets on the embedded default (${results.filter((r) => r.hasData).length} of ${results.length} with data):\n` +
-        results.map((r) => `      ${r.hasData ? 'data   ' : 'NO DATA'}  ${String(r.evaluation.data?.result.length ?? 0).padStart(4)} series  ${r.panel.padEnd(width)}  ${r.legend}`).join('\n') +
+        results
+          .map(
+            (r) =>
+              `      ${r.hasData ? 'data   ' : 'NO DATA'}  ${String(r.evaluation.data?.result.length ?? 0).padStart(4)} series  ${r.panel.padEnd(width)}  ${r.legend}`,
+          )
+          .join('\n') +
         '\n',
     );
     deepStrictEqual(
@@ -134,7 +152,13 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
       [],
     );
     const withData = results.filter((r) => r.hasData).length;
-    ok(withData / results.length >= 0.9, `${withData} of ${results.length} panel targets returned data; without: ${results.filter((r) => !r.hasData).map((r) => r.panel).join(', ')}`);
+    ok(
+      withData / results.length >= 0.9,
+      `${withData} of ${results.length} panel targets returned data; without: ${results
+        .filter((r) => !r.hasData)
+        .map((r) => r.panel)
+        .join(', ')}`,
+    );
   });
 
   it('has every shipped rule loaded and healthy', async () => {

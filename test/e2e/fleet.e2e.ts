@@ -22,7 +22,9 @@ const WAIT_MS = 30_000;
 
 /** The query of a shipped gate, its template variables filled in. */
 function gateQuery(file: string): string {
-  const gate = parse(readFileSync(join(REPO, 'deploy/rollout-gate', file), 'utf8')) as { spec: { query?: string; metrics?: { provider: { prometheus: { query: string } } }[] } };
+  const gate = parse(readFileSync(join(REPO, 'deploy/rollout-gate', file), 'utf8')) as {
+    spec: { query?: string; metrics?: { provider: { prometheus: { query: string } } }[] };
+  };
   const query = gate.spec.query ?? gate.spec.metrics![0]!.provider.prometheus.query;
   return query.replaceAll('{{args.controller}}', FLEET_CONTROLLER).replaceAll('{{ variables.controller }}', FLEET_CONTROLLER);
 }
@@ -35,9 +37,17 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
   before(async () => {
     world = await startFleetWorld({ keepFor: '3s', interval: '1s' });
     const options = alertOptions({ phasedLoopHarm: { for: '2s' }, fleetPeerMissing: { for: '2s' }, selector: `job="${JOB}"` });
-    prometheus = await startPrometheus({ rules: rulesFile(alertRuleGroups(options), options), job: JOB, target: `127.0.0.1:${world.fleet.metricsAddress.port}` });
+    prometheus = await startPrometheus({
+      rules: rulesFile(alertRuleGroups(options), options),
+      job: JOB,
+      target: `127.0.0.1:${world.fleet.metricsAddress.port}`,
+    });
     const p = prometheus;
-    await until(async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined), WAIT_MS, () => 'Prometheus to scrape the fleet component');
+    await until(
+      async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined),
+      WAIT_MS,
+      () => 'Prometheus to scrape the fleet component',
+    );
   });
 
   after(async () => {
@@ -47,14 +57,24 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
 
   it('fires ReconcileShadowPhasedLoopHarm naming the kind of harm', async () => {
     const p = prometheus!;
-    const firing = await until(async () => (await p.alerts()).find((a) => a.labels.alertname === 'ReconcileShadowPhasedLoopHarm' && a.state === 'firing'), WAIT_MS, () => 'ReconcileShadowPhasedLoopHarm to fire');
-    deepStrictEqual(firing.labels, { alertname: 'ReconcileShadowPhasedLoopHarm', severity: 'warning', controller: FLEET_CONTROLLER, kind: 'worse-under-phased' });
+    const firing = await until(
+      async () => (await p.alerts()).find((a) => a.labels.alertname === 'ReconcileShadowPhasedLoopHarm' && a.state === 'firing'),
+      WAIT_MS,
+      () => 'ReconcileShadowPhasedLoopHarm to fire',
+    );
+    deepStrictEqual(firing.labels, {
+      alertname: 'ReconcileShadowPhasedLoopHarm',
+      severity: 'warning',
+      controller: FLEET_CONTROLLER,
+      kind: 'worse-under-phased',
+    });
   });
 
   it('evaluates every query of the Switch readiness dashboard, with data', async () => {
     const p = prometheus!;
     const dashboard = JSON.parse(readFileSync(join(REPO, 'dashboards/reconcile-shadow-switch-readiness.json'), 'utf8')) as DashboardJson;
-    const fill = (expr: string): string => expr.replace(/\$(__rate_interval|__range|\w+)/g, (_, name: string) => (name === '__rate_interval' ? '10s' : name === '__range' ? '1m' : '.*'));
+    const fill = (expr: string): string =>
+      expr.replace(/\$(__rate_interval|__range|\w+)/g, (_, name: string) => (name === '__rate_interval' ? '10s' : name === '__range' ? '1m' : '.*'));
     const end = Date.now() / 1000;
     const outcomes: string[] = [];
     for (const panel of contentPanels(dashboard)) {
@@ -65,24 +85,39 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
       }
     }
     // Every bounded series exists from the first scrape (read failures at 0), so every target has data.
-    deepStrictEqual(outcomes.filter((o) => o.endsWith('none')), []);
+    deepStrictEqual(
+      outcomes.filter((o) => o.endsWith('none')),
+      [],
+    );
     strictEqual(outcomes.length, 9);
   });
 
   it("reads the verdict through the rollout gates' queries: -1, not-ready", async () => {
     for (const file of ['analysistemplate.yaml', 'metrictemplate.yaml']) {
       const result = await prometheus!.query(gateQuery(file));
-      deepStrictEqual(result.map((s) => Number(s.value[1])), [-1], file);
+      deepStrictEqual(
+        result.map((s) => Number(s.value[1])),
+        [-1],
+        file,
+      );
     }
   });
 
   it('fires ReconcileShadowFleetPeerMissing naming the killed sidecar', async () => {
     await world!.stopPeer();
     const p = prometheus!;
-    const missing = await until(async () => (await p.alerts()).find((a) => a.labels.alertname === 'ReconcileShadowFleetPeerMissing' && a.state === 'firing'), WAIT_MS, () => 'ReconcileShadowFleetPeerMissing to fire');
+    const missing = await until(
+      async () => (await p.alerts()).find((a) => a.labels.alertname === 'ReconcileShadowFleetPeerMissing' && a.state === 'firing'),
+      WAIT_MS,
+      () => 'ReconcileShadowFleetPeerMissing to fire',
+    );
     deepStrictEqual(missing.labels, { alertname: 'ReconcileShadowFleetPeerMissing', severity: 'warning', peer: `${FLEET_NAMESPACE}/operator-c` });
     // Two sequential peers left: nothing to compare the phased loop with, so inconclusive (0), and the harm alert resolves.
-    await until(async () => ((await p.query(gateQuery('analysistemplate.yaml')))[0]?.value[1] === '0' ? true : undefined), WAIT_MS, () => 'the gate to read inconclusive');
+    await until(
+      async () => ((await p.query(gateQuery('analysistemplate.yaml')))[0]?.value[1] === '0' ? true : undefined),
+      WAIT_MS,
+      () => 'the gate to read inconclusive',
+    );
     ok((await p.query('reconcile_shadow_fleet_peers{state="read"}')).some((s) => s.value[1] === '2'));
   });
 });

@@ -32,7 +32,17 @@ function expectConfigOutcome(text: string): void {
 }
 
 /** YAML documents made of arbitrary nested values, sometimes in the model's or config's own shape. */
-const yamlValue = fc.anything({ maxDepth: 4, withNullPrototype: false, withBigInt: false, withDate: false, withMap: false, withSet: false, withTypedArray: false, withSparseArray: false, withBoxedValues: false });
+const yamlValue = fc.anything({
+  maxDepth: 4,
+  withNullPrototype: false,
+  withBigInt: false,
+  withDate: false,
+  withMap: false,
+  withSet: false,
+  withTypedArray: false,
+  withSparseArray: false,
+  withBoxedValues: false,
+});
 
 describe('fuzz: model and config files', function () {
   // each property runs FUZZ_RUNS generated cases
@@ -41,7 +51,9 @@ describe('fuzz: model and config files', function () {
   it('arbitrary YAML values in a model’s fields', () =>
     fc.assert(
       fc.property(yamlValue, yamlValue, yamlValue, (controller, operations, phased) => {
-        expectModelOutcome(stringify({ apiVersion: 'reconcile-shadow/v1', kind: 'ReconcileModel', metadata: { name: 'x' }, spec: { controller, operations, phased } }));
+        expectModelOutcome(
+          stringify({ apiVersion: 'reconcile-shadow/v1', kind: 'ReconcileModel', metadata: { name: 'x' }, spec: { controller, operations, phased } }),
+        );
       }),
       { numRuns: FUZZ_RUNS },
     ));
@@ -63,5 +75,10 @@ describe('fuzz: model and config files', function () {
       { numRuns: FUZZ_RUNS },
     ));
   it('the embedded default with a character replaced', () =>
-    fc.assert(fc.property(fc.nat(EMBEDDED_DEFAULT.length - 1), fc.string({ minLength: 1, maxLength: 1 }), (at, ch) => expectConfigOutcome(EMBEDDED_DEFAULT.slice(0, at) + ch + EMBEDDED_DEFAULT.slice(at + 1))), { numRuns: FUZZ_RUNS }));
+    fc.assert(
+      fc.property(fc.nat(EMBEDDED_DEFAULT.length - 1), fc.string({ minLength: 1, maxLength: 1 }), (at, ch) =>
+        expectConfigOutcome(EMBEDDED_DEFAULT.slice(0, at) + ch + EMBEDDED_DEFAULT.slice(at + 1)),
+      ),
+      { numRuns: FUZZ_RUNS },
+    ));
 });

@@ -15,7 +15,17 @@ const model = resolveModel('hypershift-hostedcluster');
 const ops = new Set(model.operations.map((o) => o.name));
 const SSH = 'failed to get hostedcluster SSHKey secret clusters/alpha-ssh: not found';
 const line = (msg: string, extra: Record<string, unknown>): string =>
-  JSON.stringify({ level: 'error', ts: '2026-11-29T10:00:05Z', msg, controller: 'hostedcluster', HostedCluster: { name: 'alpha', namespace: 'clusters' }, namespace: 'clusters', name: 'alpha', reconcileID: 'r1', ...extra });
+  JSON.stringify({
+    level: 'error',
+    ts: '2026-11-29T10:00:05Z',
+    msg,
+    controller: 'hostedcluster',
+    HostedCluster: { name: 'alpha', namespace: 'clusters' },
+    namespace: 'clusters',
+    name: 'alpha',
+    reconcileID: 'r1',
+    ...extra,
+  });
 const VALID = [
   line('Reconciler error', { error: SSH }),
   line('successfully reconciled', {}),
@@ -31,7 +41,17 @@ const zapish = fc.record(
   {
     level: fc.oneof(fc.constantFrom('info', 'error'), fc.anything()),
     ts: fc.oneof(fc.constant('2026-11-29T10:00:05Z'), fc.double(), fc.string()),
-    msg: fc.oneof(fc.constantFrom('Reconciler error', 'successfully reconciled', 'reconciliation completed with errors', 'reconciliation is blocked', 'Starting Controller', 'Starting hypershift-operator-manager'), fc.string()),
+    msg: fc.oneof(
+      fc.constantFrom(
+        'Reconciler error',
+        'successfully reconciled',
+        'reconciliation completed with errors',
+        'reconciliation is blocked',
+        'Starting Controller',
+        'Starting hypershift-operator-manager',
+      ),
+      fc.string(),
+    ),
     controller: fc.oneof(fc.constant('hostedcluster'), fc.anything()),
     HostedCluster: fc.oneof(fc.constant({ name: 'alpha', namespace: 'clusters' }), fc.anything()),
     namespace: fc.oneof(fc.constant('clusters'), fc.anything()),
@@ -68,7 +88,11 @@ describe('fuzz: operator log lines', function () {
   // each property runs FUZZ_RUNS generated cases
   this.timeout(60_000);
   it('arbitrary text and binary', () => fc.assert(fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 8 }), feed), { numRuns: FUZZ_RUNS }));
-  it('log-shaped JSON with wrong types', () => fc.assert(fc.property(fc.array(zapish, { maxLength: 8 }), (values) => feed(values.map((v) => JSON.stringify(v)))), { numRuns: FUZZ_RUNS }));
+  it('log-shaped JSON with wrong types', () =>
+    fc.assert(
+      fc.property(fc.array(zapish, { maxLength: 8 }), (values) => feed(values.map((v) => JSON.stringify(v)))),
+      { numRuns: FUZZ_RUNS },
+    ));
   it('valid end lines cut short or with a byte replaced, mixed with whole ones', () =>
     fc.assert(
       fc.property(fc.constantFrom(...VALID), fc.nat(400), fc.integer({ min: 0, max: 255 }), (valid, at, byte) => {

@@ -38,17 +38,67 @@ function expectCelOutcome(source: string, context: Record<string, unknown>): voi
   if (!r.ok) assert.ok((EVAL_ERROR_REASONS as readonly string[]).includes(r.reason), r.reason);
 }
 
-const celAtom = fc.constantFrom('resources', 'resources.job', 'resources.?job', '.hasValue()', 'generation', 'is_deleting', 'now()', '"x"', '1', '2.0', 'true', 'null', '[1, 2]', '{"a": 1}', 'string(generation)', 'has(resources.job)', '.exists(x, x > 1)', '.map(x, x * 2)', ' && ', ' || ', ' == ', ' != ', '!', '(', ')', '[', ']', '.', '?', ':', ' + ');
-const yamlValue = fc.anything({ maxDepth: 4, withBigInt: false, withDate: false, withMap: false, withSet: false, withTypedArray: false, withSparseArray: false, withBoxedValues: false, withNullPrototype: false });
+const celAtom = fc.constantFrom(
+  'resources',
+  'resources.job',
+  'resources.?job',
+  '.hasValue()',
+  'generation',
+  'is_deleting',
+  'now()',
+  '"x"',
+  '1',
+  '2.0',
+  'true',
+  'null',
+  '[1, 2]',
+  '{"a": 1}',
+  'string(generation)',
+  'has(resources.job)',
+  '.exists(x, x > 1)',
+  '.map(x, x * 2)',
+  ' && ',
+  ' || ',
+  ' == ',
+  ' != ',
+  '!',
+  '(',
+  ')',
+  '[',
+  ']',
+  '.',
+  '?',
+  ':',
+  ' + ',
+);
+const yamlValue = fc.anything({
+  maxDepth: 4,
+  withBigInt: false,
+  withDate: false,
+  withMap: false,
+  withSet: false,
+  withTypedArray: false,
+  withSparseArray: false,
+  withBoxedValues: false,
+  withNullPrototype: false,
+});
 
 describe('fuzz: adapter task configs and CEL rules', function () {
   // each property runs FUZZ_RUNS generated cases, compiling CEL
   this.timeout(60_000);
   it('arbitrary text as a task config', () => fc.assert(fc.property(fc.string(), expectTaskConfigOutcome), { numRuns: FUZZ_RUNS }));
   it('arbitrary values in the resources of a task config', () =>
-    fc.assert(fc.property(yamlValue, yamlValue, (resources, params) => expectTaskConfigOutcome(stringify({ params, resources }))), { numRuns: FUZZ_RUNS }));
+    fc.assert(
+      fc.property(yamlValue, yamlValue, (resources, params) => expectTaskConfigOutcome(stringify({ params, resources }))),
+      { numRuns: FUZZ_RUNS },
+    ));
   it('the example task config with a character replaced', () =>
-    fc.assert(fc.property(fc.nat(example.length - 1), fc.string({ minLength: 1, maxLength: 1 }), (at, ch) => expectTaskConfigOutcome(example.slice(0, at) + ch + example.slice(at + 1))), { numRuns: FUZZ_RUNS }));
+    fc.assert(
+      fc.property(fc.nat(example.length - 1), fc.string({ minLength: 1, maxLength: 1 }), (at, ch) =>
+        expectTaskConfigOutcome(example.slice(0, at) + ch + example.slice(at + 1)),
+      ),
+      { numRuns: FUZZ_RUNS },
+    ));
   it('CEL expressions built from rule fragments, evaluated against arbitrary resources', () =>
     fc.assert(
       fc.property(fc.array(celAtom, { maxLength: 12 }), yamlValue, fc.integer(), (parts, job, generation) => {

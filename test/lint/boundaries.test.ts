@@ -12,7 +12,10 @@ import { unusedExports } from './unused-exports.js';
 
 const FIXTURE = 'boundary-fixture.ts';
 // The project's config; the fixture is not on disk, so without the type information the boundary rule does not need.
-const eslint = new ESLint({ cwd: REPO, overrideConfig: [tseslint.configs.disableTypeChecked, { languageOptions: { parserOptions: { projectService: false } } }] });
+const eslint = new ESLint({
+  cwd: REPO,
+  overrideConfig: [tseslint.configs.disableTypeChecked, { languageOptions: { parserOptions: { projectService: false } } }],
+});
 
 /** The boundary errors `code` gets in `folder/`. */
 async function boundaryErrors(folder: string, code: string): Promise<string[]> {
@@ -36,19 +39,28 @@ describe('lint: the project’s boundaries', function () {
   });
 
   it('the pure core does no I/O and builds no client', async () => {
-    deepStrictEqual(await boundaryErrors('analyzer', "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n"), ['analyzer/ must not import node:fs: the pure core reads no file and talks to nothing']);
+    deepStrictEqual(await boundaryErrors('analyzer', "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n"), [
+      'analyzer/ must not import node:fs: the pure core reads no file and talks to nothing',
+    ]);
     deepStrictEqual(await boundaryErrors('model', "export const k = async () => (await import('@kubernetes/client-node')).KubeConfig;\n"), [
       'model/ must not import @kubernetes/client-node: the pure core reads no file and talks to nothing',
     ]);
-    deepStrictEqual(await boundaryErrors('lib', "import type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\n"), ['lib/ must not import model/types.ts: the pure core reads no file and talks to nothing']);
-    deepStrictEqual(await boundaryErrors('analyzer', "import { OtlpReceiver } from '../collector/otlp/internal/receiver.js';\nexport const o = OtlpReceiver;\n"), [
-      "analyzer/boundary-fixture.ts must not import collector/otlp/internal/receiver.ts: collector/otlp/internal/ is collector/otlp/'s own machinery; use its component or types",
-      'analyzer/ must not import collector/otlp/internal/receiver.ts: the pure core reads no file and talks to nothing',
+    deepStrictEqual(await boundaryErrors('lib', "import type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\n"), [
+      'lib/ must not import model/types.ts: the pure core reads no file and talks to nothing',
     ]);
+    deepStrictEqual(
+      await boundaryErrors('analyzer', "import { OtlpReceiver } from '../collector/otlp/internal/receiver.js';\nexport const o = OtlpReceiver;\n"),
+      [
+        "analyzer/boundary-fixture.ts must not import collector/otlp/internal/receiver.ts: collector/otlp/internal/ is collector/otlp/'s own machinery; use its component or types",
+        'analyzer/ must not import collector/otlp/internal/receiver.ts: the pure core reads no file and talks to nothing',
+      ],
+    );
   });
 
   it('nothing imports cli/', async () => {
-    deepStrictEqual(await boundaryErrors('sidecar', "import { EXIT } from '../cli/io.js';\nexport const e = EXIT;\n"), ['sidecar/ must not import cli/io.ts: nothing imports cli/']);
+    deepStrictEqual(await boundaryErrors('sidecar', "import { EXIT } from '../cli/io.js';\nexport const e = EXIT;\n"), [
+      'sidecar/ must not import cli/io.ts: nothing imports cli/',
+    ]);
   });
 
   it("a folder's internal/ is imported only from inside that folder (tests and benchmarks may)", async () => {
@@ -62,14 +74,35 @@ describe('lint: the project’s boundaries', function () {
       "cli/boundary-fixture.ts must not import outputs/fleet/internal/fleet-output.ts: outputs/fleet/internal/ is outputs/fleet/'s own machinery; use its component or types",
     ]);
     deepStrictEqual(await boundaryErrors('outputs/fleet', "export const s = async () => (await import('./internal/fleet-output.js')).fleetOutput;\n"), []);
-    deepStrictEqual(await boundaryErrors('outputs/fleet/internal', "import { publishFleet } from './verdict-series.js';\nexport const p = publishFleet;\n"), []);
+    deepStrictEqual(
+      await boundaryErrors('outputs/fleet/internal', "import { publishFleet } from './verdict-series.js';\nexport const p = publishFleet;\n"),
+      [],
+    );
     deepStrictEqual(await boundaryErrors('test/collector', "import { x } from '../../collector/otlp/internal/scan-json.js';\nexport const y = x;\n"), []);
   });
 
   it('what the layers allow passes', async () => {
-    deepStrictEqual(await boundaryErrors('analyzer', "import type { AttemptRecord } from '../collector/records.js';\nimport { isRecord } from '../lib/is-record.js';\nexport type A = AttemptRecord;\nexport const i = isRecord;\n"), []);
-    deepStrictEqual(await boundaryErrors('collector', "import { readFileSync } from 'node:fs';\nimport type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\nexport const r = readFileSync;\n"), []);
-    deepStrictEqual(await boundaryErrors('sidecar', "import { ShadowAnalyzer } from '../analyzer/analyzer.js';\nimport { otlp } from '../collector/otlp/component.js';\nexport const x = [ShadowAnalyzer, otlp];\n"), []);
+    deepStrictEqual(
+      await boundaryErrors(
+        'analyzer',
+        "import type { AttemptRecord } from '../collector/records.js';\nimport { isRecord } from '../lib/is-record.js';\nexport type A = AttemptRecord;\nexport const i = isRecord;\n",
+      ),
+      [],
+    );
+    deepStrictEqual(
+      await boundaryErrors(
+        'collector',
+        "import { readFileSync } from 'node:fs';\nimport type { ReconcileModel } from '../model/types.js';\nexport type M = ReconcileModel;\nexport const r = readFileSync;\n",
+      ),
+      [],
+    );
+    deepStrictEqual(
+      await boundaryErrors(
+        'sidecar',
+        "import { ShadowAnalyzer } from '../analyzer/analyzer.js';\nimport { otlp } from '../collector/otlp/component.js';\nexport const x = [ShadowAnalyzer, otlp];\n",
+      ),
+      [],
+    );
   });
 });
 

@@ -20,7 +20,9 @@ function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean 
   if (!clause) return false; // a side-effect import
   if (clause.isTypeOnly) return true;
   const bindings = clause.namedBindings;
-  return !clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((el) => el.isTypeOnly);
+  return (
+    !clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((el) => el.isTypeOnly)
+  );
 }
 
 export function staticImports(root: string, entry: string): StaticGraph {
@@ -31,7 +33,13 @@ export function staticImports(root: string, entry: string): StaticGraph {
     files.add(path);
     const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, false);
     for (const node of source.statements) {
-      if (!(ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) || !node.moduleSpecifier || !ts.isStringLiteral(node.moduleSpecifier) || isTypeOnly(node)) continue;
+      if (
+        !(ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) ||
+        !node.moduleSpecifier ||
+        !ts.isStringLiteral(node.moduleSpecifier) ||
+        isTypeOnly(node)
+      )
+        continue;
       const spec = node.moduleSpecifier.text;
       if (spec.startsWith('.')) {
         const target = resolve(dirname(path), spec).replace(/\.js$/, '.ts');

@@ -37,7 +37,15 @@ function ownExports(file: ts.SourceFile): string[] {
   for (const node of file.statements) {
     if (ts.isVariableStatement(node) && hasExport(node)) {
       for (const d of node.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name.text);
-    } else if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node)) && hasExport(node) && node.name) {
+    } else if (
+      (ts.isFunctionDeclaration(node) ||
+        ts.isClassDeclaration(node) ||
+        ts.isInterfaceDeclaration(node) ||
+        ts.isTypeAliasDeclaration(node) ||
+        ts.isEnumDeclaration(node)) &&
+      hasExport(node) &&
+      node.name
+    ) {
       names.push(node.name.text);
     } else if (ts.isExportDeclaration(node) && !node.moduleSpecifier && node.exportClause && ts.isNamedExports(node.exportClause)) {
       for (const el of node.exportClause.elements) names.push(el.name.text);
@@ -46,7 +54,24 @@ function ownExports(file: ts.SourceFile): string[] {
   return names;
 }
 
-export function unusedExports(root: string, folders: readonly string[] = ['lib', 'model', 'analyzer', 'collector', 'simulator', 'outputs', 'sidecar', 'cli', 'dashboards', 'alerts', 'deploy', 'bench', 'test']): UnusedExport[] {
+export function unusedExports(
+  root: string,
+  folders: readonly string[] = [
+    'lib',
+    'model',
+    'analyzer',
+    'collector',
+    'simulator',
+    'outputs',
+    'sidecar',
+    'cli',
+    'dashboards',
+    'alerts',
+    'deploy',
+    'bench',
+    'test',
+  ],
+): UnusedExport[] {
   const files = folders.flatMap((f) => typeScriptFiles(join(root, f)));
   const parsed = new Map(files.map((f) => [f, ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.ES2022, true)]));
   /** File → the names other files import from it ('*': all of them). */

@@ -59,16 +59,21 @@ describe('model builds', () => {
     const v1 = modelForBuild(model, 'v1');
     assert.equal(v1.build, 'v1');
     assert.equal(v1.builds, undefined);
-    assert.deepEqual(v1.operations.map((o) => `${o.name}${o.only ? `:${o.only}` : ''}`), [
-      'FetchCluster', 'ValidateSpec', 'EnsureSecrets', 'EnsureStatefulSet', 'EnsurePDB:sequential', 'EnsureService:phased', 'UpdateStatus',
-    ]);
-    assert.deepEqual(v1.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : [`${s.group}[${s.ops.join(',')}]`])), [
-      'FetchCluster', 'ValidateSpec', 'Credentials[EnsureSecrets]', 'Workload[EnsureStatefulSet,EnsureService]', 'Status[UpdateStatus]',
-    ]);
+    assert.deepEqual(
+      v1.operations.map((o) => `${o.name}${o.only ? `:${o.only}` : ''}`),
+      ['FetchCluster', 'ValidateSpec', 'EnsureSecrets', 'EnsureStatefulSet', 'EnsurePDB:sequential', 'EnsureService:phased', 'UpdateStatus'],
+    );
+    assert.deepEqual(
+      v1.phased.flatMap((s) => (s.kind === 'op' ? [s.op] : [`${s.group}[${s.ops.join(',')}]`])),
+      ['FetchCluster', 'ValidateSpec', 'Credentials[EnsureSecrets]', 'Workload[EnsureStatefulSet,EnsureService]', 'Status[UpdateStatus]'],
+    );
     const op = (name: string) => v1.operations.find((o) => o.name === name)!;
     assert.deepEqual(op('EnsureSecrets').errors, [{ format: 'failed to get secret %s: %w', only: 'sequential' }]);
     assert.deepEqual(formatsIn(op('UpdateStatus'), 'sequential'), []);
-    assert.deepEqual(formatsIn(op('UpdateStatus'), 'phased').map((f) => f.format), ['failed to update status: %w']);
+    assert.deepEqual(
+      formatsIn(op('UpdateStatus'), 'phased').map((f) => f.format),
+      ['failed to update status: %w'],
+    );
     const v2 = modelForBuild(model, 'v2');
     assert.deepEqual([v2.operations, v2.phased], [model.operations, model.phased]);
     assert.throws(() => modelForBuild(model, 'v3'), /model database-operator has no build "v3" \(builds: v2, v1\)/);
@@ -83,7 +88,10 @@ describe('model builds', () => {
     assert.deepEqual(chosen('v2.1.0-multi'), ['v2', 'x: version 2.1, build v2 (upstream abc123)']);
     assert.deepEqual(chosen('release-1.9'), ['v1', 'x: version 1.9, build v1 (upstream def456)']);
     assert.deepEqual(chosen('v1'), ['v1', 'x: build v1 (upstream def456)']);
-    assert.deepEqual(chosen('openshift/hypershift: abc. Latest supported OCP: 2.1.0'), ['-', 'x: latest supported OCP 2.1 is builds v2 and v1 alike; using the model of build v2']);
+    assert.deepEqual(chosen('openshift/hypershift: abc. Latest supported OCP: 2.1.0'), [
+      '-',
+      'x: latest supported OCP 2.1 is builds v2 and v1 alike; using the model of build v2',
+    ]);
     assert.deepEqual(chosen('3.0'), ['-', 'x: version 3.0 is no build the model knows (2.0, 2.1, 1.9); using the model of build v2']);
     assert.deepEqual(chosen('latest'), ['-', 'x: "latest" is no major.minor version; using the model of build v2']);
     assert.deepEqual(chosen(undefined), ['-', "x: not given, the operator's version is unknown; using the model of build v2"]);
@@ -93,7 +101,7 @@ describe('model builds', () => {
     assert.equal(selectBuild(plain, '1.9', 'x'), plain);
   });
 
-  it('a build\'s model round-trips through its document with its build and statement', () => {
+  it("a build's model round-trips through its document with its build and statement", () => {
     const m = selectBuild(model, '1.9', 'x');
     assert.deepEqual(parseModel(JSON.stringify(modelDocument(m)), 'doc'), m);
     assert.deepEqual(parseModel(JSON.stringify(modelDocument(model)), 'doc'), model);
@@ -145,8 +153,11 @@ describe('model builds', () => {
     ]);
   });
 
-  it('checks each build\'s model by the model\'s rules, at the build', () => {
-    const text = base.replace('    - name: UpdateStatus\n', '    - name: UpdateStatus\n      recovery: {sequential: [Cleanup]}\n').replace('ops: [UpdateStatus]', 'ops: [UpdateStatus, Cleanup]').replace('  phased:', '    - name: Cleanup\n      errors: []\n  phased:');
+  it("checks each build's model by the model's rules, at the build", () => {
+    const text = base
+      .replace('    - name: UpdateStatus\n', '    - name: UpdateStatus\n      recovery: {sequential: [Cleanup]}\n')
+      .replace('ops: [UpdateStatus]', 'ops: [UpdateStatus, Cleanup]')
+      .replace('  phased:', '    - name: Cleanup\n      errors: []\n  phased:');
     const bad = withBuilds(`  builds:
     - {name: v2, commit: abc123, versions: ["2.0"]}
     - {name: v1, commit: def456, versions: ["1.0"], only: {Cleanup: phased}}
@@ -157,7 +168,7 @@ describe('model builds', () => {
     );
   });
 
-  it('the built-in model\'s builds: HEAD first, the release branches after, each a valid model', () => {
+  it("the built-in model's builds: HEAD first, the release branches after, each a valid model", () => {
     const builtin = resolveModel('hypershift-hostedcluster');
     const sizes = (builtin.builds ?? []).map((b) => {
       const m = modelForBuild(builtin, b.name);
@@ -172,9 +183,10 @@ describe('model builds', () => {
     ]);
   });
 
-  it('the sidecar config\'s operatorVersion picks each model\'s build, and its absence is stated', () => {
+  it("the sidecar config's operatorVersion picks each model's build, and its absence is stated", () => {
     const config = (extra: string): [string | undefined, string | undefined] => {
-      const m = parseConfig(`apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nsources: {}\n${extra}`, 'c.yaml').models[0]!;
+      const m = parseConfig(`apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nsources: {}\n${extra}`, 'c.yaml')
+        .models[0]!;
       return [m.build, m.buildStatement];
     };
     assert.deepEqual(config('operatorVersion: "4.22"\n'), ['release-4.22', 'config operatorVersion: version 4.22, build release-4.22 (upstream 2f5225b64a5e)']);

@@ -67,11 +67,31 @@ const WRAPPED_ROWS: readonly { function: string; format: string; by: string }[] 
   { function: 'reconcileLegacy', format: 'failed to get next available SecurityContext UID: %w', by: 'failed to reconcile namespace: %w' },
   { function: 'reconcileControlPlaneNamespace', format: 'failed to get next available SecurityContext UID: %w', by: 'failed to reconcile namespace: %w' },
   { function: 'reconcileLegacy', format: 'hostedcluster pull secret %q must have a .dockerconfigjson key', by: 'failed to reconcile pull secret: %w' },
-  { function: 'reconcileLegacy', format: 'hostedcluster SSHKey secret %q must have a id_rsa.pub key', by: 'failed to reconcile controlplane SSHKey secret: %w' },
-  { function: 'reconcileLegacy', format: 'controlplane kubeconfig secret %q must have a %q key', by: 'failed to reconcile hostedcluster kubeconfig secret: %w' },
-  { function: 'reconcileAdditionalTrustBundle', format: 'hostedcluster AdditionalTrustBundle configmap %q must have a ca-bundle.crt key', by: 'failed to reconcile controlplane AdditionalTrustBundle configmap: %w' },
-  { function: 'reconcileCustomExternalKubeconfig', format: 'controlplane custom external kubeconfig secret %q must have a %q key', by: 'failed to reconcile hostedcluster custom external kubeconfig secret: %w' },
-  { function: 'reconcileKubevirtPlatformDefaultSettings', format: 'failed to generate the etcd encryption key; %w', by: 'failed to create ETCD SecretEncryption key for KubeVirt platform HostedCluster: %w' },
+  {
+    function: 'reconcileLegacy',
+    format: 'hostedcluster SSHKey secret %q must have a id_rsa.pub key',
+    by: 'failed to reconcile controlplane SSHKey secret: %w',
+  },
+  {
+    function: 'reconcileLegacy',
+    format: 'controlplane kubeconfig secret %q must have a %q key',
+    by: 'failed to reconcile hostedcluster kubeconfig secret: %w',
+  },
+  {
+    function: 'reconcileAdditionalTrustBundle',
+    format: 'hostedcluster AdditionalTrustBundle configmap %q must have a ca-bundle.crt key',
+    by: 'failed to reconcile controlplane AdditionalTrustBundle configmap: %w',
+  },
+  {
+    function: 'reconcileCustomExternalKubeconfig',
+    format: 'controlplane custom external kubeconfig secret %q must have a %q key',
+    by: 'failed to reconcile hostedcluster custom external kubeconfig secret: %w',
+  },
+  {
+    function: 'reconcileKubevirtPlatformDefaultSettings',
+    format: 'failed to generate the etcd encryption key; %w',
+    by: 'failed to create ETCD SecretEncryption key for KubeVirt platform HostedCluster: %w',
+  },
 ];
 
 /** Errors that wrap a package-level sentinel as their first `%w`: their text starts with the sentinel's. */
@@ -100,7 +120,10 @@ function rowText(row: FormatRow): string {
 }
 
 function isWrapped(row: FormatRow, loop: LoopKind): boolean {
-  return WRAPPED_FUNCTIONS.some((w) => w.function === row.function && w.loop === loop) || WRAPPED_ROWS.some((w) => w.function === row.function && w.format === row.format);
+  return (
+    WRAPPED_FUNCTIONS.some((w) => w.function === row.function && w.loop === loop) ||
+    WRAPPED_ROWS.some((w) => w.function === row.function && w.format === row.format)
+  );
 }
 
 /** The merge and HEAD: the commits of the model as written (the tests below the builds' read one commit each). */
@@ -109,7 +132,12 @@ const MODEL_COMMITS: readonly string[] = ['merge', 'head'];
 /** Rows whose text can start an operation's error in `loop` at these commits: returned or collected, not wrapped there. */
 function outermost(loop: LoopKind, commits: readonly string[] = MODEL_COMMITS): FormatRow[] {
   return upstream.formats.filter(
-    (r) => commits.includes(r.commit) && (r.use === 'return' || r.use === 'append') && loopsOf.get(r.function)!.includes(loop) && !isWrapped(r, loop) && !(r.function === GATE.function && r.format === GATE.format),
+    (r) =>
+      commits.includes(r.commit) &&
+      (r.use === 'return' || r.use === 'append') &&
+      loopsOf.get(r.function)!.includes(loop) &&
+      !isWrapped(r, loop) &&
+      !(r.function === GATE.function && r.format === GATE.format),
   );
 }
 
@@ -132,9 +160,15 @@ const LOOP_FUNCTIONS = new Set(['reconcileLegacy', 'reconcile']);
  * operation's error: API errors, or functions whose own texts are wrapped one level further down.
  */
 const UNREAD_CALLEES: ReadonlyMap<string, string> = new Map([
-  ['report.aggregate', 'the phased loop\'s own result'],
-  ['r.reconcileAWSOIDCDocuments', 'returned inside the function reconcileOIDCDocumentsWithStatus runs, which wraps it (failed to reconcile OIDC documents: %w)'],
-  ['r.reconcileGCPOIDCDocuments', 'returned inside the function reconcileOIDCDocumentsWithStatus runs, which wraps it (failed to reconcile OIDC documents: %w)'],
+  ['report.aggregate', "the phased loop's own result"],
+  [
+    'r.reconcileAWSOIDCDocuments',
+    'returned inside the function reconcileOIDCDocumentsWithStatus runs, which wraps it (failed to reconcile OIDC documents: %w)',
+  ],
+  [
+    'r.reconcileGCPOIDCDocuments',
+    'returned inside the function reconcileOIDCDocumentsWithStatus runs, which wraps it (failed to reconcile OIDC documents: %w)',
+  ],
   ['r.detectAndTriggerEtcdRecovery', 'inside reconcileETCDMemberRecovery, which the loops wrap (failed to perform etcd member recovery: %w)'],
   ['r.KubevirtInfraClients.DiscoverKubevirtClusterClient', 'a KubeVirt infra client lookup (a client-go error)'],
   ['manifests.ReconcileKubevirtInfraTempRoute', 'a mutate function (createOrUpdate returns its error)'],
@@ -151,7 +185,8 @@ const UNREAD_CALLEES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** An API call: its error is the API server's (or client-go's), never a format of the model. */
-const isApiCall = (callee: string): boolean => /^(?:createOrUpdate|k8sutil\.\w+|os\.\w+|[\w.]+(?:\(\))?\.(?:Get|List|Create|Update|Patch|Delete|DeleteAllOf))$/.test(callee);
+const isApiCall = (callee: string): boolean =>
+  /^(?:createOrUpdate|k8sutil\.\w+|os\.\w+|[\w.]+(?:\(\))?\.(?:Get|List|Create|Update|Patch|Delete|DeleteAllOf))$/.test(callee);
 
 /**
  * The table's function a callee names: `p.X` is any platform's `X`, `r.` and `hyperutil.` are dropped, and a bare name
@@ -175,13 +210,17 @@ function writesCitations(): Map<string, { writes: string | undefined; cited: str
   for (const item of ops.items) {
     const node = item.get('writes', true) as Scalar<string> | undefined;
     const comment = node?.comment ?? '';
-    out.set(String(item.get('name')), { writes: node?.value, cited: [...(comment.split(': ')[0] ?? '').matchAll(/([A-Za-z][\w.]*)\(\)/g)].map((m) => m[1]!), comment });
+    out.set(String(item.get('name')), {
+      writes: node?.value,
+      cited: [...(comment.split(': ')[0] ?? '').matchAll(/([A-Za-z][\w.]*)\(\)/g)].map((m) => m[1]!),
+      comment,
+    });
   }
   return out;
 }
 
 describe('built-in HyperShift model against the upstream code', () => {
-  it('the table holds every build\'s commit, every function found at the merge and HEAD but the HEAD-only check and the older builds\' ones', () => {
+  it("the table holds every build's commit, every function found at the merge and HEAD but the HEAD-only check and the older builds' ones", () => {
     const absentAt = (commit: string): string[] => upstream.absent.filter((a) => a.commit === commit).map((a) => a.function);
     const older = ['reconcileAWSSubnets', 'backwardcompat.GetBackwardCompatibleCAPIImage'];
     assert.deepEqual(absentAt('merge'), ['validateManagedHSMVersion', ...older]);
@@ -217,7 +256,8 @@ describe('built-in HyperShift model against the upstream code', () => {
       const shows = calls.length === 0 ? 'none' : calls.every((call) => call.startsWith('Status().')) ? 'status' : 'objects';
       // An operation that writes objects through a callee the table does not read (the platform's credentials) shows
       // only its status write: `objects` is then at least what the table shows.
-      if (shows !== op.writes && !(op.writes === 'objects' && shows === 'status')) wrong.push(`${op.name}: writes ${op.writes}, ${own.join(', ')} show ${shows}`);
+      if (shows !== op.writes && !(op.writes === 'objects' && shows === 'status'))
+        wrong.push(`${op.name}: writes ${op.writes}, ${own.join(', ')} show ${shows}`);
     }
     assert.deepEqual(wrong, []);
     assert.deepEqual(
@@ -230,9 +270,18 @@ describe('built-in HyperShift model against the upstream code', () => {
     const loopFunctions = new Set(upstream.functions.filter((f) => f.loops.length > 0).map((f) => f.name));
     // A mutate function's error comes back from createOrUpdate as it is: read even there, except where a format wraps
     // createOrUpdate's error (the stated mutate helpers below have no format of their own).
-    const unread = upstream.unwrapped.filter((u) => loopFunctions.has(u.function) && !isApiCall(u.callee) && readFunctions(u.callee, u.function).length === 0 && !UNREAD_CALLEES.has(u.callee));
-    assert.deepEqual(unread.map((u) => `${u.commit} ${u.function}:${u.line} ${u.callee}`), []);
-    for (const callee of UNREAD_CALLEES.keys()) assert.ok(upstream.unwrapped.some((u) => u.callee === callee), `${callee} is no longer returned unwrapped`);
+    const unread = upstream.unwrapped.filter(
+      (u) => loopFunctions.has(u.function) && !isApiCall(u.callee) && readFunctions(u.callee, u.function).length === 0 && !UNREAD_CALLEES.has(u.callee),
+    );
+    assert.deepEqual(
+      unread.map((u) => `${u.commit} ${u.function}:${u.line} ${u.callee}`),
+      [],
+    );
+    for (const callee of UNREAD_CALLEES.keys())
+      assert.ok(
+        upstream.unwrapped.some((u) => u.callee === callee),
+        `${callee} is no longer returned unwrapped`,
+      );
     assert.deepEqual(readFunctions('p.ReconcileCAPIInfraCR', 'reconcileLegacy').length, 9);
   });
 
@@ -240,7 +289,12 @@ describe('built-in HyperShift model against the upstream code', () => {
     const groups = model.phased.flatMap((s) => (s.kind === 'group' ? [s] : []));
     assert.deepEqual(
       groups.map((g) => ({ name: g.group, category: g.category, blockable: g.blockable, skipWhenBlocked: g.skipWhenBlocked })),
-      upstream.steps.head!.map((s) => ({ name: s.name, category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category, blockable: s.call === 'executeOrBlock', skipWhenBlocked: s.checksShouldBlock })),
+      upstream.steps.head!.map((s) => ({
+        name: s.name,
+        category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category,
+        blockable: s.call === 'executeOrBlock',
+        skipWhenBlocked: s.checksShouldBlock,
+      })),
     );
   });
 
@@ -251,10 +305,13 @@ describe('built-in HyperShift model against the upstream code', () => {
     );
     const key = (r: FormatRow): string => `${r.function}: ${r.format}`;
     const merge = new Set(upstream.formats.filter((r) => r.commit === 'merge').map(key));
-    assert.deepEqual([...new Set(upstream.formats.filter((r) => r.commit === 'head' && !merge.has(key(r))).map(key))], [
-      'reconcileSSHKeySync: failed to delete unused SSHKey secret: %w',
-      'validateManagedHSMVersion: release image version %s does not support Azure Managed HSM, which requires version %s or newer',
-    ]);
+    assert.deepEqual(
+      [...new Set(upstream.formats.filter((r) => r.commit === 'head' && !merge.has(key(r))).map(key))],
+      [
+        'reconcileSSHKeySync: failed to delete unused SSHKey secret: %w',
+        'validateManagedHSMVersion: release image version %s does not support Azure Managed HSM, which requires version %s or newer',
+      ],
+    );
     assert.equal(model.operations.find((o) => o.name === 'ManagedHSMVersionCheck')?.only, 'phased');
   });
 
@@ -281,7 +338,11 @@ describe('built-in HyperShift model against the upstream code', () => {
         `${w.function}: "${w.by}" is not an outermost ${w.loop} format`,
       );
     }
-    for (const part of [COMPOSED.outer, COMPOSED.inner]) assert.ok(upstream.formats.some((r) => r.function === part.function && r.format === part.format), part.format);
+    for (const part of [COMPOSED.outer, COMPOSED.inner])
+      assert.ok(
+        upstream.formats.some((r) => r.function === part.function && r.format === part.format),
+        part.format,
+      );
     assert.ok(upstream.formats.some((r) => r.function === GATE.function && r.format === GATE.format && r.use === 'return'));
     assert.deepEqual(
       upstream.sentinels.map((s) => [s.commit, s.text]),
@@ -301,8 +362,21 @@ describe('built-in HyperShift model against the upstream code', () => {
       checked.push(op.name);
     }
     assert.deepEqual(checked.sort(), [
-      'CAPIManager', 'CAPIProvider', 'CLISecrets', 'ClusterPrometheusRBAC', 'ControlPlaneOperator', 'CustomKubeconfigSync', 'KarpenterOperator', 'KubeadminPasswordSync',
-      'KubeconfigSync', 'MonitoringDashboard', 'NetworkPolicies', 'OpenShiftTrustedCAs', 'PKIOperatorRBAC', 'SREMetricsConfig', 'SecurityContextUID',
+      'CAPIManager',
+      'CAPIProvider',
+      'CLISecrets',
+      'ClusterPrometheusRBAC',
+      'ControlPlaneOperator',
+      'CustomKubeconfigSync',
+      'KarpenterOperator',
+      'KubeadminPasswordSync',
+      'KubeconfigSync',
+      'MonitoringDashboard',
+      'NetworkPolicies',
+      'OpenShiftTrustedCAs',
+      'PKIOperatorRBAC',
+      'SREMetricsConfig',
+      'SecurityContextUID',
     ]);
   });
 
@@ -319,7 +393,10 @@ describe('built-in HyperShift model against the upstream code', () => {
       ],
     );
     assert.deepEqual([effect('ValidationGates', 'sequential', GATE.text), effect('ValidationGates', 'phased', GATE.text)], ['end', 'continue']);
-    assert.deepEqual([effect('ValidationGates', 'sequential', 'configuration is invalid: %s'), effect('ValidationGates', 'phased', 'configuration is invalid: %s')], ['end', 'end']);
+    assert.deepEqual(
+      [effect('ValidationGates', 'sequential', 'configuration is invalid: %s'), effect('ValidationGates', 'phased', 'configuration is invalid: %s')],
+      ['end', 'end'],
+    );
     assert.equal(effect('SecurityContextUID', 'phased'), 'endGroup');
   });
 });
@@ -344,7 +421,8 @@ describe('the built-in HyperShift model of each operator build against the upstr
         ['release-4.21', 'sequential', '4.21'],
       ],
     );
-    for (const b of builds) assert.ok(upstream.source.commits[b.name]?.startsWith(b.commit), `${b.name}: table commit ${upstream.source.commits[b.name]} is not ${b.commit}`);
+    for (const b of builds)
+      assert.ok(upstream.source.commits[b.name]?.startsWith(b.commit), `${b.name}: table commit ${upstream.source.commits[b.name]} is not ${b.commit}`);
   });
 
   for (const build of builds) {
@@ -361,9 +439,15 @@ describe('the built-in HyperShift model of each operator build against the upstr
         const listed = modelFormats(derived);
         for (const loop of build.loops) {
           const made = produced(loop);
-          assert.deepEqual([...made].filter((text) => !listed.has(`${loop}\u0000${text}`)), [], `${build.name} ${loop}: upstream formats no operation lists`);
           assert.deepEqual(
-            [...listed].filter(([key]) => key.startsWith(`${loop}\u0000`) && !made.has(key.slice(loop.length + 1))).map(([key, ops]) => `${key.slice(loop.length + 1)} (${ops.join(', ')})`),
+            [...made].filter((text) => !listed.has(`${loop}\u0000${text}`)),
+            [],
+            `${build.name} ${loop}: upstream formats no operation lists`,
+          );
+          assert.deepEqual(
+            [...listed]
+              .filter(([key]) => key.startsWith(`${loop}\u0000`) && !made.has(key.slice(loop.length + 1)))
+              .map(([key, ops]) => `${key.slice(loop.length + 1)} (${ops.join(', ')})`),
             [],
             `${build.name} ${loop}: formats the code at ${build.commit} does not have`,
           );
@@ -376,7 +460,12 @@ describe('the built-in HyperShift model of each operator build against the upstr
         const groups = derived.phased.flatMap((s) => (s.kind === 'group' ? [s] : []));
         assert.deepEqual(
           groups.map((g) => ({ name: g.group, category: g.category, blockable: g.blockable, skipWhenBlocked: g.skipWhenBlocked })),
-          steps.map((s) => ({ name: s.name, category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category, blockable: s.call === 'executeOrBlock', skipWhenBlocked: s.checksShouldBlock })),
+          steps.map((s) => ({
+            name: s.name,
+            category: s.call === 'executeOrBlock' ? 'nonCritical' : s.category,
+            blockable: s.call === 'executeOrBlock',
+            skipWhenBlocked: s.checksShouldBlock,
+          })),
         );
       });
     });

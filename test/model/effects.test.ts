@@ -11,14 +11,23 @@ const places = phasedPlaces(model);
 
 describe('model/effects.ts on the built-in model', () => {
   it('formatsIn: the formats an error can start with in each loop', () => {
-    assert.deepEqual(formatsIn(op('CAPIManager'), 'sequential').map((f) => f.format), ['failed to reconcile capi manager: %w']);
-    assert.deepEqual(formatsIn(op('CAPIManager'), 'phased').map((f) => f.format), ['failed to reconcile CAPI manager: %w']);
+    assert.deepEqual(
+      formatsIn(op('CAPIManager'), 'sequential').map((f) => f.format),
+      ['failed to reconcile capi manager: %w'],
+    );
+    assert.deepEqual(
+      formatsIn(op('CAPIManager'), 'phased').map((f) => f.format),
+      ['failed to reconcile CAPI manager: %w'],
+    );
     assert.deepEqual(formatsIn(op('LookupReleaseImage'), 'phased'), [], 'the phased loop writes no error of the lookup');
   });
 
   it('variantOf: the first variant format the text matches, else none', () => {
     assert.equal(variantOf(op('ValidationGates'), 'pull secret unavailable: secrets "pull-secret" not found')?.format, 'pull secret unavailable: %w');
-    assert.equal(variantOf(op('ValidationGates'), 'pull secret unavailable: expected .dockerconfigjson key in secret "ps"')?.format, 'pull secret unavailable: expected %s key in secret %q');
+    assert.equal(
+      variantOf(op('ValidationGates'), 'pull secret unavailable: expected .dockerconfigjson key in secret "ps"')?.format,
+      'pull secret unavailable: expected %s key in secret %q',
+    );
     assert.equal(variantOf(op('ValidationGates'), 'configuration is invalid: bad'), undefined);
     assert.equal(variantOf(op('GetHCP'), 'failed to get hostedcontrolplane: x'), undefined);
   });
@@ -26,7 +35,10 @@ describe('model/effects.ts on the built-in model', () => {
   it('errorEffect and consequencesOf with and without the variant', () => {
     const gates = op('ValidationGates');
     const secret = variantOf(gates, 'pull secret unavailable: x');
-    assert.deepEqual([errorEffect(gates, 'phased', places.get('ValidationGates')!), errorEffect(gates, 'phased', places.get('ValidationGates')!, secret)], ['end', 'continue']);
+    assert.deepEqual(
+      [errorEffect(gates, 'phased', places.get('ValidationGates')!), errorEffect(gates, 'phased', places.get('ValidationGates')!, secret)],
+      ['end', 'continue'],
+    );
     const arch = op('PayloadArch');
     assert.deepEqual(consequencesOf(arch), [{ op: 'ValidationGates', outcome: 'stop' }]);
     assert.deepEqual(consequencesOf(arch, variantOf(arch, 'pull secret unavailable: x')), []);

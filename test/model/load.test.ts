@@ -26,16 +26,29 @@ describe('model format', () => {
     assert.equal(m.operations.length, 70);
     const groups = m.phased.flatMap((s) => (s.kind === 'group' ? [s.group] : []));
     assert.equal(groups.length, 21);
-    assert.deepEqual(m.phased.flatMap((s) => (s.kind === 'group' && s.blockable ? [s.group] : [])), ['KubeconfigAndPasswordSync', 'PlatformOIDCAndCSI', 'MonitoringAndCLISecrets', 'OperatorDeployments', 'RBACAndPolicies', 'PublicEndpointExposed']);
-    assert.deepEqual(m.phased.flatMap((s) => (s.kind === 'group' && s.skipWhenBlocked ? [s.group] : [])), ['ManagedHSMVersionCheck']);
-    assert.deepEqual(m.operations.filter((o) => o.only).map((o) => `${o.name}:${o.only}`), ['ManagedHSMVersionCheck:phased']);
+    assert.deepEqual(
+      m.phased.flatMap((s) => (s.kind === 'group' && s.blockable ? [s.group] : [])),
+      ['KubeconfigAndPasswordSync', 'PlatformOIDCAndCSI', 'MonitoringAndCLISecrets', 'OperatorDeployments', 'RBACAndPolicies', 'PublicEndpointExposed'],
+    );
+    assert.deepEqual(
+      m.phased.flatMap((s) => (s.kind === 'group' && s.skipWhenBlocked ? [s.group] : [])),
+      ['ManagedHSMVersionCheck'],
+    );
+    assert.deepEqual(
+      m.operations.filter((o) => o.only).map((o) => `${o.name}:${o.only}`),
+      ['ManagedHSMVersionCheck:phased'],
+    );
     assert.deepEqual(
       m.operations.filter((o) => o.onError).map((o) => `${o.name}:${JSON.stringify(o.onError)}`),
       ['PayloadArch:{"phased":"continue"}', 'LookupReleaseImage:{"phased":"continue"}', 'SecurityContextUID:{"phased":"endGroup"}'],
     );
     assert.deepEqual(
       m.operations.flatMap((o) => (o.causes ?? []).map((c) => `${o.name}->${c.op}:${c.outcome}${c.error ? `:${c.error}` : ''}`)),
-      ['PayloadArch->ValidationGates:stop', 'LookupReleaseImage->ReleaseImageVersion:error:release image is not available', 'DefaultIngressDomain->ControlPlaneOperator:error:failed to reconcile control plane operator: %w'],
+      [
+        'PayloadArch->ValidationGates:stop',
+        'LookupReleaseImage->ReleaseImageVersion:error:release image is not available',
+        'DefaultIngressDomain->ControlPlaneOperator:error:failed to reconcile control plane operator: %w',
+      ],
     );
     assert.deepEqual(m.operations.find((o) => o.name === 'SSHKeySync')?.errors, [
       { format: 'failed to get hostedcluster SSHKey secret %s: %w' },
@@ -77,18 +90,27 @@ describe('model format', () => {
   });
 
   it('refuses a document that is not a model, with the YAML parser’s position', () => {
-    assert.deepEqual(problems('apiVersion: v1\nkind: Pod\n'), ['model.yaml:1 apiVersion: must be "reconcile-shadow/v1", got "v1"', 'model.yaml:2 kind: must be "ReconcileModel", got "Pod"', 'model.yaml:1 metadata: required mapping with a name', 'model.yaml:1 spec: required mapping with controller, operations and phased']);
+    assert.deepEqual(problems('apiVersion: v1\nkind: Pod\n'), [
+      'model.yaml:1 apiVersion: must be "reconcile-shadow/v1", got "v1"',
+      'model.yaml:2 kind: must be "ReconcileModel", got "Pod"',
+      'model.yaml:1 metadata: required mapping with a name',
+      'model.yaml:1 spec: required mapping with controller, operations and phased',
+    ]);
     assert.match(problems('spec: [unclosed\n')[0]!, /^model\.yaml:\d+ \(document\): /);
   });
 
   it('accepts an op that exists only in the phased loop and leaves it out of the sequential order', () => {
-    const text = base.replace('    - name: UpdateStatus\n', '    - name: PruneOldBackups\n      only: phased\n    - name: UpdateStatus\n').replace('ops: [EnsureBackupSchedule]', 'ops: [EnsureBackupSchedule, PruneOldBackups]');
+    const text = base
+      .replace('    - name: UpdateStatus\n', '    - name: PruneOldBackups\n      only: phased\n    - name: UpdateStatus\n')
+      .replace('ops: [EnsureBackupSchedule]', 'ops: [EnsureBackupSchedule, PruneOldBackups]');
     const m = parseModel(text);
     assert.equal(m.operations.find((o) => o.name === 'PruneOldBackups')?.only, 'phased');
   });
 
   it('reads what an operation writes, absent when the model does not say, and names a bad value with its line', () => {
-    const text = base.replace('    - name: EnsureService\n', '    - name: EnsureService\n      writes: objects\n').replace('    - name: UpdateStatus\n', '    - name: UpdateStatus\n      writes: status\n');
+    const text = base
+      .replace('    - name: EnsureService\n', '    - name: EnsureService\n      writes: objects\n')
+      .replace('    - name: UpdateStatus\n', '    - name: UpdateStatus\n      writes: status\n');
     const m = parseModel(text);
     assert.deepEqual(
       m.operations.map((o) => [o.name, o.writes]),
@@ -155,7 +177,10 @@ describe('model format: per-loop behaviour', () => {
   it('reads effects per loop, formats per loop, variants, consequences (error or stop) and skipWhenBlocked', () => {
     const m = parseModel(
       rules(
-        ['    - name: Lookup\n      errors: ["failed to look up: %w"]', '    - name: Lookup\n      errors: [{format: "failed to look up: %w", only: sequential}]\n      onError: {phased: continue}\n      causes: [{op: Version, error: "version unknown"}, {op: Deploy, outcome: stop}]'],
+        [
+          '    - name: Lookup\n      errors: ["failed to look up: %w"]',
+          '    - name: Lookup\n      errors: [{format: "failed to look up: %w", only: sequential}]\n      onError: {phased: continue}\n      causes: [{op: Version, error: "version unknown"}, {op: Deploy, outcome: stop}]',
+        ],
         ['errors: ["invalid: %s"]', 'errors: ["invalid: %s", {format: "secret missing: %w", onError: {phased: continue}, causes: []}]'],
         ['errors: ["failed to parse: %w"]', 'errors: ["failed to parse: %w"]\n      onError: {phased: endGroup, sequential: continue}'],
         ['ops: [Check]}', 'skipWhenBlocked: true, ops: [Check]}'],
@@ -174,13 +199,21 @@ describe('model format: per-loop behaviour', () => {
     assert.deepEqual(op('Gate').errors, [{ format: 'invalid: %s' }, { format: 'secret missing: %w', onError: { phased: 'continue' }, causes: [] }]);
     assert.deepEqual(op('Parse').onError, { phased: 'endGroup', sequential: 'continue' });
     assert.deepEqual(op('Fetch'), { name: 'Fetch', errors: [{ format: 'failed to fetch: %w' }] }, 'an old-style op has no new fields');
-    assert.deepEqual(m.phased.flatMap((s) => (s.kind === 'group' ? [`${s.group}:${s.skipWhenBlocked}`] : [])), ['Core:false', 'Version:false', 'Check:true', 'Deployments:false']);
+    assert.deepEqual(
+      m.phased.flatMap((s) => (s.kind === 'group' ? [`${s.group}:${s.skipWhenBlocked}`] : [])),
+      ['Core:false', 'Version:false', 'Check:true', 'Deployments:false'],
+    );
   });
 
   it('still loads the models written before per-loop behaviour', () => {
     assert.equal(parseModel(RULES).operations.length, 8);
     assert.equal(resolveModel(join(REPO, 'examples/database-operator/model.yaml')).operations.length, 7);
-    assert.equal(resolveModel(join(CONTRACT_CASES, 'model.yaml')).operations.every((o) => o.onError === undefined && o.causes === undefined && o.errors.every((f) => Object.keys(f).join() === 'format')), true);
+    assert.equal(
+      resolveModel(join(CONTRACT_CASES, 'model.yaml')).operations.every(
+        (o) => o.onError === undefined && o.causes === undefined && o.errors.every((f) => Object.keys(f).join() === 'format'),
+      ),
+      true,
+    );
   });
 
   it('refuses an effect its place cannot have, naming the place and what it allows', () => {
@@ -198,9 +231,10 @@ describe('model format: per-loop behaviour', () => {
   });
 
   it('refuses unknown keys and values in onError and in a format, and a format that is neither string nor mapping', () => {
-    const text = rules(
-      ['errors: ["failed to fetch: %w"]', 'errors: ["failed to fetch: %w", 42, {format: "x: %w", retry: true}]\n      onError: {legacy: end, phased: skip}'],
-    );
+    const text = rules([
+      'errors: ["failed to fetch: %w"]',
+      'errors: ["failed to fetch: %w", 42, {format: "x: %w", retry: true}]\n      onError: {legacy: end, phased: skip}',
+    ]);
     const at = lineOf(text, 'retry: true');
     assert.deepEqual(problems(text), [
       `model.yaml:${at} spec.operations[0].errors[1]: must be a Go format string or a {format, only, onError, causes} mapping`,
@@ -212,7 +246,10 @@ describe('model format: per-loop behaviour', () => {
 
   it('refuses rules for a loop that never runs the op or never has the format', () => {
     const text = rules(
-      ['      only: phased\n      errors: []', '      only: phased\n      errors: [{format: "c: %w", only: sequential}]\n      onError: {sequential: continue}'],
+      [
+        '      only: phased\n      errors: []',
+        '      only: phased\n      errors: [{format: "c: %w", only: sequential}]\n      onError: {sequential: continue}',
+      ],
       ['errors: ["failed to deploy: %w"]', 'errors: [{format: "failed to deploy: %w", only: phased, onError: {sequential: continue}}]'],
     );
     assert.deepEqual(problems(text), [
@@ -224,8 +261,14 @@ describe('model format: per-loop behaviour', () => {
 
   it('refuses a consequence that cannot happen: unknown, itself, earlier in a loop, not a format of it, or after an error that ends every loop', () => {
     const text = rules(
-      ['errors: ["failed to look up: %w"]', 'errors: ["failed to look up: %w"]\n      onError: {phased: continue}\n      causes: [{op: Nope, error: "x"}, {op: Lookup, error: "failed to look up: %w"}, {op: Fetch, error: "failed to fetch: %w"}, {op: Version, error: "version gone"}, {op: Check, outcome: stop}]'],
-      ['errors: ["failed to sync: %w"]', 'errors: ["failed to sync: %w"]\n      causes: [{op: Deploy, outcome: stop, error: "failed to deploy: %w"}, {op: Deploy}, {op: Deploy, outcome: skip}]'],
+      [
+        'errors: ["failed to look up: %w"]',
+        'errors: ["failed to look up: %w"]\n      onError: {phased: continue}\n      causes: [{op: Nope, error: "x"}, {op: Lookup, error: "failed to look up: %w"}, {op: Fetch, error: "failed to fetch: %w"}, {op: Version, error: "version gone"}, {op: Check, outcome: stop}]',
+      ],
+      [
+        'errors: ["failed to sync: %w"]',
+        'errors: ["failed to sync: %w"]\n      causes: [{op: Deploy, outcome: stop, error: "failed to deploy: %w"}, {op: Deploy}, {op: Deploy, outcome: skip}]',
+      ],
       ['errors: ["invalid: %s"]', 'errors: ["invalid: %s"]\n      causes: [{op: Sync, error: "failed to sync: %w"}]'],
     );
     const lookup = lineOf(text, '{op: Nope');
@@ -249,15 +292,32 @@ describe('model format: per-loop behaviour', () => {
     const text = rules(
       ['    - name: Version\n      errors: ["version unknown", "failed to parse version: %w"]\n', ''],
       ['    - name: Fetch\n', '    - name: Version\n      errors: ["version unknown", "failed to parse version: %w"]\n    - name: Fetch\n'],
-      ['errors: ["failed to look up: %w"]', 'errors: ["failed to look up: %w"]\n      onError: {phased: continue, sequential: continue}\n      causes: [{op: Version, error: "version unknown"}]'],
+      [
+        'errors: ["failed to look up: %w"]',
+        'errors: ["failed to look up: %w"]\n      onError: {phased: continue, sequential: continue}\n      causes: [{op: Version, error: "version unknown"}]',
+      ],
     );
-    assert.deepEqual(problems(text), [`model.yaml:${lineOf(text, 'causes: [{op: Version')} spec.operations[2].causes[0].op: "Version" runs before "Lookup" in the sequential loop: a consequence runs later`]);
-    const gone = rules(['    - name: Sync\n', '    - name: Sync\n      only: sequential\n'], ['    - {group: Core, category: critical, ops: [Sync]}\n', ''], ['errors: ["failed to look up: %w"]', 'errors: ["failed to look up: %w"]\n      onError: {sequential: continue}\n      causes: [{op: Sync, error: "failed to sync: %w"}]']);
-    assert.deepEqual(problems(gone), [`model.yaml:${lineOf(gone, 'causes: [{op: Sync')} spec.operations[1].causes[0].op: "Lookup" and "Sync" must both run in the phased loop`]);
+    assert.deepEqual(problems(text), [
+      `model.yaml:${lineOf(text, 'causes: [{op: Version')} spec.operations[2].causes[0].op: "Version" runs before "Lookup" in the sequential loop: a consequence runs later`,
+    ]);
+    const gone = rules(
+      ['    - name: Sync\n', '    - name: Sync\n      only: sequential\n'],
+      ['    - {group: Core, category: critical, ops: [Sync]}\n', ''],
+      [
+        'errors: ["failed to look up: %w"]',
+        'errors: ["failed to look up: %w"]\n      onError: {sequential: continue}\n      causes: [{op: Sync, error: "failed to sync: %w"}]',
+      ],
+    );
+    assert.deepEqual(problems(gone), [
+      `model.yaml:${lineOf(gone, 'causes: [{op: Sync')} spec.operations[1].causes[0].op: "Lookup" and "Sync" must both run in the phased loop`,
+    ]);
   });
 
   it('refuses skipWhenBlocked on a blockable group, and a value that is not a boolean', () => {
-    const text = rules(['blockable: true, mode: collect', 'blockable: true, skipWhenBlocked: true, mode: collect'], ['ops: [Check]}', 'skipWhenBlocked: yes, ops: [Check]}']);
+    const text = rules(
+      ['blockable: true, mode: collect', 'blockable: true, skipWhenBlocked: true, mode: collect'],
+      ['ops: [Check]}', 'skipWhenBlocked: yes, ops: [Check]}'],
+    );
     assert.deepEqual(problems(text), [
       `model.yaml:${lineOf(text, 'skipWhenBlocked: yes')} spec.phased[5].skipWhenBlocked: must be true or false, got "yes"`,
       `model.yaml:${lineOf(text, 'skipWhenBlocked: true')} spec.phased[6].skipWhenBlocked: only a group that is not blockable can skip itself when blocked (a blockable group is not run at all)`,
@@ -293,9 +353,16 @@ describe('model format: the README', () => {
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### When an operation behaves differently in the two loops'));
     const block = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
-    const example = parse(block) as { operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[]; writes?: string }[]; phased: Record<string, unknown>[] };
+    const example = parse(block) as {
+      operations: { name: string; errors: unknown[]; onError?: unknown; causes?: unknown[]; writes?: string }[];
+      phased: Record<string, unknown>[];
+    };
     const builtin = resolveModel('hypershift-hostedcluster');
-    const normal = (c: { op: string; outcome?: string; error?: string }): object => ({ op: c.op, outcome: c.outcome ?? 'error', ...(c.error === undefined ? {} : { error: c.error }) });
+    const normal = (c: { op: string; outcome?: string; error?: string }): object => ({
+      op: c.op,
+      outcome: c.outcome ?? 'error',
+      ...(c.error === undefined ? {} : { error: c.error }),
+    });
     for (const op of example.operations) {
       const real = builtin.operations.find((o) => o.name === op.name)!;
       assert.deepEqual(op.onError, real.onError, op.name);
@@ -304,7 +371,11 @@ describe('model format: the README', () => {
       for (const e of op.errors) {
         const { causes, ...rest } = typeof e === 'string' ? { format: e } : (e as { format: string; causes?: { op: string }[] });
         const expected = causes === undefined ? rest : { ...rest, causes: causes.map(normal) };
-        assert.deepEqual(real.errors.find((f) => f.format === rest.format), expected, `${op.name}: ${rest.format}`);
+        assert.deepEqual(
+          real.errors.find((f) => f.format === rest.format),
+          expected,
+          `${op.name}: ${rest.format}`,
+        );
       }
     }
     const hsm = builtin.phased.find((s) => s.kind === 'group' && s.group === 'ManagedHSMVersionCheck');

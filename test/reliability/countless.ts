@@ -40,7 +40,11 @@ export interface CountlessFigures {
 export async function runCountless(options: CountlessOptions): Promise<CountlessFigures> {
   // a queue deep enough that a sidecar short of CPU lags instead of answering 429: an exporter retrying a batch of
   // children after their root got through would make them late whatever the pending rule, and that is not tested here
-  const otlp = { maxQueuedSpans: 200_000, maxQueuedBytes: 128 * 1024 * 1024, ...(options.maxPendingBytes === undefined ? {} : { maxPendingBytes: options.maxPendingBytes }) };
+  const otlp = {
+    maxQueuedSpans: 200_000,
+    maxQueuedBytes: 128 * 1024 * 1024,
+    ...(options.maxPendingBytes === undefined ? {} : { maxPendingBytes: options.maxPendingBytes }),
+  };
   const sidecar = await SidecarProcess.start(otlpSidecarConfig(otlp), deployedContainer().nodeOptions);
   const quota = options.cpuLimitCores === undefined ? undefined : new CpuQuota(sidecar.pid, options.cpuLimitCores);
   const clients: LoadClientProcess[] = [];
@@ -49,7 +53,13 @@ export async function runCountless(options: CountlessOptions): Promise<Countless
     clients.push(
       ...(await Promise.all(
         Array.from({ length: options.clients }, (_, i) =>
-          LoadClientProcess.start({ url: sidecar.otlpUrl, pipelines: options.pipelinesPerClient, seed: 5000 + i, namespace: `countless-${i}`, operationCount: false }),
+          LoadClientProcess.start({
+            url: sidecar.otlpUrl,
+            pipelines: options.pipelinesPerClient,
+            seed: 5000 + i,
+            namespace: `countless-${i}`,
+            operationCount: false,
+          }),
         ),
       )),
     );
@@ -63,7 +73,10 @@ export async function runCountless(options: CountlessOptions): Promise<Countless
     // the last attempts settle a settleMs after their root
     const settleStart = performance.now();
     let ledger = await scrapeLedger(sidecar.url('/metrics'));
-    while ((unaccounted(ledger) !== 0 || ledger.received !== books.exported + refusals(books.answers)) && performance.now() - settleStart < options.settleTimeoutMs) {
+    while (
+      (unaccounted(ledger) !== 0 || ledger.received !== books.exported + refusals(books.answers)) &&
+      performance.now() - settleStart < options.settleTimeoutMs
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       ledger = await scrapeLedger(sidecar.url('/metrics'));
     }
@@ -92,7 +105,10 @@ export const COUNTLESS_CHECKS: readonly Check<CountlessFigures, Readonly<Record<
       const store = f.options.maxPendingBytes ?? DEFAULT_SPAN_ASSEMBLER_OPTIONS.maxPendingBytes;
       // every span takes at least SPAN_FIXED_BYTES, and each attempt waits settleMs after its root
       const needed = (f.offered * DEFAULT_SPAN_ASSEMBLER_OPTIONS.settleMs * SPAN_FIXED_BYTES) / 1000;
-      return { pass: needed > store, detail: `${Math.round(f.offered)} spans/s for ${DEFAULT_SPAN_ASSEMBLER_OPTIONS.settleMs} ms at ${SPAN_FIXED_BYTES} bytes or more each: ${Math.round(needed)} bytes, the store holds ${store}` };
+      return {
+        pass: needed > store,
+        detail: `${Math.round(f.offered)} spans/s for ${DEFAULT_SPAN_ASSEMBLER_OPTIONS.settleMs} ms at ${SPAN_FIXED_BYTES} bytes or more each: ${Math.round(needed)} bytes, the store holds ${store}`,
+      };
     },
   },
   {

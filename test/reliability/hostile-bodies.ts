@@ -25,7 +25,10 @@ export function denseAttributes(maxBytes: number, spans: number, attributes: num
   const one = { traceId: randomBytes(16), spanId: randomBytes(8), name: 's', startTimeUnixNano: 1, endTimeUnixNano: 2, attributes: attrs };
   const perSpan = encode([one]).length;
   const fit = Math.min(spans, Math.floor((maxBytes - 64) / perSpan));
-  return protobufBody(`protobuf: ${fit} spans x ${attributes} attributes`, Array.from({ length: fit }, () => ({ ...one, spanId: randomBytes(8) })));
+  return protobufBody(
+    `protobuf: ${fit} spans x ${attributes} attributes`,
+    Array.from({ length: fit }, () => ({ ...one, spanId: randomBytes(8) })),
+  );
 }
 
 /** Empty span messages (2 bytes each): millions of spans, nearly all past the per-request limit. */
@@ -79,7 +82,14 @@ export function distinctObjects(maxBytes: number, maxStringLength: number, contr
     for (let bytes = 64; bytes + maxStringLength + 200 < maxBytes; bytes += maxStringLength + 200) {
       const object = `ns/${String(next++).padStart(12, '0')}`.padEnd(maxStringLength, 'x');
       const attributes = { 'reconcile.controller': controller, 'reconcile.object': object, 'reconcile.model': 'phased', 'reconcile.operation_count': 0 };
-      spans.push({ traceId: randomBytes(16), spanId: randomBytes(8), name: 'reconcile', startTimeUnixNano: 1, endTimeUnixNano: 2, attributes: keyValues(attributes) });
+      spans.push({
+        traceId: randomBytes(16),
+        spanId: randomBytes(8),
+        name: 'reconcile',
+        startTimeUnixNano: 1,
+        endTimeUnixNano: 2,
+        attributes: keyValues(attributes),
+      });
     }
     return spans;
   };

@@ -28,7 +28,11 @@ export const HOSTILE_CHECKS: readonly Check<HostileFigures, Bounds>[] = [
   {
     name: 'every request got a documented answer',
     evaluate: (f) => {
-      const odd = f.phases.flatMap((p) => Object.keys(p.answers).filter((s) => !DOCUMENTED.has(s)).map((s) => `${p.body}: ${s} x${p.answers[s]}`));
+      const odd = f.phases.flatMap((p) =>
+        Object.keys(p.answers)
+          .filter((s) => !DOCUMENTED.has(s))
+          .map((s) => `${p.body}: ${s} x${p.answers[s]}`),
+      );
       const all = f.phases.map((p) => `${p.body}: ${JSON.stringify(p.answers)}`).join('; ');
       return { pass: odd.length === 0 && f.phases.length > 0, detail: odd.length === 0 ? all : odd.join('; ') };
     },
@@ -51,8 +55,13 @@ export const HOSTILE_CHECKS: readonly Check<HostileFigures, Bounds>[] = [
     name: 'received = analyzed + dropped, exactly',
     evaluate: (f) => {
       const l = f.ledger;
-      const reasons = Object.entries(l.droppedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
-      return { pass: l.received > 0 && l.received === l.analyzed + l.dropped, detail: `${l.received} = ${l.analyzed} analyzed + ${l.dropped} dropped (${reasons})` };
+      const reasons = Object.entries(l.droppedByReason)
+        .map(([r, n]) => `${r} ${n}`)
+        .join(', ');
+      return {
+        pass: l.received > 0 && l.received === l.analyzed + l.dropped,
+        detail: `${l.received} = ${l.analyzed} analyzed + ${l.dropped} dropped (${reasons})`,
+      };
     },
   },
 ];

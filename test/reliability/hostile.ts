@@ -97,11 +97,15 @@ export async function runHostile(options: HostileOptions): Promise<HostileFigure
 function post(url: string, hostile: HostileBody, agent: Agent): Promise<string> {
   const body = hostile.fresh?.() ?? hostile.body;
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': hostile.contentType, 'content-encoding': 'gzip', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(String(res.statusCode)));
-      res.on('error', () => resolve('error'));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': hostile.contentType, 'content-encoding': 'gzip', 'content-length': body.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(String(res.statusCode)));
+        res.on('error', () => resolve('error'));
+      },
+    );
     req.on('error', () => resolve('error'));
     req.end(body);
   });

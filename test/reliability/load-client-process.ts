@@ -23,7 +23,11 @@ export class LoadClientProcess {
   }
 
   static async start(options: LoadClientOptions): Promise<LoadClientProcess> {
-    const child = fork(SELF, [JSON.stringify(options)], { execArgv: ['--import', 'tsx', ...CLIENT_NODE_OPTIONS], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(SELF, [JSON.stringify(options)], {
+      execArgv: ['--import', 'tsx', ...CLIENT_NODE_OPTIONS],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const client = new LoadClientProcess(child);
     await client.reply();
     return client;

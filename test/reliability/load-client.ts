@@ -125,7 +125,20 @@ interface Books {
 }
 
 export class LoadClient {
-  private readonly books: Books = { produced: 0, attempts: 0, handedToExporter: 0, exported: 0, failed: 0, exportCalls: 0, failures: {}, requests: 0, answers: {}, refusedWithoutRetryAfter: 0, slowestAnswerMs: 0, retryPauses: [] };
+  private readonly books: Books = {
+    produced: 0,
+    attempts: 0,
+    handedToExporter: 0,
+    exported: 0,
+    failed: 0,
+    exportCalls: 0,
+    failures: {},
+    requests: 0,
+    answers: {},
+    refusedWithoutRetryAfter: 0,
+    slowestAnswerMs: 0,
+    retryPauses: [],
+  };
   private readonly pipelines = new Map<string, Pipeline>();
   private readonly tracers: ReturnType<TracerProvider['getTracer']>[];
   /** An hour of the simulated fleet, replayed in a loop: simulating while producing would take CPU from producing. */
@@ -145,7 +158,9 @@ export class LoadClient {
     for (let i = 0; i < options.pipelines; i++) this.pipelines.set(`p${i}`, new Pipeline(`p${i}`, options, this.books));
     this.tracers = [...this.pipelines.values()].map((p) => p.provider.getTracer('operator'));
     const model = resolveModel('hypershift-hostedcluster');
-    this.records = [...new World({ model, objects: FLEET_OBJECTS, durationMs: HOUR_MS, seed: options.seed, observe: 'mixed', namespace: options.namespace }).attempts()];
+    this.records = [
+      ...new World({ model, objects: FLEET_OBJECTS, durationMs: HOUR_MS, seed: options.seed, observe: 'mixed', namespace: options.namespace }).attempts(),
+    ];
     subscribe('http.client.request.start', this.onRequest);
     subscribe('http.client.response.finish', this.onResponse);
   }

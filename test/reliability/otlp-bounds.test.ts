@@ -19,11 +19,26 @@ const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const hex16 = (n: number): string => n.toString(16).padStart(16, '0');
 
 function span(spanId: string, parentSpanId: string, attributes: Record<string, string | bigint> = {}, name = 'A'): OtlpSpan {
-  return { traceId: TRACE, spanId, parentSpanId, name, startNs: 1n, endNs: 2n, statusCode: 0, statusMessage: '', attributes: new Map(Object.entries(attributes)) };
+  return {
+    traceId: TRACE,
+    spanId,
+    parentSpanId,
+    name,
+    startNs: 1n,
+    endNs: 2n,
+    statusCode: 0,
+    statusMessage: '',
+    attributes: new Map(Object.entries(attributes)),
+  };
 }
 
 const root = (id: number, operations: number): OtlpSpan =>
-  span(hex16(id), '', { 'reconcile.controller': 'c', 'reconcile.object': 'ns/o', 'reconcile.model': 'phased', 'reconcile.operation_count': BigInt(operations) }, 'reconcile');
+  span(
+    hex16(id),
+    '',
+    { 'reconcile.controller': 'c', 'reconcile.object': 'ns/o', 'reconcile.model': 'phased', 'reconcile.operation_count': BigInt(operations) },
+    'reconcile',
+  );
 
 describe('reliability: the OTLP receiver within its memory and time bounds', () => {
   it('decodes a body of the most protobuf messages its size allows without building them: only reconcile.* values become objects', () => {
@@ -71,7 +86,10 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
       strictEqual(sink.rejections.length, 0);
       clock.release();
       await sink.until('every span counted', () => sink.rejections.length === 2040);
-      deepStrictEqual([...new Set(sink.rejections.map((r) => `${r.reason}: ${r.message}`))], ['too_many_spans: 2040 spans: more than twice the limit of 100 spans per request']);
+      deepStrictEqual(
+        [...new Set(sink.rejections.map((r) => `${r.reason}: ${r.message}`))],
+        ['too_many_spans: 2040 spans: more than twice the limit of 100 spans per request'],
+      );
       strictEqual(receiver.queuedSpans, 0);
     } finally {
       clock.release();
@@ -88,9 +106,11 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     await receiver.start();
     try {
       const post = (): Promise<number> =>
-        fetch(`http://127.0.0.1:${receiver.address().port}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }, body: fat.body }).then(
-          (r) => r.status,
-        );
+        fetch(`http://127.0.0.1:${receiver.address().port}/v1/traces`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' },
+          body: fat.body,
+        }).then((r) => r.status);
       deepStrictEqual([await post(), await post()], [200, 429]);
       ok(receiver.queuedSpans < 100, `${receiver.queuedSpans} spans queued`);
       strictEqual(sink.rejections.at(-1)?.reason, 'queue_full');
@@ -104,7 +124,11 @@ describe('reliability: the OTLP receiver within its memory and time bounds', () 
     const sink = new CollectingSink();
     const child = (id: number, parent: number): OtlpSpan => span(hex16(id), hex16(parent));
     // room for exactly one whole attempt of a root and 8 operations
-    const asm = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingBytes: heldBytes(root(1, 8)) + 8 * heldBytes(child(1, 1)) }, sink, new ManualScheduler());
+    const asm = new SpanAssembler(
+      { ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingBytes: heldBytes(root(1, 8)) + 8 * heldBytes(child(1, 1)) },
+      sink,
+      new ManualScheduler(),
+    );
     // attempts that will never complete: a root still waiting for its second child, and four children without a root
     asm.add(root(100, 2), 'r');
     asm.add(child(101, 100), 'r');

@@ -42,13 +42,19 @@ export const OVERLOAD_CHECKS: readonly Check<OverloadFigures, Expectations>[] = 
   },
   {
     name: 'RSS stayed under the bound',
-    evaluate: (f, e) => ({ pass: f.peakRssBytes <= e.rssBoundBytes, detail: `peak ${mib(f.peakRssBytes)} (idle ${mib(f.idleRssBytes)}, bound ${mib(e.rssBoundBytes)})` }),
+    evaluate: (f, e) => ({
+      pass: f.peakRssBytes <= e.rssBoundBytes,
+      detail: `peak ${mib(f.peakRssBytes)} (idle ${mib(f.idleRssBytes)}, bound ${mib(e.rssBoundBytes)})`,
+    }),
   },
   {
     name: 'the receiver answered 429 with Retry-After instead of queueing',
     evaluate: (f) => {
       const refused = f.clients.answers['429'] ?? 0;
-      return { pass: refused > 0 && f.clients.refusedWithoutRetryAfter === 0, detail: `${refused} answers 429, ${f.clients.refusedWithoutRetryAfter} of them without Retry-After` };
+      return {
+        pass: refused > 0 && f.clients.refusedWithoutRetryAfter === 0,
+        detail: `${refused} answers 429, ${f.clients.refusedWithoutRetryAfter} of them without Retry-After`,
+      };
     },
   },
   {
@@ -63,13 +69,18 @@ export const OVERLOAD_CHECKS: readonly Check<OverloadFigures, Expectations>[] = 
   },
   {
     name: 'every request got an answer within the exporter deadline',
-    evaluate: (f) => ({ pass: (f.clients.answers.error ?? 0) === 0, detail: `${f.clients.requests} requests, ${f.clients.answers.error ?? 0} unanswered; slowest answer ${Math.round(f.clients.slowestAnswerMs)} ms` }),
+    evaluate: (f) => ({
+      pass: (f.clients.answers.error ?? 0) === 0,
+      detail: `${f.clients.requests} requests, ${f.clients.answers.error ?? 0} unanswered; slowest answer ${Math.round(f.clients.slowestAnswerMs)} ms`,
+    }),
   },
   {
     name: 'received = analyzed + dropped, exactly',
     evaluate: (f) => {
       const l = f.ledger;
-      const reasons = Object.entries(l.droppedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
+      const reasons = Object.entries(l.droppedByReason)
+        .map(([r, n]) => `${r} ${n}`)
+        .join(', ');
       return { pass: l.received === l.analyzed + l.dropped, detail: `${l.received} = ${l.analyzed} analyzed + ${l.dropped} dropped (${reasons})` };
     },
   },
@@ -89,7 +100,9 @@ export const OVERLOAD_CHECKS: readonly Check<OverloadFigures, Expectations>[] = 
 /** The probe's slowest answers against the bound. */
 export function responsive(probe: ProbeFigures, bounds: Bounds): { pass: boolean; detail: string } {
   const worst = Math.max(...Object.values(probe.maxMs));
-  const each = Object.entries(probe.maxMs).map(([path, ms]) => `${path} ${Math.round(ms)} ms`).join(', ');
+  const each = Object.entries(probe.maxMs)
+    .map(([path, ms]) => `${path} ${Math.round(ms)} ms`)
+    .join(', ');
   const failures = probe.failures.length === 0 ? 'none' : probe.failures.slice(0, 3).join('; ');
   return { pass: worst < bounds.responsiveMs && probe.failures.length === 0, detail: `${probe.samples} samples; max ${each}; failures: ${failures}` };
 }

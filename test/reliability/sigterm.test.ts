@@ -20,7 +20,14 @@ describe('reliability: SIGTERM under load', function () {
   describe('reconcile-shadow run as deployed, sent a real SIGTERM', () => {
     let figures: SigtermFigures;
     before(async () => {
-      figures = await runSigterm({ loadMs: 2_000, rate: 150_000, clients: 2, pipelinesPerClient: 16, cpuLimitCores: deployedContainer().cpuLimitCores, slowConnections: 8 });
+      figures = await runSigterm({
+        loadMs: 2_000,
+        rate: 150_000,
+        clients: 2,
+        pipelinesPerClient: 16,
+        cpuLimitCores: deployedContainer().cpuLimitCores,
+        slowConnections: 8,
+      });
     });
 
     for (const check of [...SIGTERM_CHECKS, SIGTERM_ACCOUNTING_CHECK]) {
@@ -60,7 +67,11 @@ describe('reliability: SIGTERM under load', function () {
       sidecar = undefined;
       assert.ok(stopMs < SHUTDOWN_TIMEOUT_MS, `stop took ${Math.round(stopMs)} ms`);
       // queued spans complete their attempts, what is still incomplete is analyzed as such, rootless spans are dropped
-      assert.equal(ledger.received - ledger.analyzed - ledger.dropped, 0, `${JSON.stringify(ledger)} after stopping with ${JSON.stringify(inFlight)} in flight`);
+      assert.equal(
+        ledger.received - ledger.analyzed - ledger.dropped,
+        0,
+        `${JSON.stringify(ledger)} after stopping with ${JSON.stringify(inFlight)} in flight`,
+      );
     });
   });
 });

@@ -54,14 +54,16 @@ export async function runSigterm(options: SigtermOptions): Promise<SigtermFigure
     quota?.start();
     clients.push(
       ...(await Promise.all(
-        Array.from({ length: options.clients }, (_, i) => LoadClientProcess.start({ url: sidecar.otlpUrl, pipelines: options.pipelinesPerClient, seed: 2000 + i, namespace: `sigterm-${i}` })),
+        Array.from({ length: options.clients }, (_, i) =>
+          LoadClientProcess.start({ url: sidecar.otlpUrl, pipelines: options.pipelinesPerClient, seed: 2000 + i, namespace: `sigterm-${i}` }),
+        ),
       )),
     );
     await Promise.all(clients.map((c) => c.setRate(options.rate / clients.length)));
     await new Promise((resolve) => setTimeout(resolve, options.loadMs));
     // the signal goes at a moment the sidecar holds spans it has not yet analyzed or dropped
     let beforeSignal = await scrapeLedger(sidecar.url('/metrics'));
-    for (const deadline = performance.now() + 10_000; unaccounted(beforeSignal) === 0 && performance.now() < deadline; ) {
+    for (const deadline = performance.now() + 10_000; unaccounted(beforeSignal) === 0 && performance.now() < deadline;) {
       beforeSignal = await scrapeLedger(sidecar.url('/metrics'));
     }
     // the slow connections open now are the last: a stopped receiver refuses new ones, and they are not replaced
@@ -107,7 +109,10 @@ export const SIGTERM_CHECKS: readonly Check<SigtermFigures, NoBounds>[] = [
   },
   {
     name: 'bodies still being read when the grace ended were answered 503, not cut off',
-    evaluate: (f) => ({ pass: (f.slow.endings['503'] ?? 0) > 0, detail: `slow connections ${JSON.stringify(f.slow.byKind)} ended ${JSON.stringify(f.slow.endings)}` }),
+    evaluate: (f) => ({
+      pass: (f.slow.endings['503'] ?? 0) > 0,
+      detail: `slow connections ${JSON.stringify(f.slow.byKind)} ended ${JSON.stringify(f.slow.endings)}`,
+    }),
   },
   {
     name: 'requests arriving while it stops get 503 with Retry-After, or their connection closed',

@@ -101,7 +101,14 @@ export class SlowClientPool {
 
   books(): SlowBooks {
     const answered = Object.entries(this.endings).reduce((n, [status, count]) => (status === 'none' ? n : n + count), 0);
-    return { opened: this.opened, byKind: { ...this.byKind }, endings: { ...this.endings }, answered, cutAfterMs: structuredClone(this.cutAfterMs), stillOpen: this.open.size };
+    return {
+      opened: this.opened,
+      byKind: { ...this.byKind },
+      endings: { ...this.endings },
+      answered,
+      cutAfterMs: structuredClone(this.cutAfterMs),
+      stillOpen: this.open.size,
+    };
   }
 
   private openOne(): void {

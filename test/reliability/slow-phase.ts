@@ -64,7 +64,9 @@ export async function runSlowPhase(options: SlowPhaseOptions): Promise<SlowPhase
     pool = new SlowClientPool(sidecar.otlpPort, options.slowConnections);
     clients.push(
       ...(await Promise.all(
-        Array.from({ length: options.clients }, (_, i) => LoadClientProcess.start({ url: sidecar.otlpUrl, pipelines: options.pipelinesPerClient, seed: 4000 + i, namespace: `slow-${i}` })),
+        Array.from({ length: options.clients }, (_, i) =>
+          LoadClientProcess.start({ url: sidecar.otlpUrl, pipelines: options.pipelinesPerClient, seed: 4000 + i, namespace: `slow-${i}` }),
+        ),
       )),
     );
     await Promise.all(clients.map((c) => c.setRate(options.rate / clients.length)));
@@ -105,9 +107,18 @@ export const SLOW_PHASE_CHECKS: readonly Check<SlowPhaseFigures, Bounds>[] = [
     name: 'the slow clients held their connections throughout, each cut by the receiver within its deadline and answered 408',
     evaluate: (f) => {
       const t = f.options.timeouts;
-      const deadline: Record<string, number> = { idle: t.headersTimeoutMs, partialHeaders: t.headersTimeoutMs, noBody: t.bodyIdleTimeoutMs, trickle: t.bodyTimeoutMs };
-      const late = Object.entries(f.slow.cutAfterMs).filter(([kind, cut]) => cut.min < deadline[kind]! - TIMER_SLACK_MS || cut.max > deadline[kind]! + CUT_SLACK_MS);
-      const cuts = Object.entries(f.slow.cutAfterMs).map(([kind, c]) => `${kind} ${Math.round(c.min)}-${Math.round(c.max)} ms`).join(', ');
+      const deadline: Record<string, number> = {
+        idle: t.headersTimeoutMs,
+        partialHeaders: t.headersTimeoutMs,
+        noBody: t.bodyIdleTimeoutMs,
+        trickle: t.bodyTimeoutMs,
+      };
+      const late = Object.entries(f.slow.cutAfterMs).filter(
+        ([kind, cut]) => cut.min < deadline[kind]! - TIMER_SLACK_MS || cut.max > deadline[kind]! + CUT_SLACK_MS,
+      );
+      const cuts = Object.entries(f.slow.cutAfterMs)
+        .map(([kind, c]) => `${kind} ${Math.round(c.min)}-${Math.round(c.max)} ms`)
+        .join(', ');
       return {
         pass: f.slow.opened > f.options.slowConnections && f.slow.endings['408'] === f.slow.opened && f.slow.stillOpen === 0 && late.length === 0,
         detail: `${f.slow.opened} slow connections ${JSON.stringify(f.slow.byKind)}, ended ${JSON.stringify(f.slow.endings)}; cut after ${cuts}`,

@@ -22,7 +22,8 @@ const HEADLINES: Readonly<Record<string, (s: readonly Sample[]) => number>> = {
   'newly blocked': (s) => valueOf(s, 'reconcile_shadow_operation_newly_blocked_total'),
   'blocked-by': (s) => valueOf(s, 'reconcile_shadow_blocked_by_total'),
   starvation: (s) => Math.max(0, ...s.filter((x) => x.name === 'reconcile_shadow_operation_starved_seconds').map((x) => x.value)),
-  recreations: (s) => valueOf(s, 'reconcile_shadow_recreations_in_flight') + valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { phase: 'total' }),
+  recreations: (s) =>
+    valueOf(s, 'reconcile_shadow_recreations_in_flight') + valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { phase: 'total' }),
   stuck: (s) => valueOf(s, 'reconcile_shadow_recreation_stuck'),
 };
 const WITHIN_MS = 15_000;
@@ -33,13 +34,20 @@ describe('the demo: reconcile-shadow run on its embedded default', function () {
   it('shows every headline within 15 s, says it runs on a simulated clock, prints each source once, and keeps metrics in wall-clock time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shadow-demo-'));
     const config = join(dir, 'embedded-default.yaml');
-    writeFileSync(config, EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0'));
+    writeFileSync(
+      config,
+      EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0').replace('127.0.0.1:4318', '127.0.0.1:0').replace('127.0.0.1:4317', '127.0.0.1:0'),
+    );
     let log = '';
     const stderr = new PassThrough();
     stderr.on('data', (c: Buffer) => (log += c.toString()));
     let stop!: (signal: string) => void;
     const startedAt = Date.now();
-    const exited = runCommand(['--config', config], { stdout: new PassThrough(), stderr, stdin: new PassThrough() }, { stopSignal: new Promise((r) => (stop = r)), env: {} });
+    const exited = runCommand(
+      ['--config', config],
+      { stdout: new PassThrough(), stderr, stdin: new PassThrough() },
+      { stopSignal: new Promise((r) => (stop = r)), env: {} },
+    );
     try {
       const seen = new Map<string, number>();
       let samples: Sample[] = [];
@@ -77,9 +85,15 @@ describe('the demo: reconcile-shadow run on its embedded default', function () {
       assert.ok(schema(report), JSON.stringify(schema.errors));
 
       const lines = log.split('\n');
-      assert.deepEqual(lines.filter((l) => l.startsWith('  source: ')), ['  source: simulator', '  source: otlp']);
+      assert.deepEqual(
+        lines.filter((l) => l.startsWith('  source: ')),
+        ['  source: simulator', '  source: otlp'],
+      );
       const summary = lines.findIndex((l) => l.startsWith('simulated clock: '));
-      assert.equal(lines[summary], 'simulated clock: 60× wall-clock speed (a simulated minute every 1 s); this summary and /report are in simulated time, /metrics in wall-clock time');
+      assert.equal(
+        lines[summary],
+        'simulated clock: 60× wall-clock speed (a simulated minute every 1 s); this summary and /report are in simulated time, /metrics in wall-clock time',
+      );
       // The headline divergence leaves one-loop operations out, and says how often they ran.
       assert.match(lines[summary + 1] ?? '', /^\[hostedcluster\] attempts \d+ .* · diverged \d+\.\d% \(structural, one-loop ops: \d+\.\d%\) · objects 40$/);
     } finally {

@@ -51,7 +51,7 @@ describe('the fleet verdict: sidecars serve /partial, a fleet component merges a
     await world?.close();
   });
 
-  it("says not-ready, naming Report, from the first round of reads", async () => {
+  it('says not-ready, naming Report, from the first round of reads', async () => {
     const samples = await scrape(fleet!);
     assert.equal(valueOf(samples, 'reconcile_shadow_verdict', { controller: 'gadget', verdict: 'not-ready' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_verdict', { controller: 'gadget', verdict: 'ready' }), 0);
@@ -72,9 +72,15 @@ describe('the fleet verdict: sidecars serve /partial, a fleet component merges a
     const fleetSection = served.fleet as { covered: string[]; peers: { peer: string; state: string }[] };
     delete served.fleet;
     assert.equal(JSON.stringify(served, null, 2) + '\n', expected);
-    assert.deepEqual(fleetSection.covered, PEERS.map((p) => `${NAMESPACE}/${p.pod}`));
+    assert.deepEqual(
+      fleetSection.covered,
+      PEERS.map((p) => `${NAMESPACE}/${p.pod}`),
+    );
     const markdown = await get(`http://127.0.0.1:${fleet!.metricsAddress.port}/report?format=markdown`);
-    assert.ok(markdown.includes("The fleet's verdict covers 3 of 3 peers: hypershift/operator-a, hypershift/operator-b, hypershift/operator-c."), markdown.slice(0, 400));
+    assert.ok(
+      markdown.includes("The fleet's verdict covers 3 of 3 peers: hypershift/operator-a, hypershift/operator-b, hypershift/operator-c."),
+      markdown.slice(0, 400),
+    );
   });
 
   it('names a killed sidecar failing, then missing past keepFor, and the verdict then covers two peers', async () => {
@@ -87,7 +93,9 @@ describe('the fleet verdict: sidecars serve /partial, a fleet component merges a
     assert.ok(valueOf(samples, 'reconcile_shadow_fleet_peer_failures_total', { reason: 'connection' }) >= 1);
     // Only sequential evidence is left: nothing to compare the phased loop with.
     assert.equal(valueOf(samples, 'reconcile_shadow_verdict', { controller: 'gadget', verdict: 'inconclusive' }), 1);
-    const served = JSON.parse(await get(`http://127.0.0.1:${fleet!.metricsAddress.port}/report`)) as { fleet: { covered: string[]; peers: { peer: string; state: string; failure: { reason: string } | null }[] } };
+    const served = JSON.parse(await get(`http://127.0.0.1:${fleet!.metricsAddress.port}/report`)) as {
+      fleet: { covered: string[]; peers: { peer: string; state: string; failure: { reason: string } | null }[] };
+    };
     assert.deepEqual(served.fleet.covered, [`${NAMESPACE}/operator-a`, `${NAMESPACE}/operator-b`]);
     const gone = served.fleet.peers.find((p) => p.peer === killed)!;
     assert.equal(gone.state, 'missing');

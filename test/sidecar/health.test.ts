@@ -118,14 +118,19 @@ describe('source health: one contract for every source', function () {
     sidecar = await startSidecar(parseConfig(config(`  journal: {path: ${JSON.stringify(dir)}}`), 'shadow.yaml'), { env: {}, log: (line) => logs.push(line) });
     const s = await until(sidecar, (x) => up(x, 'journal') === 0, 'the journal source down');
     assert.equal(valueOf(s, 'reconcile_shadow_internal_errors_total', { kind: 'source' }), 1);
-    assert.deepEqual(logs, ['reconcile-shadow: source journal failure (further source journal failures are only counted in reconcile_shadow_internal_errors_total): EISDIR: illegal operation on a directory, read']);
+    assert.deepEqual(logs, [
+      'reconcile-shadow: source journal failure (further source journal failures are only counted in reconcile_shadow_internal_errors_total): EISDIR: illegal operation on a directory, read',
+    ]);
     assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\nsource journal: down\n' });
   });
 
   it('a log file that is not there is down; the failure to watch its directory is counted and logged once', async () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'shadow-health-')), 'no-such-dir', 'operator.log');
     const logs: string[] = [];
-    sidecar = await startSidecar(parseConfig(config(`  logs: {input: {file: ${JSON.stringify(missing)}}, loop: sequential}`), 'shadow.yaml'), { env: {}, log: (line) => logs.push(line) });
+    sidecar = await startSidecar(parseConfig(config(`  logs: {input: {file: ${JSON.stringify(missing)}}, loop: sequential}`), 'shadow.yaml'), {
+      env: {},
+      log: (line) => logs.push(line),
+    });
     const s = await scrape(sidecar);
     assert.equal(up(s, 'logs'), 0);
     assert.equal(valueOf(s, 'reconcile_shadow_internal_errors_total', { kind: 'source' }), 1);
@@ -145,7 +150,10 @@ describe('source health: one contract for every source', function () {
       const recreations = `recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleetApi: {url: ${JSON.stringify(api.url)}, interval: 1s, timeout: 1s}}\n`;
       sidecar = await startSidecar(parseConfig(config('', recreations), 'shadow.yaml'), { env: {}, log: () => undefined });
       let s = await until(sidecar, (x) => up(x, 'objects') === 1 && up(x, 'hyperfleet') === 1, 'objects and hyperfleet up');
-      assert.deepEqual(s.filter((x) => x.name === 'reconcile_shadow_source_up').map((x) => x.labels.source), ['hyperfleet', 'objects']);
+      assert.deepEqual(
+        s.filter((x) => x.name === 'reconcile_shadow_source_up').map((x) => x.labels.source),
+        ['hyperfleet', 'objects'],
+      );
       api.failNext(3, { status: 503 });
       s = await until(sidecar, (x) => up(x, 'hyperfleet') === 0, 'hyperfleet down');
       assert.equal(up(s, 'objects'), 1);

@@ -24,7 +24,14 @@ const GZIP = 'gzip' as ExporterConfig['compression'];
 
 /** The first 80 attempts of a seeded simulated fleet. */
 const FLEET: readonly AttemptRecord[] = (() => {
-  const world = new World({ model: resolveModel('hypershift-hostedcluster'), objects: 10, durationMs: 6 * 3_600_000, seed: 27, observe: 'mixed', namespace: 'fleet' });
+  const world = new World({
+    model: resolveModel('hypershift-hostedcluster'),
+    objects: 10,
+    durationMs: 6 * 3_600_000,
+    seed: 27,
+    observe: 'mixed',
+    namespace: 'fleet',
+  });
   const out: AttemptRecord[] = [];
   for (const a of world.attempts()) {
     out.push(a);
@@ -100,7 +107,12 @@ describe('the embedded default: OTLP/HTTP and OTLP/gRPC exporters reach the same
       await pollUntil(`${ATTEMPTS} attempts of ${namespace} analyzed`, () => mine().length === ATTEMPTS);
       const after = books();
       strictEqual(after.received - before.received, spansOf(sent), `${namespace}: every span received`);
-      return { books: { received: after.received - before.received, dropped: after.dropped - before.dropped }, analyses: mine().sort((a, b) => a.record.timeMs - b.record.timeMs || a.record.object.localeCompare(b.record.object)).map((a) => essence(a, namespace)) };
+      return {
+        books: { received: after.received - before.received, dropped: after.dropped - before.dropped },
+        analyses: mine()
+          .sort((a, b) => a.record.timeMs - b.record.timeMs || a.record.object.localeCompare(b.record.object))
+          .map((a) => essence(a, namespace)),
+      };
     } finally {
       await provider.shutdown();
     }

@@ -30,7 +30,13 @@ describe('the sidecar: /partial', function () {
   const records = [...plantedWorld({ ...hostedClusterWorld(3, NONE), objects: 8, durationMs: 3_600_000 })];
   const journal = (name: string, keep: (i: number) => boolean): string => {
     const file = join(dir, name);
-    writeFileSync(file, records.filter((_, i) => keep(i)).map((r) => formatAttemptLine(r) + '\n').join(''));
+    writeFileSync(
+      file,
+      records
+        .filter((_, i) => keep(i))
+        .map((r) => formatAttemptLine(r) + '\n')
+        .join(''),
+    );
     return file;
   };
   const config = (file: string, partial: string): string => `apiVersion: reconcile-shadow/v1
@@ -42,15 +48,29 @@ sources:
 summary: {enabled: false}
 partial: ${partial}
 `;
-  const partialOf = async (s: Sidecar): Promise<ReturnType<typeof decodePartial>> => decodePartial(await (await fetch(`http://127.0.0.1:${s.metricsAddress.port}/partial`)).text(), '/partial');
+  const partialOf = async (s: Sidecar): Promise<ReturnType<typeof decodePartial>> =>
+    decodePartial(await (await fetch(`http://127.0.0.1:${s.metricsAddress.port}/partial`)).text(), '/partial');
   /** The journal is replayed after start: wait until the sidecar has analysed its `n` attempts. */
   const analysed = async (s: Sidecar, n: number): Promise<void> => {
     const total = (): number => s.analyzer.report().controllers[0]?.attempts.total ?? 0;
-    await until(() => Promise.resolve(total() === n ? true : undefined), 10_000, () => `the sidecar to analyse ${n} attempts (${total()} so far)`);
+    await until(
+      () => Promise.resolve(total() === n ? true : undefined),
+      10_000,
+      () => `the sidecar to analyse ${n} attempts (${total()} so far)`,
+    );
   };
 
   it('serves everything analysed since start, as an input of its own', async () => {
-    sidecar = await startSidecar(parseConfig(config(journal('all.jsonl', () => true), '{instance: operator-7f}'), 'shadow.yaml'), { env: {} });
+    sidecar = await startSidecar(
+      parseConfig(
+        config(
+          journal('all.jsonl', () => true),
+          '{instance: operator-7f}',
+        ),
+        'shadow.yaml',
+      ),
+      { env: {} },
+    );
     await analysed(sidecar, records.length);
     const partial = await partialOf(sidecar);
     assert.equal(partial.inputs.length, 1);

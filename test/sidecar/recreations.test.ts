@@ -17,7 +17,13 @@ const T0 = Date.parse('2026-11-02T00:00:00Z');
 
 function job(cluster: string, generation: number, finalizers: string[] = []): FakeObject {
   return {
-    metadata: { name: `validate-${cluster}`, namespace: `hf-${cluster}`, labels: { 'hyperfleet.io/cluster-id': cluster }, annotations: { 'hyperfleet.io/generation': String(generation) }, finalizers },
+    metadata: {
+      name: `validate-${cluster}`,
+      namespace: `hf-${cluster}`,
+      labels: { 'hyperfleet.io/cluster-id': cluster },
+      annotations: { 'hyperfleet.io/generation': String(generation) },
+      finalizers,
+    },
     spec: { template: {} },
   };
 }
@@ -105,13 +111,19 @@ ${summary}
     kube.create(JOBS, job('c1', 1, ['example.com/hold']));
     const a = await sidecar();
     await until(() => shadowOf(a).stats.observations === 2, 'the cluster and the Job');
-    assert.deepEqual(kube.requests.filter((r) => !r.watch).map((r) => `${r.path}?${new URLSearchParams(r.query).toString()}`), ['/apis/batch/v1/jobs?labelSelector=hyperfleet.io%2Fcluster-id']);
+    assert.deepEqual(
+      kube.requests.filter((r) => !r.watch).map((r) => `${r.path}?${new URLSearchParams(r.query).toString()}`),
+      ['/apis/batch/v1/jobs?labelSelector=hyperfleet.io%2Fcluster-id'],
+    );
 
     // The spec changes at T0+100 s: the poll that sees generation 2 is the trigger.
     clock.advance(100);
     api.patchSpec('c1', { version: '2' });
     await poller(a).pollOnce();
-    assert.deepEqual([...shadowOf(a).inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.trigger]), [['triggered', T0 + 100_000, 'recreate_on_change']]);
+    assert.deepEqual(
+      [...shadowOf(a).inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.trigger]),
+      [['triggered', T0 + 100_000, 'recreate_on_change']],
+    );
 
     // The adapter deletes at +103 s; a finalizer holds the Job while many other events come and go.
     clock.advance(3);
@@ -139,7 +151,10 @@ ${summary}
     const b = await sidecar();
     await until(() => shadowOf(b).stats.observations === 2, 'the relist after the restart');
     const [rebuilt] = [...shadowOf(b).inFlight()];
-    assert.deepEqual([rebuilt?.phase, rebuilt?.triggeredAtMs, rebuilt?.deletionRequestedAtMs, rebuilt?.rebuilt], ['deletion', T0 + 100_000, T0 + 103_000, true]);
+    assert.deepEqual(
+      [rebuilt?.phase, rebuilt?.triggeredAtMs, rebuilt?.deletionRequestedAtMs, rebuilt?.rebuilt],
+      ['deletion', T0 + 100_000, T0 + 103_000, true],
+    );
     s = await scrape(b);
     assert.equal(valueOf(s, 'reconcile_shadow_recreation_oldest_seconds', { kind: 'Job' }), 663);
 
@@ -151,7 +166,10 @@ ${summary}
     kube.create(JOBS, job('c1', 2));
     await until(() => [...shadowOf(b).inFlight()][0]?.phase === 'availability', 'the new Job');
     clock.advance(40);
-    kube.patchStatus(JOBS, 'hf-c1', 'validate-c1', { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date(clock.ms).toISOString().replace('.000Z', 'Z') }], succeeded: 1 });
+    kube.patchStatus(JOBS, 'hf-c1', 'validate-c1', {
+      conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date(clock.ms).toISOString().replace('.000Z', 'Z') }],
+      succeeded: 1,
+    });
     await until(() => shadowOf(b).stats.recreationsFinished === 1, 'the recreation to finish');
     clock.advance(1);
     api.setReconciled('c1', true);
@@ -177,11 +195,17 @@ ${summary}
     await poller(a).pollOnce();
     assert.equal(up(await scrape(a), 'hyperfleet'), 0);
     // The live summary says the API is stale, and why.
-    await until(() => summaries.some((l) => l.endsWith('recreations: 0 finished, 0 in flight, 0 evicted · HyperFleet API stale (http_5xx)')), 'the summary of a stale API');
+    await until(
+      () => summaries.some((l) => l.endsWith('recreations: 0 finished, 0 in flight, 0 evicted · HyperFleet API stale (http_5xx)')),
+      'the summary of a stale API',
+    );
     clock.advance(5);
     api.patchSpec('c1', { v: 2 });
     await poller(a).pollOnce();
-    assert.deepEqual([...shadowOf(a).inFlight()].map((r) => r.triggeredAtMs), [T0 + 5000]);
+    assert.deepEqual(
+      [...shadowOf(a).inFlight()].map((r) => r.triggeredAtMs),
+      [T0 + 5000],
+    );
     assert.equal(up(await scrape(a), 'hyperfleet'), 1);
   });
 });

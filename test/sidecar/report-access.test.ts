@@ -74,7 +74,9 @@ describe('the sidecar: who may read /report', function () {
   });
 
   it('with report.bearerTokenFile serves it beyond loopback only to requests that carry the token', async () => {
-    sidecar = await startSidecar(parseConfig(config('{metrics: 0.0.0.0:0}', `report: {bearerTokenFile: ${tokenFile('s3cret\n')}}`), 'shadow.yaml'), { env: {} });
+    sidecar = await startSidecar(parseConfig(config('{metrics: 0.0.0.0:0}', `report: {bearerTokenFile: ${tokenFile('s3cret\n')}}`), 'shadow.yaml'), {
+      env: {},
+    });
     const port = sidecar.metricsAddress.port;
     const unauthorized = { status: 401, body: 'unauthorized: /report needs Authorization: Bearer <token>\n', authenticate: 'Bearer' };
     assert.deepEqual(await get(port, '/report'), unauthorized);
@@ -82,7 +84,11 @@ describe('the sidecar: who may read /report', function () {
     const report = await get(port, '/report', { authorization: 'Bearer s3cret' });
     assert.equal(report.status, 200);
     assert.equal(typeof (JSON.parse(report.body) as { input: unknown }).input, 'object');
-    assert.deepEqual(await get(port, '/partial'), { status: 401, body: 'unauthorized: /partial needs Authorization: Bearer <token>\n', authenticate: 'Bearer' });
+    assert.deepEqual(await get(port, '/partial'), {
+      status: 401,
+      body: 'unauthorized: /partial needs Authorization: Bearer <token>\n',
+      authenticate: 'Bearer',
+    });
     const partial = await get(port, '/partial', { authorization: 'Bearer s3cret' });
     assert.equal((JSON.parse(partial.body) as { schema: string }).schema, 'reconcile-shadow/partial/v1');
     assert.equal((await get(port, '/metrics')).status, 200);
@@ -94,7 +100,10 @@ describe('the sidecar: who may read /report', function () {
     assert.notEqual(reportPort, sidecar.metricsAddress.port);
     assert.equal((await get(reportPort, '/report')).status, 200);
     assert.deepEqual(await get(reportPort, '/metrics'), { status: 404, body: 'not found: this listener serves /report only\n', authenticate: null });
-    assert.equal((await get(sidecar.metricsAddress.port, '/report')).body, `forbidden: /report and /partial are served on http://127.0.0.1:${reportPort} (listen.report)\n`);
+    assert.equal(
+      (await get(sidecar.metricsAddress.port, '/report')).body,
+      `forbidden: /report and /partial are served on http://127.0.0.1:${reportPort} (listen.report)\n`,
+    );
   });
 
   it('refuses at start a report listener beyond loopback without a token, and a token file it cannot read', async () => {
@@ -109,7 +118,8 @@ describe('the sidecar: who may read /report', function () {
     parseConfig(config('{metrics: 127.0.0.1:9464, report: 0.0.0.0:9465}', 'report: {bearerTokenFile: /run/secrets/report-token}'), 'shadow.yaml');
     await assert.rejects(
       startSidecar(parseConfig(config('{metrics: 0.0.0.0:0}', 'report: {bearerTokenFile: /nonexistent/token}'), 'shadow.yaml'), { env: {} }),
-      (e: Error & { code?: string }) => e.code === 'ENOENT' && e.message === "report.bearerTokenFile: ENOENT: no such file or directory, open '/nonexistent/token'",
+      (e: Error & { code?: string }) =>
+        e.code === 'ENOENT' && e.message === "report.bearerTokenFile: ENOENT: no such file or directory, open '/nonexistent/token'",
     );
     await assert.rejects(
       startSidecar(parseConfig(config('{metrics: 0.0.0.0:0}', `report: {bearerTokenFile: ${tokenFile('\n')}}`), 'shadow.yaml'), { env: {} }),

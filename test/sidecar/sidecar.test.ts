@@ -52,13 +52,20 @@ describe('reconcile-shadow run (the sidecar)', function () {
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }), c.attempts.diverged);
     for (const op of c.operations) {
       for (const outcome of ['ok', 'error', 'stop', 'skip'] as const) {
-        assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: op.name, outcome }), op.outcomes[outcome], `${op.name} ${outcome}`);
+        assert.equal(
+          valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: op.name, outcome }),
+          op.outcomes[outcome],
+          `${op.name} ${outcome}`,
+        );
       }
       assert.equal(valueOf(samples, 'reconcile_shadow_operation_unblocked_total', { operation: op.name }), op.unblocked, `${op.name} unblocked`);
       assert.equal(valueOf(samples, 'reconcile_shadow_operation_newly_blocked_total', { operation: op.name }), op.newlyBlocked, `${op.name} newly blocked`);
     }
     for (const b of c.blockedBy) assert.equal(valueOf(samples, 'reconcile_shadow_blocked_by_total', { blocker: b.blocker, blocked: b.blocked }), b.count);
-    assert.equal(valueOf(samples, 'reconcile_shadow_blocked_by_total'), c.blockedBy.reduce((n, b) => n + b.count, 0));
+    assert.equal(
+      valueOf(samples, 'reconcile_shadow_blocked_by_total'),
+      c.blockedBy.reduce((n, b) => n + b.count, 0),
+    );
     assert.deepEqual(JSON.parse((await get(sidecar, '/report')).body), offline);
   });
 
@@ -89,7 +96,11 @@ describe('reconcile-shadow run (the sidecar)', function () {
       if (log.includes('source: journal')) signal('SIGTERM');
     });
     const started = Date.now();
-    const code = await runCommand(['--config', join(dir, 'shadow.yaml')], { stdout: new PassThrough(), stderr, stdin: new PassThrough() }, { stopSignal, env: {} });
+    const code = await runCommand(
+      ['--config', join(dir, 'shadow.yaml')],
+      { stdout: new PassThrough(), stderr, stdin: new PassThrough() },
+      { stopSignal, env: {} },
+    );
     assert.equal(code, 0);
     assert.ok(Date.now() - started < 5000);
     const last = /reconcile-shadow: SIGTERM, stopping\nreconcile-shadow: stopped: (\{.*\})\n$/.exec(log);
@@ -102,10 +113,16 @@ describe('reconcile-shadow run (the sidecar)', function () {
 
   it('refuses a bad config naming line and field, and starts nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
-    writeFileSync(join(dir, 'shadow.yaml'), journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('summary: {enabled: false}', 'summary: {enabled: maybe}'));
+    writeFileSync(
+      join(dir, 'shadow.yaml'),
+      journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('summary: {enabled: false}', 'summary: {enabled: maybe}'),
+    );
     const r = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
     assert.equal(r.code, 3);
-    assert.equal(r.stderr, `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`);
+    assert.equal(
+      r.stderr,
+      `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`,
+    );
   });
 
   it('exits 1 naming the source that failed to start', async () => {
@@ -115,7 +132,10 @@ describe('reconcile-shadow run (the sidecar)', function () {
     writeFileSync(join(dir, 'shadow.yaml'), journalConfig('/nonexistent/journal.jsonl'));
     const failed = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
     assert.equal(failed.code, 1);
-    assert.match(failed.stderr, /^reconcile-shadow: source journal failed to start: ENOENT: no such file or directory, open '\/nonexistent\/journal\.jsonl'\n$/);
+    assert.match(
+      failed.stderr,
+      /^reconcile-shadow: source journal failed to start: ENOENT: no such file or directory, open '\/nonexistent\/journal\.jsonl'\n$/,
+    );
   });
 });
 
@@ -181,7 +201,9 @@ describe('reconcile-shadow run trace export', function () {
     const samples = parsePrometheusText(await sidecar.metrics.registry.metrics());
     assert.equal(valueOf(samples, 'reconcile_shadow_internal_errors_total', { kind: 'trace_export' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total'), 2);
-    assert.deepEqual(logs, ['reconcile-shadow: trace_export failure (further trace_export failures are only counted in reconcile_shadow_internal_errors_total): span export failed']);
+    assert.deepEqual(logs, [
+      'reconcile-shadow: trace_export failure (further trace_export failures are only counted in reconcile_shadow_internal_errors_total): span export failed',
+    ]);
   });
 
   it('exports one shadow.attempt span per attempt to the endpoint the OTEL_* variables name, flushed at stop', async () => {
@@ -204,7 +226,11 @@ describe('reconcile-shadow run trace export', function () {
       });
       await (sidecar.sources[0] as JournalSource).done;
       await sidecar.stop();
-      const spans = bodies.flatMap((b) => (JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[] }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+      const spans = bodies.flatMap((b) =>
+        (
+          JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[] }
+        ).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)),
+      );
       const roots = spans.filter((s) => s.name === 'shadow.attempt');
       assert.equal(roots.length, 2);
       assert.deepEqual(roots.map((r) => r.attributes.find((a) => a.key === 'reconcile.observed_model')?.value.stringValue).sort(), ['phased', 'sequential']);

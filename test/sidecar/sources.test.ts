@@ -50,7 +50,10 @@ describe('reconcile-shadow run with the no-change sources', function () {
 
   it('logs: reads a controller-runtime log file and analyzes each attempt it ends', async () => {
     const log = join(REPO, 'test/fixtures/logs/legacy.log');
-    sidecar = await startSidecar(parseConfig(config(`  logs: {input: {file: ${JSON.stringify(log)}}, loop: sequential, quietFlush: 100ms, pollInterval: 50ms}`), 'shadow.yaml'), { env: {} });
+    sidecar = await startSidecar(
+      parseConfig(config(`  logs: {input: {file: ${JSON.stringify(log)}}, loop: sequential, quietFlush: 100ms, pollInterval: 50ms}`), 'shadow.yaml'),
+      { env: {} },
+    );
     // legacy.log ends four hostedcluster attempts (two successes, an SSH key and a kubeconfig status error); a nodepool line is ignored.
     const samples = await until(sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 4, 'four attempts from the log');
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential' }), 4);
@@ -72,9 +75,17 @@ describe('reconcile-shadow run with the no-change sources', function () {
     server.create(RESOURCES.hostedClusters, {
       metadata: { name: 'alpha', namespace: 'clusters' },
       spec: {},
-      status: { conditions: [{ type: 'ReconciliationSucceeded', status: 'False', reason: 'ReconciliationError', message, lastTransitionTime: '2026-11-29T10:00:00Z' }] },
+      status: {
+        conditions: [{ type: 'ReconciliationSucceeded', status: 'False', reason: 'ReconciliationError', message, lastTransitionTime: '2026-11-29T10:00:00Z' }],
+      },
     });
-    sidecar = await startSidecar(parseConfig(config(`  status: {kubeconfig: ${JSON.stringify(kubeconfig)}, loop: sequential, readOperatorDeployment: false, namespace: clusters}`), 'shadow.yaml'), { env: {} });
+    sidecar = await startSidecar(
+      parseConfig(
+        config(`  status: {kubeconfig: ${JSON.stringify(kubeconfig)}, loop: sequential, readOperatorDeployment: false, namespace: clusters}`),
+        'shadow.yaml',
+      ),
+      { env: {} },
+    );
     const samples = await until(sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 1, 'the transition');
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential', diverged: 'true' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'SSHKeySync', outcome: 'error' }), 1);

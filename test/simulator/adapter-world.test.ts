@@ -22,12 +22,16 @@ const HOURS = 3_600_000;
 
 describe('adapter world simulator', () => {
   it('is reproducible from its seed and yields observations in time order', () => {
-    const run = (seed: number) => new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed }).advance(DEFAULT_ADAPTER_WORLD.startMs + 3 * HOURS).map(formatObservationLine);
+    const run = (seed: number) =>
+      new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed }).advance(DEFAULT_ADAPTER_WORLD.startMs + 3 * HOURS).map(formatObservationLine);
     const a = run(3);
     assert.deepEqual(a, run(3));
     assert.notDeepEqual(a, run(4));
     const times = a.map((l) => Date.parse((JSON.parse(l) as { time: string }).time));
-    assert.deepEqual(times, [...times].sort((x, y) => x - y));
+    assert.deepEqual(
+      times,
+      [...times].sort((x, y) => x - y),
+    );
     // Advancing in steps gives the same story as in one go.
     const world = new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed: 3 });
     const stepped: string[] = [];
@@ -37,11 +41,18 @@ describe('adapter world simulator', () => {
 
   it('shadowed with the example task config: recreations by the rule, some stuck behind finalizers, deletes with conflicts', () => {
     const finished: FinishedRecreation[] = [];
-    const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()), trackerOptions(), { finished: (r) => finished.push(r) });
+    const shadow = new RecreationShadow(
+      CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
+      trackerOptions(),
+      { finished: (r) => finished.push(r) },
+    );
     const end = DEFAULT_ADAPTER_WORLD.startMs + 8 * HOURS;
     for (const o of new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed: 1 }).advance(end)) shadow.observe(o);
     // Seed 1, 8 hours: 202 recreations finished (37 of them stuck behind a finalizer), 3 still in flight (1 stuck).
-    assert.deepEqual([finished.length, finished.filter((r) => r.stuck).length, [...shadow.inFlight()].length, shadow.snapshot(end).stuck.length], [202, 37, 3, 1]);
+    assert.deepEqual(
+      [finished.length, finished.filter((r) => r.stuck).length, [...shadow.inFlight()].length, shadow.snapshot(end).stuck.length],
+      [202, 37, 3, 1],
+    );
     assert.ok(finished.every((r) => r.trigger === 'rule' && r.deletionSeconds !== null && !r.rebuilt));
     // Deleted clusters: delete.when and the recreate rule both true, delete wins.
     assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { create: 225, skip: 669, recreate: 410, delete: 27, conflict: 18 });
@@ -53,7 +64,10 @@ describe('adapter world simulator', () => {
     const seen: Observation[] = [];
     const attempts: AttemptRecord[] = [];
     const clock = new VirtualClock(DEFAULT_ADAPTER_WORLD.startMs, 60, () => wall);
-    const sinks = { attempts: { attempt: (r: AttemptRecord) => attempts.push(r), reject: () => assert.fail('no rejections') }, observations: { observe: (o: Observation) => seen.push(o), reject: () => assert.fail('no rejections') } };
+    const sinks = {
+      attempts: { attempt: (r: AttemptRecord) => attempts.push(r), reject: () => assert.fail('no rejections') },
+      observations: { observe: (o: Observation) => seen.push(o), reject: () => assert.fail('no rejections') },
+    };
     const source = new SimulatorSource([], { objects: 1, seed: 1, observe: 'mixed', tickMs: 1000, adapterWorld: DEFAULT_ADAPTER_WORLD }, clock, sinks);
     assert.equal(clock.now(), DEFAULT_ADAPTER_WORLD.startMs);
     wall = 60_000;
@@ -68,11 +82,25 @@ describe('adapter world simulator', () => {
   it('the demo: the adapter world through the recreation pipeline shows recreations, some stuck, in the metrics and the summary', async () => {
     let wall = 0;
     const metrics = createMetrics();
-    const pipeline = new RecreationPipeline({ taskConfig: EXAMPLE_TASK_CONFIG, proposals: EXAMPLE_PROPOSALS, sentinelInterval: 10_000, maxInFlight: 10_000, maxStuckSeries: 50 }, ['cluster'], (e) => assert.fail(String(e)), () => assert.fail('no rejections'));
+    const pipeline = new RecreationPipeline(
+      { taskConfig: EXAMPLE_TASK_CONFIG, proposals: EXAMPLE_PROPOSALS, sentinelInterval: 10_000, maxInFlight: 10_000, maxStuckSeries: 50 },
+      ['cluster'],
+      (e) => assert.fail(String(e)),
+      () => assert.fail('no rejections'),
+    );
     const clock = new VirtualClock(DEFAULT_ADAPTER_WORLD.startMs, 60, () => wall);
-    const publisher = new RecreationMetrics(metrics.metrics, { maxStuckSeries: pipeline.maxStuckSeries, kinds: pipeline.kinds, stuckThresholdMs: pipeline.stuckThresholdMs, resourceTypes: pipeline.resourceTypes, speed: 60 });
+    const publisher = new RecreationMetrics(metrics.metrics, {
+      maxStuckSeries: pipeline.maxStuckSeries,
+      kinds: pipeline.kinds,
+      stuckThresholdMs: pipeline.stuckThresholdMs,
+      resourceTypes: pipeline.resourceTypes,
+      speed: 60,
+    });
     pipeline.shadow.listen(publisher);
-    const source = new SimulatorSource([], { objects: 1, seed: 1, observe: 'mixed', tickMs: 1000, adapterWorld: DEFAULT_ADAPTER_WORLD }, clock, { attempts: { attempt: () => undefined, reject: () => undefined }, observations: pipeline.shadow });
+    const source = new SimulatorSource([], { objects: 1, seed: 1, observe: 'mixed', tickMs: 1000, adapterWorld: DEFAULT_ADAPTER_WORLD }, clock, {
+      attempts: { attempt: () => undefined, reject: () => undefined },
+      observations: pipeline.shadow,
+    });
     // Six virtual hours.
     wall = 6 * 60_000;
     source.tick();

@@ -81,18 +81,35 @@ await scenario('overload', `overload: real OTel exporters at ${EXPECT.minRatio}x
   results.overload = f;
   log(`  sidecar: CPU limit ${f.cpuLimitCores} core (held in ${f.throttledPeriods} periods, ${Math.round(f.throttledMs)} ms), node ${f.nodeOptions.join(' ')}`);
   log(`  calibration: ${Math.round(f.calibrationRate)} spans/s analyzed on ${f.calibrationCpu.toFixed(2)} cores, ${f.calibrationRefusals} requests refused`);
-  log(`  capacity ${Math.round(f.capacity)} spans/s; offered ${Math.round(f.offered)} spans/s (${(f.offered / f.capacity).toFixed(2)}x); analyzed meanwhile ${Math.round(f.analyzedDuringOverload)} spans/s`);
-  log(`  RSS idle ${mib(f.idleRssBytes)}, peak ${mib(f.peakRssBytes)}; slowest /healthz ${Math.round(f.probe.maxMs['/healthz']!)} ms, /metrics ${Math.round(f.probe.maxMs['/metrics']!)} ms`);
-  log(`  clients: ${f.clients.produced} spans produced, ${f.clients.notHandedOn} dropped by their span processors, ${f.clients.exported} exported, ${f.clients.failed} given up`);
-  log(`           ${f.clients.requests} requests ${JSON.stringify(f.clients.answers)}, ${f.clients.retries} retried; slowest answer ${Math.round(f.clients.slowestAnswerMs)} ms`);
-  log(`  sidecar: ${f.ledger.received} received = ${f.ledger.analyzed} analyzed (${f.ledger.attempts} attempts) + ${f.ledger.dropped} dropped ${JSON.stringify(f.ledger.droppedByReason)}`);
+  log(
+    `  capacity ${Math.round(f.capacity)} spans/s; offered ${Math.round(f.offered)} spans/s (${(f.offered / f.capacity).toFixed(2)}x); analyzed meanwhile ${Math.round(f.analyzedDuringOverload)} spans/s`,
+  );
+  log(
+    `  RSS idle ${mib(f.idleRssBytes)}, peak ${mib(f.peakRssBytes)}; slowest /healthz ${Math.round(f.probe.maxMs['/healthz']!)} ms, /metrics ${Math.round(f.probe.maxMs['/metrics']!)} ms`,
+  );
+  log(
+    `  clients: ${f.clients.produced} spans produced, ${f.clients.notHandedOn} dropped by their span processors, ${f.clients.exported} exported, ${f.clients.failed} given up`,
+  );
+  log(
+    `           ${f.clients.requests} requests ${JSON.stringify(f.clients.answers)}, ${f.clients.retries} retried; slowest answer ${Math.round(f.clients.slowestAnswerMs)} ms`,
+  );
+  log(
+    `  sidecar: ${f.ledger.received} received = ${f.ledger.analyzed} analyzed (${f.ledger.attempts} attempts) + ${f.ledger.dropped} dropped ${JSON.stringify(f.ledger.droppedByReason)}`,
+  );
   judge('overload', OVERLOAD_CHECKS, f, EXPECT);
 });
 
 await scenario('memory', 'memory bound: hostile bodies at the default limits, 10 s each', async () => {
-  const f = await runHostile({ bodies: hostileBodies(), concurrency: HOSTILE_CONCURRENCY, perBodyMs: 10_000, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  const f = await runHostile({
+    bodies: hostileBodies(),
+    concurrency: HOSTILE_CONCURRENCY,
+    perBodyMs: 10_000,
+    cpuLimitCores: deployedCores,
+    settleTimeoutMs: 60_000,
+  });
   results.memoryBound = f;
-  for (const p of f.phases) log(`  ${p.body}: ${JSON.stringify(p.answers)}, RSS peak ${mib(p.peakRssBytes)}, slowest /healthz ${Math.round(p.probe.maxMs['/healthz']!)} ms`);
+  for (const p of f.phases)
+    log(`  ${p.body}: ${JSON.stringify(p.answers)}, RSS peak ${mib(p.peakRssBytes)}, slowest /healthz ${Math.round(p.probe.maxMs['/healthz']!)} ms`);
   judge('memory bound', HOSTILE_CHECKS, f, EXPECT);
 });
 
@@ -118,31 +135,53 @@ await scenario('slow', `slow clients: 32 connections that say little or nothing 
     settleTimeoutMs: 60_000,
   });
   results.slowClients = f;
-  log(`  slow: ${f.slow.opened} connections ${JSON.stringify(f.slow.byKind)}, ended ${JSON.stringify(f.slow.endings)}, cut after ${JSON.stringify(f.slow.cutAfterMs)}`);
-  log(`  exporters: ${f.exporters.exported} spans exported in ${f.exporters.requests} requests ${JSON.stringify(f.exporters.answers)}; slowest answer ${Math.round(f.exporters.slowestAnswerMs)} ms`);
-  log(`  sidecar: ${f.ledger.received} received = ${f.ledger.analyzed} analyzed + ${f.ledger.dropped} dropped ${JSON.stringify(f.ledger.droppedByReason)}; clients' books ${f.expectedReceived}`);
+  log(
+    `  slow: ${f.slow.opened} connections ${JSON.stringify(f.slow.byKind)}, ended ${JSON.stringify(f.slow.endings)}, cut after ${JSON.stringify(f.slow.cutAfterMs)}`,
+  );
+  log(
+    `  exporters: ${f.exporters.exported} spans exported in ${f.exporters.requests} requests ${JSON.stringify(f.exporters.answers)}; slowest answer ${Math.round(f.exporters.slowestAnswerMs)} ms`,
+  );
+  log(
+    `  sidecar: ${f.ledger.received} received = ${f.ledger.analyzed} analyzed + ${f.ledger.dropped} dropped ${JSON.stringify(f.ledger.droppedByReason)}; clients' books ${f.expectedReceived}`,
+  );
   judge('slow clients', SLOW_PHASE_CHECKS, f, EXPECT);
 });
 
 await scenario('countless', `attempts without reconcile.operation_count at 25,000 spans/s, ${seconds} s`, async () => {
-  const f = await runCountless({ durationMs: seconds * 1000, rate: 25_000, minRate: 0.9 * 25_000, clients: 2, pipelinesPerClient: 8, cpuLimitCores: deployedCores, settleTimeoutMs: 60_000 });
+  const f = await runCountless({
+    durationMs: seconds * 1000,
+    rate: 25_000,
+    minRate: 0.9 * 25_000,
+    clients: 2,
+    pipelinesPerClient: 8,
+    cpuLimitCores: deployedCores,
+    settleTimeoutMs: 60_000,
+  });
   results.countless = f;
   log(`  offered ${Math.round(f.offered)} spans/s; ${f.clients.attempts} attempts, ${f.clients.exported} spans exported`);
-  log(`  sidecar: ${f.ledger.attempts} attempts analyzed, ${f.ledger.incompleteAttempts} incomplete; ${f.ledger.received} received = ${f.ledger.analyzed} analyzed + ${f.ledger.dropped} dropped`);
+  log(
+    `  sidecar: ${f.ledger.attempts} attempts analyzed, ${f.ledger.incompleteAttempts} incomplete; ${f.ledger.received} received = ${f.ledger.analyzed} analyzed + ${f.ledger.dropped} dropped`,
+  );
   judge('countless', COUNTLESS_CHECKS, f, {});
 });
 
 await scenario('sigterm', 'SIGTERM under load, with slow clients mid-body', async () => {
   const f = await runSigterm({ loadMs: 10_000, rate: 150_000, clients: 2, pipelinesPerClient: 16, cpuLimitCores: deployedCores, slowConnections: 8 });
   results.sigterm = { ...f, stderr: f.stderr.slice(-4000) };
-  log(`  exit ${JSON.stringify(f.exit)} after ${Math.round(f.exitMs)} ms; clients' answers ${JSON.stringify(f.clients.answers)}; slow connections ended ${JSON.stringify(f.slow.endings)}`);
-  log(`  in flight at the signal: ${f.beforeSignal.received - f.beforeSignal.analyzed - f.beforeSignal.dropped} spans; final account ${JSON.stringify(f.final)}`);
+  log(
+    `  exit ${JSON.stringify(f.exit)} after ${Math.round(f.exitMs)} ms; clients' answers ${JSON.stringify(f.clients.answers)}; slow connections ended ${JSON.stringify(f.slow.endings)}`,
+  );
+  log(
+    `  in flight at the signal: ${f.beforeSignal.received - f.beforeSignal.analyzed - f.beforeSignal.dropped} spans; final account ${JSON.stringify(f.final)}`,
+  );
   judge('SIGTERM', [...SIGTERM_CHECKS, SIGTERM_ACCOUNTING_CHECK], f, {});
 });
 
 const failed = verdicts.filter((v) => !v.pass);
 mkdirSync(join(REPO, 'test-output'), { recursive: true });
 writeFileSync(join(REPO, 'test-output', 'soak-results.json'), JSON.stringify({ seconds, expect: EXPECT, results, verdicts }, null, 2) + '\n');
-log(`\n${failed.length === 0 ? 'SOAK PASS' : 'SOAK FAIL'}: ${verdicts.length - failed.length} of ${verdicts.length} checks passed${failed.map((v) => `\n  FAIL  ${v.scenario}: ${v.check}`).join('')}`);
+log(
+  `\n${failed.length === 0 ? 'SOAK PASS' : 'SOAK FAIL'}: ${verdicts.length - failed.length} of ${verdicts.length} checks passed${failed.map((v) => `\n  FAIL  ${v.scenario}: ${v.check}`).join('')}`,
+);
 log('figures: test-output/soak-results.json');
 process.exit(failed.length === 0 ? 0 : 1);

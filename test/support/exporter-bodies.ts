@@ -14,7 +14,11 @@ export interface CaptureOptions {
   readonly batchSize?: number;
 }
 
-export async function captureExportedBodies(exporter: (url: string) => SpanExporter, emit: (tracer: Tracer) => void, options: CaptureOptions): Promise<Buffer[]> {
+export async function captureExportedBodies(
+  exporter: (url: string) => SpanExporter,
+  emit: (tracer: Tracer) => void,
+  options: CaptureOptions,
+): Promise<Buffer[]> {
   const bodies: Buffer[] = [];
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
@@ -26,7 +30,12 @@ export async function captureExportedBodies(exporter: (url: string) => SpanExpor
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
-  const processor = new BatchSpanProcessor({ exporter: exporter(url), maxExportBatchSize: options.batchSize ?? 512, maxQueueSize: 1_000_000, scheduledDelayMillis: 60_000 });
+  const processor = new BatchSpanProcessor({
+    exporter: exporter(url),
+    maxExportBatchSize: options.batchSize ?? 512,
+    maxQueueSize: 1_000_000,
+    scheduledDelayMillis: 60_000,
+  });
   const provider = new TracerProvider({ spanProcessors: [processor] });
   emit(provider.getTracer(options.scope));
   await provider.forceFlush();

@@ -69,7 +69,8 @@ export interface ApiResource {
 }
 
 /** An HTTP status; an answer later than the client waits; a broken body; or a list with one more (raw) item. */
-export type Fault = { readonly status: number } | { readonly delayMs: number } | { readonly body: 'malformed' | 'not-a-list' } | { readonly extraItem: unknown };
+export type Fault =
+  { readonly status: number } | { readonly delayMs: number } | { readonly body: 'malformed' | 'not-a-list' } | { readonly extraItem: unknown };
 
 export interface ApiRequest {
   readonly method: string;
@@ -211,13 +212,21 @@ export class FakeHyperFleetApi {
   }
 
   private stamp(): string {
-    return this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://fake');
     const auth = req.headers.authorization;
-    const record: ApiRequest = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), ...(auth === undefined ? {} : { authorization: auth }), status: 0 };
+    const record: ApiRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      ...(auth === undefined ? {} : { authorization: auth }),
+      status: 0,
+    };
     this.requests.push(record);
     const send = (status: number, body: unknown, type = 'application/json'): void => {
       record.status = status;
@@ -226,7 +235,8 @@ export class FakeHyperFleetApi {
     };
     const i = this.faults.findIndex((f) => f.match(record));
     const fault = i >= 0 ? this.faults.splice(i, 1)[0]!.fault : undefined;
-    if (fault && 'status' in fault) return send(fault.status, problem(fault.status, 'HYPERFLEET-INT-001', `injected failure (${fault.status})`, url.pathname), 'application/problem+json');
+    if (fault && 'status' in fault)
+      return send(fault.status, problem(fault.status, 'HYPERFLEET-INT-001', `injected failure (${fault.status})`, url.pathname), 'application/problem+json');
     if (this.requireToken !== undefined && auth !== `Bearer ${this.requireToken}`) {
       return send(401, problem(401, 'HYPERFLEET-AUT-003', 'Invalid token provided', url.pathname), 'application/problem+json');
     }
@@ -243,16 +253,26 @@ export class FakeHyperFleetApi {
     if (fault && 'extraItem' in fault) {
       return this.route(url, record, (status, body, type) => {
         const list = body as { items?: unknown[]; total?: number };
-        send(status, Array.isArray(list.items) ? { ...list, size: list.items.length + 1, total: (list.total ?? 0) + 1, items: [...list.items, fault.extraItem] } : body, type);
+        send(
+          status,
+          Array.isArray(list.items) ? { ...list, size: list.items.length + 1, total: (list.total ?? 0) + 1, items: [...list.items, fault.extraItem] } : body,
+          type,
+        );
       });
     }
     this.route(url, record, send);
   }
 
   private route(url: URL, record: ApiRequest, send: (status: number, body: unknown, type?: string) => void): void {
-    const fail = (status: number, code: string, detail: string, errors?: unknown[]): void => send(status, problem(status, code, detail, url.pathname, errors), 'application/problem+json');
+    const fail = (status: number, code: string, detail: string, errors?: unknown[]): void =>
+      send(status, problem(status, code, detail, url.pathname, errors), 'application/problem+json');
     if (record.method !== 'GET') return fail(405, 'HYPERFLEET-INT-003', `the in-test API answers GET only: ${record.method}`);
-    const seg = url.pathname.startsWith(PREFIX + '/') ? url.pathname.slice(PREFIX.length + 1).split('/').map(decodeURIComponent) : [];
+    const seg = url.pathname.startsWith(PREFIX + '/')
+      ? url.pathname
+          .slice(PREFIX.length + 1)
+          .split('/')
+          .map(decodeURIComponent)
+      : [];
     const byPlural = (p: string | undefined) => this.entities.find((e) => e.plural === p);
     // {plural} | {plural}/{id} | {parent plural}/{pid}/{plural} | {parent plural}/{pid}/{plural}/{id}
     const top = byPlural(seg[0]);
@@ -266,13 +286,15 @@ export class FakeHyperFleetApi {
 
   private one(id: string, e: EntityKind, owner: string | undefined, send: (status: number, body: unknown) => void, fail: Fail): void {
     const r = this.resources.get(id);
-    if (!r || r.kind !== e.kind || (owner !== undefined && r.owner_references?.id !== owner)) return fail(404, 'HYPERFLEET-NTF-001', `${e.kind} with id='${id}' not found`);
+    if (!r || r.kind !== e.kind || (owner !== undefined && r.owner_references?.id !== owner))
+      return fail(404, 'HYPERFLEET-NTF-001', `${e.kind} with id='${id}' not found`);
     send(200, r);
   }
 
   private list(e: EntityKind, owner: string | undefined, url: URL, send: (status: number, body: unknown) => void, fail: Fail): void {
     const q = url.searchParams;
-    if ((q.get('search') ?? '').trim() !== '' || (q.get('fields') ?? '').trim() !== '') return fail(501, 'HYPERFLEET-INT-003', 'search and fields are not implemented by the in-test API');
+    if ((q.get('search') ?? '').trim() !== '' || (q.get('fields') ?? '').trim() !== '')
+      return fail(501, 'HYPERFLEET-INT-003', 'search and fields are not implemented by the in-test API');
     const args = parseListParams(q);
     if ('errors' in args) return fail(400, 'HYPERFLEET-VAL-000', 'Invalid query parameters', args.errors);
     const order = argsToOrder(args.order);
@@ -343,8 +365,10 @@ export function parseListParams(q: URLSearchParams): { page: number; size: numbe
   const refTarget = (q.get('ref_target_id') ?? '').trim();
   const range: ValidationDetail[] = [];
   // In the struct's field order: RefType, RefTargetID, Size, Page (go-playground/validator reports them so).
-  if (refType === '' && refTarget !== '') range.push({ field: 'reftype', value: refType, constraint: 'required', message: 'ref_type and ref_target_id must be provided together' });
-  if (refTarget === '' && refType !== '') range.push({ field: 'reftargetid', value: refTarget, constraint: 'required', message: 'ref_type and ref_target_id must be provided together' });
+  if (refType === '' && refTarget !== '')
+    range.push({ field: 'reftype', value: refType, constraint: 'required', message: 'ref_type and ref_target_id must be provided together' });
+  if (refTarget === '' && refType !== '')
+    range.push({ field: 'reftargetid', value: refTarget, constraint: 'required', message: 'ref_type and ref_target_id must be provided together' });
   if (size < 1) range.push({ field: 'size', value: size, constraint: 'min', message: 'size must be at least 1' });
   if (size > 100) range.push({ field: 'size', value: size, constraint: 'max', message: 'size must be at most 100' });
   if (page < 1) range.push({ field: 'page', value: page, constraint: 'min', message: 'page must be at least 1' });
@@ -378,7 +402,16 @@ function setCondition(r: ApiResource, type: string, status: 'True' | 'False', re
     Object.assign(existing, { status, reason, observed_generation: r.generation, last_updated_time: t });
     return;
   }
-  r.status.conditions.push({ type, status, reason, message: reason, observed_generation: r.generation, created_time: t, last_updated_time: t, last_transition_time: t });
+  r.status.conditions.push({
+    type,
+    status,
+    reason,
+    message: reason,
+    observed_generation: r.generation,
+    created_time: t,
+    last_updated_time: t,
+    last_transition_time: t,
+  });
 }
 
 const TITLES: Record<string, [string, string]> = {
@@ -394,5 +427,14 @@ const TITLES: Record<string, [string, string]> = {
 /** RFC 9457 problem details as pkg/errors ServiceError.AsProblemDetails renders them. */
 function problem(status: number, code: string, detail: string, instance: string, errors?: unknown[]): Record<string, unknown> {
   const [type, title] = TITLES[code] ?? ['internal-error', 'Internal Server Error'];
-  return { type: `https://api.hyperfleet.io/errors/${type}`, title, status, detail, code, timestamp: new Date().toISOString(), instance, ...(errors ? { errors } : {}) };
+  return {
+    type: `https://api.hyperfleet.io/errors/${type}`,
+    title,
+    status,
+    detail,
+    code,
+    timestamp: new Date().toISOString(),
+    instance,
+    ...(errors ? { errors } : {}),
+  };
 }

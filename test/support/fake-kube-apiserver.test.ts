@@ -93,7 +93,10 @@ describe('FakeKubeApiServer (test support): the list/watch protocol', function (
     assert.equal(status, 200);
     assert.equal(body.kind, 'HostedClusterList');
     assert.deepEqual((body.metadata as { resourceVersion: string }).resourceVersion, b.metadata.resourceVersion);
-    assert.deepEqual((body.items as FakeObject[]).map((o) => o.metadata.name), ['a', 'b']);
+    assert.deepEqual(
+      (body.items as FakeObject[]).map((o) => o.metadata.name),
+      ['a', 'b'],
+    );
     const one = await getJson(server, `${HC_PATH}/b`);
     assert.equal((one.body as unknown as FakeObject).metadata.uid, b.metadata.uid);
     assert.equal((await getJson(server, `${HC_PATH}/zz`)).status, 404);
@@ -216,23 +219,32 @@ describe('FakeKubeApiServer (test support): the list/watch protocol', function (
     server.patch(HC, 'clusters', 'b', { metadata: { labels: { tier: 'gold' } } });
     server.patch(HC, 'clusters', 'a', { metadata: { labels: { tier: null } } });
     server.patchStatus(HC, 'clusters', 'c', { ignored: true });
-    assert.deepEqual([await watch.next(), await watch.next()].map((e) => [e.type, e.object.metadata.name]), [
-      ['ADDED', 'b'],
-      ['DELETED', 'a'],
-    ]);
+    assert.deepEqual(
+      [await watch.next(), await watch.next()].map((e) => [e.type, e.object.metadata.name]),
+      [
+        ['ADDED', 'b'],
+        ['DELETED', 'a'],
+      ],
+    );
   });
 
   it('serves across all namespaces, core resources, and pages with limit/continue', async () => {
     server.create(HC, { metadata: { name: 'x', namespace: 'other' } });
     server.create(HC, hostedCluster('a'));
     const all = await getJson(server, resourcePath(HC));
-    assert.deepEqual((all.body.items as FakeObject[]).map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['clusters/a', 'other/x']);
+    assert.deepEqual(
+      (all.body.items as FakeObject[]).map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      ['clusters/a', 'other/x'],
+    );
     server.create(RESOURCES.namespaces, { metadata: { name: 'clusters' } });
     assert.equal((await getJson(server, '/api/v1/namespaces/clusters')).status, 200);
     const page1 = await getJson(server, `${resourcePath(HC)}?limit=1`);
     const token = (page1.body.metadata as { continue: string }).continue;
     const page2 = await getJson(server, `${resourcePath(HC)}?limit=1&continue=${token}`);
-    assert.deepEqual((page2.body.items as FakeObject[]).map((o) => o.metadata.name), ['x']);
+    assert.deepEqual(
+      (page2.body.items as FakeObject[]).map((o) => o.metadata.name),
+      ['x'],
+    );
     assert.equal((page2.body.metadata as { continue?: string }).continue, undefined);
   });
 
@@ -313,10 +325,18 @@ describe('FakeKubeApiServer (test support): the list/watch protocol', function (
     server.create(HC, hostedCluster('a'));
     server.create(RESOURCES.pods, { metadata: { name: 'p', namespace: 'clusters' } });
     const kc = kubeConfigFor(server);
-    const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: HC.group, version: HC.version, namespace: 'clusters', plural: HC.plural })) as { items: FakeObject[] };
-    assert.deepEqual(list.items.map((o) => o.metadata.name), ['a']);
+    const list = (await kc
+      .makeApiClient(CustomObjectsApi)
+      .listNamespacedCustomObject({ group: HC.group, version: HC.version, namespace: 'clusters', plural: HC.plural })) as { items: FakeObject[] };
+    assert.deepEqual(
+      list.items.map((o) => o.metadata.name),
+      ['a'],
+    );
     const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'clusters' });
-    assert.deepEqual(pods.items.map((p) => p.metadata?.name), ['p']);
+    assert.deepEqual(
+      pods.items.map((p) => p.metadata?.name),
+      ['p'],
+    );
     assert.ok(server.requests.every((r) => r.authorization === 'Bearer fake-token'));
   });
 });

@@ -238,7 +238,8 @@ function kubeTime(d: Date): string {
 /** RFC 7386 JSON merge patch. */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
-  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);
@@ -261,7 +262,10 @@ interface Target {
 }
 
 function parsePath(path: string): Target | undefined {
-  const seg = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const seg = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   let group: string;
   let rest: string[];
   if (seg[0] === 'api' && seg.length >= 3) {
@@ -528,7 +532,11 @@ export class FakeKubeApiServer {
   sendBookmarks(): void {
     for (const w of this.watches) {
       const t = w.filter.type;
-      this.writeEvent(w, 'BOOKMARK', { apiVersion: t.group === '' ? t.version : `${t.group}/${t.version}`, kind: t.kind, metadata: { name: '', resourceVersion: String(this.rv) } });
+      this.writeEvent(w, 'BOOKMARK', {
+        apiVersion: t.group === '' ? t.version : `${t.group}/${t.version}`,
+        kind: t.kind,
+        metadata: { name: '', resourceVersion: String(this.rv) },
+      });
     }
   }
 
@@ -586,7 +594,11 @@ export class FakeKubeApiServer {
 
   /** Resolves with the first recorded request (past or future) matching `predicate`. */
   async waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs = 10_000): Promise<RecordedRequest> {
-    await this.waitUntil(() => this.requests.some(predicate), timeoutMs, () => `waitForRequest: no match among ${this.requests.length} requests`);
+    await this.waitUntil(
+      () => this.requests.some(predicate),
+      timeoutMs,
+      () => `waitForRequest: no match among ${this.requests.length} requests`,
+    );
     return this.requests.find(predicate)!;
   }
 
@@ -733,7 +745,14 @@ export class FakeKubeApiServer {
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams);
     const isWatch = query.watch === 'true' || query.watch === '1';
-    const record: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query, authorization: req.headers.authorization, watch: isWatch, status: 0 };
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query,
+      authorization: req.headers.authorization,
+      watch: isWatch,
+      status: 0,
+    };
     this.requests.push(record);
     const send = (code: number, body: unknown): void => {
       record.status = code;
@@ -772,7 +791,14 @@ export class FakeKubeApiServer {
     return send(404, status(404, 'NotFound', `subresource ${target.subresource} not found`));
   }
 
-  private serveCollection(type: ResourceType, target: Target, params: URLSearchParams, record: RecordedRequest, res: ServerResponse, send: (code: number, body: unknown) => void): void {
+  private serveCollection(
+    type: ResourceType,
+    target: Target,
+    params: URLSearchParams,
+    record: RecordedRequest,
+    res: ServerResponse,
+    send: (code: number, body: unknown) => void,
+  ): void {
     const filter: Filter = {
       type,
       namespace: target.namespace,
@@ -780,7 +806,9 @@ export class FakeKubeApiServer {
       fields: parseFieldSelector(params.get('fieldSelector') ?? ''),
     };
     if (record.watch) return this.serveWatch(filter, params, record, res, send);
-    const items = [...this.store(type).values()].filter((o) => matches(filter, o)).sort((a, b) => objectKey(a.metadata.namespace, a.metadata.name).localeCompare(objectKey(b.metadata.namespace, b.metadata.name)));
+    const items = [...this.store(type).values()]
+      .filter((o) => matches(filter, o))
+      .sort((a, b) => objectKey(a.metadata.namespace, a.metadata.name).localeCompare(objectKey(b.metadata.namespace, b.metadata.name)));
     // Paging (limit/continue) over the current state, not a snapshot: the token carries the last key served.
     const after = params.get('continue');
     const fromKey = after ? Buffer.from(after, 'base64url').toString() : undefined;

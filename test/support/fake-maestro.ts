@@ -44,7 +44,11 @@ export function workId(sourceId: string, consumer: string, name: string): string
 /** What the adapter sends (a ManifestWork as its template renders it). */
 export interface WorkInput {
   readonly metadata: { readonly name: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
-  readonly spec: { readonly workload: { readonly manifests: readonly Record<string, unknown>[] }; readonly deleteOption?: Record<string, unknown>; readonly manifestConfigs?: readonly Record<string, unknown>[] };
+  readonly spec: {
+    readonly workload: { readonly manifests: readonly Record<string, unknown>[] };
+    readonly deleteOption?: Record<string, unknown>;
+    readonly manifestConfigs?: readonly Record<string, unknown>[];
+  };
 }
 
 interface Bundle {
@@ -138,7 +142,12 @@ export class FakeMaestro {
   reportStatus(id: string, conditions: readonly Record<string, unknown>[], resourceStatus: readonly Record<string, unknown>[] = []): void {
     const b = this.must(id);
     b.sequence++;
-    b.status = { ObservedVersion: b.version, SequenceID: String(b.sequence), conditions: structuredClone([...conditions]), resourceStatus: structuredClone([...resourceStatus]) };
+    b.status = {
+      ObservedVersion: b.version,
+      SequenceID: String(b.sequence),
+      conditions: structuredClone([...conditions]),
+      resourceStatus: structuredClone([...resourceStatus]),
+    };
     b.updatedAt = this.stamp();
   }
 
@@ -170,13 +179,21 @@ export class FakeMaestro {
   }
 
   private stamp(): string {
-    return this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://fake');
     const auth = req.headers.authorization;
-    const record: MaestroRequest = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), ...(auth === undefined ? {} : { authorization: auth }), status: 0 };
+    const record: MaestroRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      ...(auth === undefined ? {} : { authorization: auth }),
+      status: 0,
+    };
     this.requests.push(record);
     const send = (status: number, body?: unknown): void => {
       record.status = status;
@@ -231,14 +248,22 @@ function atoi(v: string): number {
   return /^[+-]?\d+$/.test(v) ? Number(v) : 0;
 }
 
-const SEARCH_FIELDS: Readonly<Record<string, (b: Bundle) => string>> = { source: (b) => b.source, consumer_name: (b) => b.consumer, name: (b) => b.name, id: (b) => b.id };
+const SEARCH_FIELDS: Readonly<Record<string, (b: Bundle) => string>> = {
+  source: (b) => b.source,
+  consumer_name: (b) => b.consumer,
+  name: (b) => b.name,
+  id: (b) => b.id,
+};
 
 /** `term and term ...`, a term `field='value'` or `(term or term ...)`. A message for what it cannot read. */
 function parseSearch(search: string): ((b: Bundle) => boolean) | string {
   const term = (text: string): ((b: Bundle) => boolean) | string => {
     const t = text.trim();
     if (t.startsWith('(') && t.endsWith(')')) {
-      const parts = t.slice(1, -1).split(/\s+or\s+/).map(term);
+      const parts = t
+        .slice(1, -1)
+        .split(/\s+or\s+/)
+        .map(term);
       const bad = parts.find((p) => typeof p === 'string');
       if (typeof bad === 'string') return bad;
       const fns = parts as ((b: Bundle) => boolean)[];

@@ -64,12 +64,22 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
     const journal = join(dir, `${p.pod}.jsonl`);
     const mine = records.filter((r) => r.model === p.loop && (p.loop === 'phased' || halfOf.get(r.object) === p.half));
     writeFileSync(journal, mine.map((r) => formatAttemptLine(r) + '\n').join(''));
-    const sidecar = await startSidecar(parseConfig(sidecarConfig(modelFile, `${p.host}:${port}`, `  journal: {path: ${JSON.stringify(journal)}}`, `partial: {instance: ${p.pod}}\n`), `${p.pod}.yaml`), { env: {} });
+    const sidecar = await startSidecar(
+      parseConfig(
+        sidecarConfig(modelFile, `${p.host}:${port}`, `  journal: {path: ${JSON.stringify(journal)}}`, `partial: {instance: ${p.pod}}\n`),
+        `${p.pod}.yaml`,
+      ),
+      { env: {} },
+    );
     port = sidecar.metricsAddress.port;
     peers.push(sidecar);
     // The journal is replayed after start: the fleet's first read must see all of it.
     const analysed = (): number => sidecar.analyzer.report().controllers[0]?.attempts.total ?? 0;
-    await until(() => Promise.resolve(analysed() === mine.length ? true : undefined), 20_000, () => `${p.pod} to replay its ${mine.length} attempts (${analysed()} so far)`);
+    await until(
+      () => Promise.resolve(analysed() === mine.length ? true : undefined),
+      20_000,
+      () => `${p.pod} to replay its ${mine.length} attempts (${analysed()} so far)`,
+    );
     api.create(RESOURCES.pods, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -78,7 +88,11 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
     });
   }
   const peersSection = `  peers: {kubernetes: {namespaces: [${FLEET_NAMESPACE}], labelSelector: app=operator, port: ${port}}, interval: ${options.interval}, timeout: 1s, keepFor: ${options.keepFor}}`;
-  const fleet = await startSidecar(parseConfig(sidecarConfig(modelFile, '127.0.0.1:0', peersSection), 'fleet.yaml'), { env: {}, kubeConfig: kubeConfigFor(api), log: () => undefined });
+  const fleet = await startSidecar(parseConfig(sidecarConfig(modelFile, '127.0.0.1:0', peersSection), 'fleet.yaml'), {
+    env: {},
+    kubeConfig: kubeConfigFor(api),
+    log: () => undefined,
+  });
   return {
     peers,
     fleet,

@@ -12,11 +12,17 @@ export const CLASSIFICATION: Rule = {
   question: 'is each group’s category borne out: do downstream failures follow a non-critical group’s failures?',
   evaluate({ groups, counters, thresholds: t }) {
     const reasons: RuleReason[] = [];
-    for (const g of groups.filter((x) => x.finding === 'should-be-critical')) reasons.push({ kind: 'non-critical-downstream', harm: true, message: `${g.group} is non-critical, but ${g.why}` });
+    for (const g of groups.filter((x) => x.finding === 'should-be-critical'))
+      reasons.push({ kind: 'non-critical-downstream', harm: true, message: `${g.group} is non-critical, but ${g.why}` });
     const material = groups.filter((g) => g.failureRuns >= t.materialFailures);
-    for (const g of material.filter((x) => x.finding === 'inconclusive')) reasons.push({ kind: 'group-not-judged', harm: false, message: `${g.group} (non-critical): ${g.why}` });
+    for (const g of material.filter((x) => x.finding === 'inconclusive'))
+      reasons.push({ kind: 'group-not-judged', harm: false, message: `${g.group} (non-critical): ${g.why}` });
     if (material.length === 0 && counters.loops.phased.attempts > 0) {
-      reasons.push({ kind: 'nothing-to-judge', harm: false, message: `no group failed in ${t.materialFailures} or more distinct runs under the phased loop, so nothing shows how it behaves after a failure` });
+      reasons.push({
+        kind: 'nothing-to-judge',
+        harm: false,
+        message: `no group failed in ${t.materialFailures} or more distinct runs under the phased loop, so nothing shows how it behaves after a failure`,
+      });
     }
     return outcome(
       CLASSIFICATION,

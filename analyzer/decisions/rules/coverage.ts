@@ -33,10 +33,19 @@ export const COVERAGE: Rule = {
       const hours = hoursCovered(l);
       if (hours < t.minHoursOfDay) {
         const missing = Array.from(l.hourAttempts.keys()).filter((h) => l.hourAttempts[h] === 0);
-        reasons.push({ kind: 'hours-not-covered', harm: false, message: `the ${loop} loop ran attempts in ${hours} of the 24 hours of the day (${t.minHoursOfDay} needed; none at ${missing.map((h) => `${String(h).padStart(2, '0')}h`).join(', ')} UTC)` });
+        reasons.push({
+          kind: 'hours-not-covered',
+          harm: false,
+          message: `the ${loop} loop ran attempts in ${hours} of the 24 hours of the day (${t.minHoursOfDay} needed; none at ${missing.map((h) => `${String(h).padStart(2, '0')}h`).join(', ')} UTC)`,
+        });
       }
       const ms = windowWithSlack(l);
-      if (t.minWindow > 0 && ms < t.minWindow) reasons.push({ kind: 'window-too-short', harm: false, message: `the ${loop} loop was observed for ${span(ms)} with one resync of slack (${span(t.minWindow)} asked: about ${span(t.minWindow - ms)} more)` });
+      if (t.minWindow > 0 && ms < t.minWindow)
+        reasons.push({
+          kind: 'window-too-short',
+          harm: false,
+          message: `the ${loop} loop was observed for ${span(ms)} with one resync of slack (${span(t.minWindow)} asked: about ${span(t.minWindow - ms)} more)`,
+        });
     }
     return outcome(
       COVERAGE,

@@ -14,10 +14,24 @@ export const DATA_SIZE: Rule = {
     const p = counters.loops.phased;
     const reasons: RuleReason[] = [];
     if (p.attempts === 0) {
-      reasons.push({ kind: 'no-phased-attempts', harm: false, message: 'no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it (a canary)' });
+      reasons.push({
+        kind: 'no-phased-attempts',
+        harm: false,
+        message: 'no attempt ran the phased loop: only attempts it runs show how it behaves after a failure; put part of the fleet on it (a canary)',
+      });
     } else {
-      if (p.attempts < t.minAttempts) reasons.push({ kind: 'too-few-attempts', harm: false, message: `${plural(p.attempts, 'attempt')} ran the phased loop (${count(t.minAttempts)} needed: ${count(t.minAttempts - p.attempts)} more)` });
-      if (p.objects < t.minObjects) reasons.push({ kind: 'too-few-objects', harm: false, message: `${plural(p.objects, 'object')} ran the phased loop (${count(t.minObjects)} needed: ${count(t.minObjects - p.objects)} more)` });
+      if (p.attempts < t.minAttempts)
+        reasons.push({
+          kind: 'too-few-attempts',
+          harm: false,
+          message: `${plural(p.attempts, 'attempt')} ran the phased loop (${count(t.minAttempts)} needed: ${count(t.minAttempts - p.attempts)} more)`,
+        });
+      if (p.objects < t.minObjects)
+        reasons.push({
+          kind: 'too-few-objects',
+          harm: false,
+          message: `${plural(p.objects, 'object')} ran the phased loop (${count(t.minObjects)} needed: ${count(t.minObjects - p.objects)} more)`,
+        });
     }
     return outcome(
       DATA_SIZE,

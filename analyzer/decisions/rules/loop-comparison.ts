@@ -16,9 +16,17 @@ export const LOOP_COMPARISON: Rule = {
     for (const op of worse) reasons.push({ kind: 'worse-under-phased', harm: true, message: `${op.operation} fails more under the phased loop: ${op.why}` });
     const s = counters.loops.sequential;
     if (s.attempts === 0) {
-      reasons.push({ kind: 'no-baseline', harm: false, message: 'no attempt ran the sequential loop, so no op’s failure rate can be compared between the loops: keep part of the fleet on it' });
+      reasons.push({
+        kind: 'no-baseline',
+        harm: false,
+        message: 'no attempt ran the sequential loop, so no op’s failure rate can be compared between the loops: keep part of the fleet on it',
+      });
     } else if (s.attempts < t.minAttempts || s.objects < t.minObjects) {
-      reasons.push({ kind: 'no-baseline', harm: false, message: `too little to compare with: ${plural(s.attempts, 'attempt')} on ${plural(s.objects, 'object')} ran the sequential loop (${count(t.minAttempts)} attempts and ${count(t.minObjects)} objects needed)` });
+      reasons.push({
+        kind: 'no-baseline',
+        harm: false,
+        message: `too little to compare with: ${plural(s.attempts, 'attempt')} on ${plural(s.objects, 'object')} ran the sequential loop (${count(t.minAttempts)} attempts and ${count(t.minObjects)} objects needed)`,
+      });
     }
     const uncompared = comparison.operations.filter((o) => o.material && o.finding === 'inconclusive');
     if (uncompared.length > 0 && comparison.unavailable === null) {
@@ -33,7 +41,11 @@ export const LOOP_COMPARISON: Rule = {
       reasons,
       comparison.operations
         .filter((o) => o.e !== null && (o.finding !== 'same' || o.material))
-        .map((o) => ({ name: `${o.operation}: e-value (phased ${percent(o.phased.rate)} vs sequential ${percent(o.sequential.rate)}, margin ${percent(o.margin)}, ${o.finding})`, value: o.e, threshold: o.eBar })),
+        .map((o) => ({
+          name: `${o.operation}: e-value (phased ${percent(o.phased.rate)} vs sequential ${percent(o.sequential.rate)}, margin ${percent(o.margin)}, ${o.finding})`,
+          value: o.e,
+          threshold: o.eBar,
+        })),
       `${plural(comparison.tested, 'op')} compared by e-BH at ${t.falseDiscoveryRate}: ${worse.length} worse under the phased loop${worse.length > 0 ? ` (${worse.map((o) => `${o.operation}, e = ${eValue(o.e)}`).join('; ')})` : ''}`,
     );
   },

@@ -30,22 +30,38 @@ export const POPULATION_BALANCE: Rule = {
     const ebh = eBenjaminiHochberg(evalues, t.falseDiscoveryRate);
     const differing = identical.filter((_, i) => ebh.rejected[i]);
     const pooledDiffers = pooled !== undefined && ebh.rejected[identical.length] === true;
-    const together = pooled && pooledDiffers ? [`together, ${percent(pooled.phasedRate)} (phased) vs ${percent(pooled.sequentialRate)} (sequential), e = ${eValue(pooled.e)}`] : [];
-    const reasons = differing.length === 0 && !pooledDiffers
-      ? []
-      : [
-          {
-            kind: 'population-imbalance' as const,
-            harm: false,
-            message: `population imbalance: ${identical.length === 1 ? '1 op that runs identically in both loops fails' : `the ${identical.length} ops that run identically in both loops fail`} at different rates (${[...together, ...(differing.length > 0 ? [listed(differing, (o) => `${o.operation} ${percent(o.phased.rate)} (phased) vs ${percent(o.sequential.rate)} (sequential), e = ${eValue(evalues[identical.indexOf(o)]!)}`)] : [])].join('; ')}), so the loops ran on different objects and no difference is the loop’s; assign objects to the canary at random, or compare objects seen under both loops`,
-          },
-        ];
+    const together =
+      pooled && pooledDiffers
+        ? [`together, ${percent(pooled.phasedRate)} (phased) vs ${percent(pooled.sequentialRate)} (sequential), e = ${eValue(pooled.e)}`]
+        : [];
+    const reasons =
+      differing.length === 0 && !pooledDiffers
+        ? []
+        : [
+            {
+              kind: 'population-imbalance' as const,
+              harm: false,
+              message: `population imbalance: ${identical.length === 1 ? '1 op that runs identically in both loops fails' : `the ${identical.length} ops that run identically in both loops fail`} at different rates (${[...together, ...(differing.length > 0 ? [listed(differing, (o) => `${o.operation} ${percent(o.phased.rate)} (phased) vs ${percent(o.sequential.rate)} (sequential), e = ${eValue(evalues[identical.indexOf(o)]!)}`)] : [])].join('; ')}), so the loops ran on different objects and no difference is the loop’s; assign objects to the canary at random, or compare objects seen under both loops`,
+            },
+          ];
     return outcome(
       POPULATION_BALANCE,
       reasons,
       [
-        ...identical.map((o, i) => ({ name: `${o.operation}: e-value (phased ${percent(o.phased.rate)}, sequential ${percent(o.sequential.rate)})`, value: evalues[i]!, threshold: ebh.bar[i]! })),
-        ...(pooled ? [{ name: `all ${identical.length} together: e-value (phased ${percent(pooled.phasedRate)}, sequential ${percent(pooled.sequentialRate)})`, value: pooled.e, threshold: ebh.bar[identical.length]! }] : []),
+        ...identical.map((o, i) => ({
+          name: `${o.operation}: e-value (phased ${percent(o.phased.rate)}, sequential ${percent(o.sequential.rate)})`,
+          value: evalues[i]!,
+          threshold: ebh.bar[i]!,
+        })),
+        ...(pooled
+          ? [
+              {
+                name: `all ${identical.length} together: e-value (phased ${percent(pooled.phasedRate)}, sequential ${percent(pooled.sequentialRate)})`,
+                value: pooled.e,
+                threshold: ebh.bar[identical.length]!,
+              },
+            ]
+          : []),
       ],
       identical.length === 0
         ? 'no op runs identically in both loops with enough runs to compare'

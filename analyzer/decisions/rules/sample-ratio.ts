@@ -57,7 +57,12 @@ export const SAMPLE_RATIO: Rule = {
         message: `sample ratio: healthy objects of the phased loop show ${rp.perDay!.toFixed(1)} attempts per object-day, those of the sequential loop ${rs.perDay!.toFixed(1)} (e = ${eValue(rateE)}, bar ${eValue(bar)}): lines of one loop’s objects are likely lost or sampled away; look at the collector’s dropped counts and the logger’s sampling for those objects before comparing the loops`,
       });
     }
-    const incompleteE = s.usedAttempts > 0 && p.usedAttempts > 0 ? Math.exp(Math.min(LOG_E_CAP, logTwoProportionE({ x1: p.incompleteAttempts, n1: p.usedAttempts, x2: s.incompleteAttempts, n2: s.usedAttempts }, 'two-sided'))) : null;
+    const incompleteE =
+      s.usedAttempts > 0 && p.usedAttempts > 0
+        ? Math.exp(
+            Math.min(LOG_E_CAP, logTwoProportionE({ x1: p.incompleteAttempts, n1: p.usedAttempts, x2: s.incompleteAttempts, n2: s.usedAttempts }, 'two-sided')),
+          )
+        : null;
     const incompleteRate = (l: LoopCounters): number | null => (l.usedAttempts === 0 ? null : l.incompleteAttempts / l.usedAttempts);
     if (incompleteE !== null && incompleteE >= bar) {
       reasons.push({

@@ -12,15 +12,22 @@ export const STARVATION: Rule = {
   evaluate({ starvation, thresholds: t }) {
     const reasons: RuleReason[] = [];
     const starved = starvation.operations.filter((o) => o.finding === 'starved-under-phased');
-    for (const op of starved) reasons.push({ kind: 'starved-under-phased', harm: true, message: `${op.operation} waits longer under the phased loop: ${op.why}` });
+    for (const op of starved)
+      reasons.push({ kind: 'starved-under-phased', harm: true, message: `${op.operation} waits longer under the phased loop: ${op.why}` });
     const unknown = starvation.operations.filter((o) => o.finding === 'effect-unknown');
     if (unknown.length > 0) {
-      reasons.push({ kind: 'starvation-effect-unknown', harm: false, message: `${plural(unknown.length, 'op')} the phased loop keeps from running without a known effect: ${listed(unknown, (o) => `${o.operation} (${o.why})`)}` });
+      reasons.push({
+        kind: 'starvation-effect-unknown',
+        harm: false,
+        message: `${plural(unknown.length, 'op')} the phased loop keeps from running without a known effect: ${listed(unknown, (o) => `${o.operation} (${o.why})`)}`,
+      });
     }
     return outcome(
       STARVATION,
       reasons,
-      starvation.operations.slice(0, 10).map((o) => ({ name: `${o.operation}: extra share of object-time with work lost`, value: o.extraShare, threshold: t.maxStarvationShare })),
+      starvation.operations
+        .slice(0, 10)
+        .map((o) => ({ name: `${o.operation}: extra share of object-time with work lost`, value: o.extraShare, threshold: t.maxStarvationShare })),
       `${starved.length} op${starved.length === 1 ? '' : 's'} starved beyond ${percent(t.maxStarvationShare)} of the object-time, ${unknown.length} with an unknown effect`,
     );
   },

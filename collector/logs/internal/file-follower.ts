@@ -207,7 +207,7 @@ export class FileFollower {
   private async countLines(offset: number): Promise<number> {
     const buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     let lines = 0;
-    for (let at = 0; at < offset; ) {
+    for (let at = 0; at < offset;) {
       const { bytesRead } = await this.handle!.read(buf, 0, Math.min(buf.length, offset - at), at);
       if (bytesRead === 0) break;
       for (let i = buf.indexOf(10, 0); i >= 0 && i < bytesRead; i = buf.indexOf(10, i + 1)) lines++;

@@ -21,7 +21,9 @@ export interface MergedLineConsumer {
   inputEnded(input: number): void;
 }
 
-type Queued = { readonly text: string; readonly where: string; readonly key: number } | { readonly text: undefined; readonly where: string; readonly bytes: number; readonly key: number };
+type Queued =
+  | { readonly text: string; readonly where: string; readonly key: number }
+  | { readonly text: undefined; readonly where: string; readonly bytes: number; readonly key: number };
 
 class MergeInput {
   readonly queue: Queued[] = [];
@@ -35,11 +37,7 @@ class MergeInput {
   private readonly splitter: LineSplitter;
   private readonly timeField: string;
 
-  constructor(
-    named: NamedStream,
-    timeField: string,
-    maxLineBytes: number,
-  ) {
+  constructor(named: NamedStream, timeField: string, maxLineBytes: number) {
     this.chunks = (named.stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
     this.timeField = `"${timeField}":`;
     const frames = unwrapLineFrames(

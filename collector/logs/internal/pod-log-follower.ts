@@ -134,7 +134,11 @@ export class PodLogFollower {
       }),
     );
     try {
-      this.abort = await this.log.log(namespace, name, container, sink, { follow: true, timestamps: true, ...(since === undefined ? {} : { sinceTime: since }) });
+      this.abort = await this.log.log(namespace, name, container, sink, {
+        follow: true,
+        timestamps: true,
+        ...(since === undefined ? {} : { sinceTime: since }),
+      });
     } catch (e) {
       this.stats.failures++;
       this.options.onError(e as Error);

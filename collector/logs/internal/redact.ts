@@ -39,9 +39,12 @@ const QUOTE_COLON = /"\s*:/;
 export function redactText(text: string): string {
   let out = text;
   if (QUOTE_COLON.test(out)) {
-    out = out.replace(JSON_PAIR, (all: string, quote: string, key: string, colon: string) => (isCredentialKey(key) ? `${quote}${key}${quote}${colon}${quote}${REDACTED}${quote}` : all));
+    out = out.replace(JSON_PAIR, (all: string, quote: string, key: string, colon: string) =>
+      isCredentialKey(key) ? `${quote}${key}${quote}${colon}${quote}${REDACTED}${quote}` : all,
+    );
   }
-  if (out.includes('=')) out = out.replace(EQUALS_PAIR, (all: string, before: string, key: string, eq: string) => (isCredentialKey(key) ? `${before}${key}${eq}${REDACTED}` : all));
+  if (out.includes('='))
+    out = out.replace(EQUALS_PAIR, (all: string, before: string, key: string, eq: string) => (isCredentialKey(key) ? `${before}${key}${eq}${REDACTED}` : all));
   out = out.replace(AUTH_SCHEME, (_all: string, scheme: string) => `${scheme} ${REDACTED}`);
   if (out.includes('://')) out = out.replace(URL_USERINFO, (_all: string, head: string) => `${head}:${REDACTED}@`);
   return out;

@@ -254,7 +254,11 @@ export class ZapLineClassifier {
     try {
       value = JSON.parse(trimmed);
     } catch {
-      return { kind: 'rejected', reason: 'invalid_json', message: `opens like a JSON log line but does not parse (${trimmed.length} characters; cut or damaged)` };
+      return {
+        kind: 'rejected',
+        reason: 'invalid_json',
+        message: `opens like a JSON log line but does not parse (${trimmed.length} characters; cut or damaged)`,
+      };
     }
     if (!isObject(value)) return { kind: 'ignored', why: 'not_json' };
     const f = this.patterns.fields;
@@ -275,7 +279,8 @@ export class ZapLineClassifier {
     try {
       const controller = value[f.controller];
       if (typeof controller !== 'string' || controller === '') throw new FieldProblem(`${f.controller}: required string`);
-      if (controller !== this.controller) return timed ? { kind: 'ignored', why: 'other_controller', second, sighting } : { kind: 'ignored', why: 'other_controller' };
+      if (controller !== this.controller)
+        return timed ? { kind: 'ignored', why: 'other_controller', second, sighting } : { kind: 'ignored', why: 'other_controller' };
       if (!timed) throw new FieldProblem(`${f.time}: required RFC 3339 time, got ${JSON.stringify(timeValue) ?? 'nothing'}`);
       const object = this.readObject(value);
       const id = value[f.reconcileID];
@@ -301,7 +306,8 @@ export class ZapLineClassifier {
   private runLine(msg: string, value: Record<string, unknown>, where: string, timeMs: number): ClassifiedLine | undefined {
     const f = this.patterns.fields;
     const at = Number.isNaN(timeMs) ? {} : { second: Math.floor(timeMs / 1000) };
-    if (msg === this.patterns.controllerStartMessage && value[f.controller] === this.controller) return { kind: 'run', line: { kind: 'controllerStart', where, timeMs }, ...at };
+    if (msg === this.patterns.controllerStartMessage && value[f.controller] === this.controller)
+      return { kind: 'run', line: { kind: 'controllerStart', where, timeMs }, ...at };
     if (msg === this.patterns.versionMessage) {
       const version = value[f.version];
       return { kind: 'run', line: typeof version === 'string' ? { kind: 'version', where, timeMs, version } : { kind: 'version', where, timeMs }, ...at };
@@ -400,14 +406,24 @@ function readTimeMs(value: unknown): number {
  * and second in range; anything else (and every other form) is undefined, for the general reading.
  */
 function wholeSecondUtcMs(t: string): number | undefined {
-  if (t.length !== 20 || t.charCodeAt(4) !== 0x2d || t.charCodeAt(7) !== 0x2d || t.charCodeAt(10) !== 0x54 || t.charCodeAt(13) !== 0x3a || t.charCodeAt(16) !== 0x3a || t.charCodeAt(19) !== 0x5a) return undefined;
+  if (
+    t.length !== 20 ||
+    t.charCodeAt(4) !== 0x2d ||
+    t.charCodeAt(7) !== 0x2d ||
+    t.charCodeAt(10) !== 0x54 ||
+    t.charCodeAt(13) !== 0x3a ||
+    t.charCodeAt(16) !== 0x3a ||
+    t.charCodeAt(19) !== 0x5a
+  )
+    return undefined;
   const year = digits(t, 0, 4);
   const month = digits(t, 5, 2);
   const day = digits(t, 8, 2);
   const hour = digits(t, 11, 2);
   const minute = digits(t, 14, 2);
   const second = digits(t, 17, 2);
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
+    return undefined;
   return Date.UTC(year, month - 1, day, hour, minute, second);
 }
 

@@ -119,7 +119,8 @@ export class SpanAssembler {
       const shapes = this.options.rootShapes ? `, and no span mapping matches: ${this.options.rootShapes.join(', ')}` : '';
       return this.rejectNew(batch, i, where, 'orphan_span', `neither an attempt root (no ${ATTR.controller} attribute${shapes}) nor the child of one`);
     }
-    if (this.recent.has(trace, ids, w, ids, w + 6)) return this.rejectNew(batch, i, where, 'orphan_span', `arrived after its attempt (root ${hexWords(ids, w + 6, 2)}) was analyzed`);
+    if (this.recent.has(trace, ids, w, ids, w + 6))
+      return this.rejectNew(batch, i, where, 'orphan_span', `arrived after its attempt (root ${hexWords(ids, w + 6, 2)}) was analyzed`);
     this.addChild(batch, i, where, pairHash(trace, ids[w + 6]!, ids[w + 7]!));
   }
 
@@ -290,7 +291,10 @@ export class SpanAssembler {
     const spanId = hexWords(p.ids, 4, 2);
     const th = attrs.get(SAMPLING_THRESHOLD);
     // one literal per shape: the unsampled one is what nearly every attempt takes
-    const origin: AttemptOrigin = typeof th === 'string' ? { source: 'otlp', traceId, spanId, incomplete, adjustedCount: adjustedCount(th) } : { source: 'otlp', traceId, spanId, incomplete };
+    const origin: AttemptOrigin =
+      typeof th === 'string'
+        ? { source: 'otlp', traceId, spanId, incomplete, adjustedCount: adjustedCount(th) }
+        : { source: 'otlp', traceId, spanId, incomplete };
     return { ...record, origin };
   }
 

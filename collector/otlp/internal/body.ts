@@ -117,7 +117,9 @@ export class BodyRead {
     });
     const gzip = (req.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip';
     this.inflater = gzip ? createGunzip() : undefined;
-    this.deadline = scheduler.setTimer(timeouts.totalMs, () => this.fail(new BodyProblem(408, 'request_timeout', `the body did not end within ${timeouts.totalMs} ms of the headers`)));
+    this.deadline = scheduler.setTimer(timeouts.totalMs, () =>
+      this.fail(new BodyProblem(408, 'request_timeout', `the body did not end within ${timeouts.totalMs} ms of the headers`)),
+    );
     this.armIdle();
     req.on('data', this.onWire);
     req.on('end', this.onEnd);
@@ -147,7 +149,9 @@ export class BodyRead {
 
   private armIdle(): void {
     this.idle?.cancel();
-    this.idle = this.scheduler.setTimer(this.timeouts.idleMs, () => this.fail(new BodyProblem(408, 'request_timeout', `no byte of the body arrived for ${this.timeouts.idleMs} ms`)));
+    this.idle = this.scheduler.setTimer(this.timeouts.idleMs, () =>
+      this.fail(new BodyProblem(408, 'request_timeout', `no byte of the body arrived for ${this.timeouts.idleMs} ms`)),
+    );
   }
 
   private hold(n: number): boolean {
@@ -164,7 +168,8 @@ export class BodyRead {
     if (this.settled) return;
     this.armIdle();
     this.wireBytes += chunk.length;
-    if (this.wireBytes > this.limits.maxBodyBytes) return this.fail(new BodyProblem(413, 'body_too_large', `the body exceeds the limit of ${this.limits.maxBodyBytes} bytes`));
+    if (this.wireBytes > this.limits.maxBodyBytes)
+      return this.fail(new BodyProblem(413, 'body_too_large', `the body exceeds the limit of ${this.limits.maxBodyBytes} bytes`));
     if (this.problem || !this.hold(chunk.length)) return;
     if (this.inflater) this.inflater.write(chunk);
     else {
@@ -178,7 +183,9 @@ export class BodyRead {
     if (this.problem || this.settled) return;
     this.bodyBytes += chunk.length;
     if (this.bodyBytes > this.limits.maxDecompressedBytes) {
-      this.stopInflating(new BodyProblem(413, 'decompressed_too_large', `the body inflates past the limit of ${this.limits.maxDecompressedBytes} bytes`, false));
+      this.stopInflating(
+        new BodyProblem(413, 'decompressed_too_large', `the body inflates past the limit of ${this.limits.maxDecompressedBytes} bytes`, false),
+      );
     } else if (this.hold(chunk.length)) this.chunks.push(chunk);
   };
 

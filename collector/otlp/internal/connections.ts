@@ -51,7 +51,8 @@ export class ConnectionGuard {
     server.on('clientError', (e: NodeJS.ErrnoException, socket: Socket) => this.clientError(e, socket));
     // https: a connection that never finishes its handshake is an idle one too
     server.on('tlsClientError', (e: NodeJS.ErrnoException, socket: Socket) => {
-      if (e.code === 'ERR_TLS_HANDSHAKE_TIMEOUT') this.count('idle_connection', from(socket), `no TLS handshake within ${this.headersTimeoutMs} ms of connecting`);
+      if (e.code === 'ERR_TLS_HANDSHAKE_TIMEOUT')
+        this.count('idle_connection', from(socket), `no TLS handshake within ${this.headersTimeoutMs} ms of connecting`);
     });
   }
 

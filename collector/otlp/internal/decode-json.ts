@@ -57,7 +57,9 @@ export function decodeParsedJsonRequest(body: Uint8Array, limits: DecodeLimits):
 function refuseDense(body: Uint8Array): void {
   const containers = countContainers(body);
   if (containers > EXEMPT_CONTAINERS && containers * MIN_BYTES_PER_CONTAINER > body.length) {
-    throw new UndecodableBody(`${containers} JSON objects and arrays in ${body.length} bytes: denser than OTLP/JSON can be (one per ${MIN_BYTES_PER_CONTAINER} bytes at most)`);
+    throw new UndecodableBody(
+      `${containers} JSON objects and arrays in ${body.length} bytes: denser than OTLP/JSON can be (one per ${MIN_BYTES_PER_CONTAINER} bytes at most)`,
+    );
   }
 }
 

@@ -13,7 +13,18 @@ import { AsciiStrings } from './ascii-strings.js';
 import { longToBigInt } from './proto.js';
 import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
-import { CONVENTION_PREFIX, UndecodableBody, checkAttributeCount, checkIds, checkLength, spanProblem, tooManySpans, type AttributeValue, type DecodeLimits, type SpanProblem } from './span.js';
+import {
+  CONVENTION_PREFIX,
+  UndecodableBody,
+  checkAttributeCount,
+  checkIds,
+  checkLength,
+  spanProblem,
+  tooManySpans,
+  type AttributeValue,
+  type DecodeLimits,
+  type SpanProblem,
+} from './span.js';
 
 type Reader = protobuf.Reader;
 
@@ -81,7 +92,19 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export function decodeProtobufRequest(body: Uint8Array, limits: DecodeLimits): DecodedBatch {
   const buf = (Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as Body;
-  const span: WireSpan = { traceAt: 0, traceLength: -1, spanAt: 0, spanLength: -1, parentAt: 0, parentLength: -1, name: '', statusCode: 0, statusMessage: '', attributeCount: 0, kept: undefined };
+  const span: WireSpan = {
+    traceAt: 0,
+    traceLength: -1,
+    spanAt: 0,
+    spanLength: -1,
+    parentAt: 0,
+    parentLength: -1,
+    name: '',
+    statusCode: 0,
+    statusMessage: '',
+    attributeCount: 0,
+    kept: undefined,
+  };
   // the JS exporter writes ~95 bytes a span: a guess on the high side, trimmed when far off
   const batch = new SpanBatch(Math.min(limits.maxSpansPerRequest, Math.ceil(buf.length / BYTES_PER_SPAN_GUESS)));
   const walk: Walk = { buf, limits, batch, problems: [], span, total: 0 };
@@ -120,7 +143,8 @@ function scopeSpans(r: Reader, end: number, at: string, walk: Walk): void {
     if (field !== 2) return false;
     expectWire(field, wire, LEN);
     const spanEnd = messageEnd(r, 3);
-    if (walk.total++ >= walk.limits.maxSpansPerRequest || walk.invalidText !== undefined) r.pos = spanEnd; // counted, never decoded
+    if (walk.total++ >= walk.limits.maxSpansPerRequest || walk.invalidText !== undefined)
+      r.pos = spanEnd; // counted, never decoded
     else {
       try {
         wireSpan(r, spanEnd, walk);
@@ -349,7 +373,8 @@ function status(r: Reader, end: number, span: WireSpan, buf: Body): void {
 function commitChecked(walk: Walk): void {
   const { span: s, buf, batch, limits } = walk;
   const hasParent = s.parentLength > 0;
-  const idsValid = s.traceLength === 16 && !allZero(buf, s.traceAt, 16) && s.spanLength === 8 && !allZero(buf, s.spanAt, 8) && (s.parentLength <= 0 || s.parentLength === 8);
+  const idsValid =
+    s.traceLength === 16 && !allZero(buf, s.traceAt, 16) && s.spanLength === 8 && !allZero(buf, s.spanAt, 8) && (s.parentLength <= 0 || s.parentLength === 8);
   // the ids are hex-encoded only to say what is wrong with them
   if (!idsValid) checkIds(hex(buf, s.traceAt, s.traceLength), hex(buf, s.spanAt, s.spanLength), hex(buf, s.parentAt, s.parentLength), true);
   // no checkTimes: a fixed64 read as an unsigned 64-bit integer is always in its range

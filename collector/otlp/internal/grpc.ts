@@ -75,16 +75,24 @@ export class OtlpGrpcServer {
       'grpc.max_receive_message_length': Math.min(limits.maxBodyBytes, limits.maxDecompressedBytes),
       interceptors: [(_method, call) => this.intercept(call)],
     });
-    this.server.addService(SERVICE, { Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => this.export(call, callback) });
+    this.server.addService(SERVICE, {
+      Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => this.export(call, callback),
+    });
   }
 
   async start(): Promise<void> {
     const tls = this.options.tls;
     const credentials = tls
-      ? grpc.ServerCredentials.createSsl(tls.ca === undefined ? null : Buffer.from(tls.ca), [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], tls.requestCert ?? false)
+      ? grpc.ServerCredentials.createSsl(
+          tls.ca === undefined ? null : Buffer.from(tls.ca),
+          [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }],
+          tls.requestCert ?? false,
+        )
       : grpc.ServerCredentials.createInsecure();
     const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-    this.port = await new Promise<number>((resolve, reject) => this.server.bindAsync(`${host}:${this.options.port}`, credentials, (e, port) => (e ? reject(e) : resolve(port))));
+    this.port = await new Promise<number>((resolve, reject) =>
+      this.server.bindAsync(`${host}:${this.options.port}`, credentials, (e, port) => (e ? reject(e) : resolve(port))),
+    );
   }
 
   address(): { host: string; port: number } {
@@ -133,7 +141,11 @@ export class OtlpGrpcServer {
             if (!state.handled && !state.counted) {
               state.counted = true;
               const stopping = this.intake.stopping();
-              this.intake.intake.count(stopping ? 'shutdown' : 'undecodable_body', state.where, stopping ? 'the receiver stopped before the message was complete' : 'the client went away before its message was complete');
+              this.intake.intake.count(
+                stopping ? 'shutdown' : 'undecodable_body',
+                state.where,
+                stopping ? 'the receiver stopped before the message was complete' : 'the client went away before its message was complete',
+              );
             }
             this.live.delete(state);
           },
@@ -157,7 +169,8 @@ export class OtlpGrpcServer {
     }
     const code = grpcCode(verdict.status);
     const metadata = new grpc.Metadata();
-    if (verdict.retryAfterSeconds !== undefined) metadata.set('grpc-status-details-bin', Buffer.from(retryStatusDetails(code, verdict.message, verdict.retryAfterSeconds)));
+    if (verdict.retryAfterSeconds !== undefined)
+      metadata.set('grpc-status-details-bin', Buffer.from(retryStatusDetails(code, verdict.message, verdict.retryAfterSeconds)));
     callback({ code, details: verdict.message, metadata });
   }
 
@@ -165,7 +178,8 @@ export class OtlpGrpcServer {
   private decide(body: Buffer, metadata: grpc.Metadata, where: string): Verdict {
     const { intake, authorized, stopping } = this.intake;
     const authorization = metadata.get('authorization')[0];
-    if (!authorized(typeof authorization === 'string' ? authorization : undefined)) return intake.refuse(where, 401, 'unauthorized', 'missing or wrong bearer token');
+    if (!authorized(typeof authorization === 'string' ? authorization : undefined))
+      return intake.refuse(where, 401, 'unauthorized', 'missing or wrong bearer token');
     if (stopping()) return intake.unavailable(where);
     return intake.admit(where) ?? intake.accept(body, 'protobuf', where);
   }

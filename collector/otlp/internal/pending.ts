@@ -220,7 +220,14 @@ export class PendingAttempt {
 
   is(ids: Uint32Array, traceAt: number, rootAt: number): boolean {
     const own = this.ids;
-    return own[4] === ids[rootAt] && own[5] === ids[rootAt + 1] && own[0] === ids[traceAt] && own[1] === ids[traceAt + 1] && own[2] === ids[traceAt + 2] && own[3] === ids[traceAt + 3];
+    return (
+      own[4] === ids[rootAt] &&
+      own[5] === ids[rootAt + 1] &&
+      own[0] === ids[traceAt] &&
+      own[1] === ids[traceAt + 1] &&
+      own[2] === ids[traceAt + 2] &&
+      own[3] === ids[traceAt + 3]
+    );
   }
 }
 

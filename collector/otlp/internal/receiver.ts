@@ -105,7 +105,13 @@ export class OtlpReceiver implements Source {
     const shapes = mapper.active ? { rootShapes: mapper.names } : {};
     this.assembler = new SpanAssembler({ ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, ...shapes, ...options.assembly }, sink, scheduler);
     const slice = options.drainSliceSpans ?? DEFAULT_DRAIN_SLICE_SPANS;
-    this.queue = new SpanQueue(this.limits.maxQueuedSpans, this.limits.maxQueuedBytes, slice, { span: (batch, i, where) => this.assemble(batch, i, where), reject: (r) => sink.reject(r) }, scheduler);
+    this.queue = new SpanQueue(
+      this.limits.maxQueuedSpans,
+      this.limits.maxQueuedBytes,
+      slice,
+      { span: (batch, i, where) => this.assemble(batch, i, where), reject: (r) => sink.reject(r) },
+      scheduler,
+    );
     this.budget = new BodyBudget(this.limits.maxBufferedBodyBytes);
     this.intake = new SpanIntake(this.limits, this.queue, sink, options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, mapper);
     this.guard = new ConnectionGuard(this.limits, this.timeouts.headersTimeoutMs, (reason, where, message) => this.intake.count(reason, where, message));
@@ -154,7 +160,18 @@ export class OtlpReceiver implements Source {
     };
     const tls = this.options.tls;
     const server = tls
-      ? createHttpsServer({ ...http, cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: tls.requestCert ?? false, rejectUnauthorized: tls.requestCert ?? false, handshakeTimeout: this.timeouts.headersTimeoutMs }, handler)
+      ? createHttpsServer(
+          {
+            ...http,
+            cert: tls.cert,
+            key: tls.key,
+            ca: tls.ca,
+            requestCert: tls.requestCert ?? false,
+            rejectUnauthorized: tls.requestCert ?? false,
+            handshakeTimeout: this.timeouts.headersTimeoutMs,
+          },
+          handler,
+        )
       : createHttpServer(http, handler);
     this.guard.attach(server);
     await new Promise<void>((resolve, reject) => {
@@ -301,10 +318,18 @@ export class OtlpReceiver implements Source {
     if (full) return answer(encoding, full);
     const declared = declaredLength(req);
     if (declared !== undefined && declared > this.limits.maxBodyBytes) {
-      return this.refuse(where, encoding, 413, 'body_too_large', `content-length ${declared} exceeds the limit of ${this.limits.maxBodyBytes} bytes`, { connection: 'close' });
+      return this.refuse(where, encoding, 413, 'body_too_large', `content-length ${declared} exceeds the limit of ${this.limits.maxBodyBytes} bytes`, {
+        connection: 'close',
+      });
     }
     if (this.budget.full || (declared !== undefined && this.budget.bytes + declared > this.budget.limit)) {
-      return answer(encoding, this.intake.busy(where, `bodies being read hold ${this.budget.bytes} bytes (limit ${this.budget.limit})${declared === undefined ? '' : ` and this one is ${declared}`}`));
+      return answer(
+        encoding,
+        this.intake.busy(
+          where,
+          `bodies being read hold ${this.budget.bytes} bytes (limit ${this.budget.limit})${declared === undefined ? '' : ` and this one is ${declared}`}`,
+        ),
+      );
     }
     return null;
   }
@@ -323,7 +348,11 @@ export class OtlpReceiver implements Source {
         this.refuse(where, encoding, 400, e.reason, e.message);
         return undefined;
       }
-      return answer(encoding, this.intake.refuse(where, e.status, e.reason, e.message, e.status === 429 || e.status === 503), e.connectionClose ? { connection: 'close' } : {});
+      return answer(
+        encoding,
+        this.intake.refuse(where, e.status, e.reason, e.message, e.status === 429 || e.status === 503),
+        e.connectionClose ? { connection: 'close' } : {},
+      );
     } finally {
       this.reading.delete(read);
       read.release();
@@ -335,7 +364,14 @@ export class OtlpReceiver implements Source {
   }
 
   /** A request refused whole before its spans could be counted, answered over HTTP. */
-  private refuse(where: string, encoding: OtlpEncoding, status: RefusalStatus, reason: RejectReason, message: string, headers?: Record<string, string>): OtlpResponse {
+  private refuse(
+    where: string,
+    encoding: OtlpEncoding,
+    status: RefusalStatus,
+    reason: RejectReason,
+    message: string,
+    headers?: Record<string, string>,
+  ): OtlpResponse {
     return answer(encoding, this.intake.refuse(where, status, reason, message), headers);
   }
 }

@@ -428,7 +428,15 @@ class Scanner {
     let value: AttributeValue | undefined;
     for (let more = this.firstKey(NOT_PLAIN_SPAN); more; more = this.nextKey(NOT_PLAIN_SPAN)) {
       const keyEnd = this.keyEnd(NOT_PLAIN_SPAN);
-      const kind = this.isKey(keyEnd, KEY.stringValue) ? 1 : this.isKey(keyEnd, KEY.boolValue) ? 2 : this.isKey(keyEnd, KEY.intValue) ? 3 : this.isKey(keyEnd, KEY.doubleValue) ? 4 : 0;
+      const kind = this.isKey(keyEnd, KEY.stringValue)
+        ? 1
+        : this.isKey(keyEnd, KEY.boolValue)
+          ? 2
+          : this.isKey(keyEnd, KEY.intValue)
+            ? 3
+            : this.isKey(keyEnd, KEY.doubleValue)
+              ? 4
+              : 0;
       if (kind === 0) {
         this.skipValue();
         continue;
@@ -547,7 +555,6 @@ class Scanner {
     this.i = p + 1;
   }
 
-
   /** An intValue written as a JSON number: an integer (no fraction, no exponent) that fits in an int64. */
   private int64(): bigint {
     const n = BigInt(this.number(true));
@@ -560,7 +567,7 @@ class Scanner {
     const buf = this.buf;
     const start = this.i;
     const c = buf[start];
-    if (c !== MINUS && (c === undefined || c - ZERO >>> 0 > 9)) throw NOT_PLAIN_SPAN;
+    if (c !== MINUS && (c === undefined || (c - ZERO) >>> 0 > 9)) throw NOT_PLAIN_SPAN;
     this.skipNumber();
     if (integer) for (let p = start; p < this.i; p++) if (buf[p] === 0x2e || buf[p] === 0x65 || buf[p] === 0x45) throw NOT_PLAIN_SPAN;
     return Number(buf.latin1Slice(start, this.i));
@@ -574,7 +581,7 @@ class Scanner {
     if (negative) p++;
     const start = p;
     let n = 0;
-    while (p < this.end && buf[p]! - ZERO >>> 0 <= 9) n = n * 10 + buf[p++]! - ZERO;
+    while (p < this.end && (buf[p]! - ZERO) >>> 0 <= 9) n = n * 10 + buf[p++]! - ZERO;
     const c = buf[p];
     if (p === start || p - start > digits || (buf[start] === ZERO && p - start > 1) || c === 0x2e || c === 0x65 || c === 0x45) throw NOT_PLAIN_SPAN;
     this.i = p;
@@ -806,7 +813,7 @@ class Scanner {
   private digits(p: number): number {
     const buf = this.buf;
     const start = p;
-    while (p < this.end && buf[p]! - ZERO >>> 0 <= 9) p++;
+    while (p < this.end && (buf[p]! - ZERO) >>> 0 <= 9) p++;
     if (p === start) throw NOT_PLAIN_BODY;
     return p;
   }

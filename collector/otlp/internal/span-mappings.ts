@@ -167,9 +167,13 @@ export function kubeRsObject(ref: AttributeValue | undefined, namespaced: boolea
   if (slash < 0 || kindEnd <= 0 || kindEnd > slash) return { problem: `${KUBE_RS_OBJECT_REF} ${JSON.stringify(ref)} is not Kind.version.group/name` };
   const kind = ref.slice(0, kindEnd);
   const rest = ref.slice(slash + 1);
-  if (!namespaced) return rest === '' ? { problem: `${KUBE_RS_OBJECT_REF} ${JSON.stringify(ref)} has no name` } : { controller: controller ?? kind.toLowerCase(), object: rest };
+  if (!namespaced)
+    return rest === ''
+      ? { problem: `${KUBE_RS_OBJECT_REF} ${JSON.stringify(ref)} has no name` }
+      : { controller: controller ?? kind.toLowerCase(), object: rest };
   const dot = rest.lastIndexOf('.');
-  if (dot <= 0 || dot === rest.length - 1) return { problem: `${KUBE_RS_OBJECT_REF} ${JSON.stringify(ref)} has no .namespace after the name (a cluster-scoped kind: set namespaced: false)` };
+  if (dot <= 0 || dot === rest.length - 1)
+    return { problem: `${KUBE_RS_OBJECT_REF} ${JSON.stringify(ref)} has no .namespace after the name (a cluster-scoped kind: set namespaced: false)` };
   return { controller: controller ?? kind.toLowerCase(), object: `${rest.slice(dot + 1)}/${rest.slice(0, dot)}` };
 }
 

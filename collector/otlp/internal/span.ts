@@ -118,8 +118,10 @@ const MAX_FIXED64 = (1n << 64n) - 1n;
 /** `hexEncoded`: the ids were made by hex-encoding bytes (protobuf), so only their lengths and zeros need checking. */
 export function checkIds(traceId: string, spanId: string, parentSpanId: string, hexEncoded = false): void {
   const isHex = hexEncoded ? alwaysHex : isLowerHex;
-  if (traceId.length !== 32 || !isHex(traceId) || isZero(traceId)) throw new SpanFieldProblem('invalid_record', `traceId: must be 16 non-zero bytes, got ${show(traceId)}`);
-  if (spanId.length !== 16 || !isHex(spanId) || isZero(spanId)) throw new SpanFieldProblem('invalid_record', `spanId: must be 8 non-zero bytes, got ${show(spanId)}`);
+  if (traceId.length !== 32 || !isHex(traceId) || isZero(traceId))
+    throw new SpanFieldProblem('invalid_record', `traceId: must be 16 non-zero bytes, got ${show(traceId)}`);
+  if (spanId.length !== 16 || !isHex(spanId) || isZero(spanId))
+    throw new SpanFieldProblem('invalid_record', `spanId: must be 8 non-zero bytes, got ${show(spanId)}`);
   if (parentSpanId !== '' && (parentSpanId.length !== 16 || !isHex(parentSpanId))) {
     throw new SpanFieldProblem('invalid_record', `parentSpanId: must be empty or 8 bytes, got ${show(parentSpanId)}`);
   }

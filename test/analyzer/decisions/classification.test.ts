@@ -27,7 +27,9 @@ function first(records: readonly AttemptRecord[]) {
   const cm = compileModel(TINY);
   const counters = evidence.controller('widget')!.snapshot();
   const summary = analyzer.report().controllers[0]!;
-  return decideGroups(cm, counters, summary, decideOrdering(cm, counters, DEFAULT_THRESHOLDS), () => true, DEFAULT_THRESHOLDS).find((g) => g.group === 'First')!;
+  return decideGroups(cm, counters, summary, decideOrdering(cm, counters, DEFAULT_THRESHOLDS), () => true, DEFAULT_THRESHOLDS).find(
+    (g) => g.group === 'First',
+  )!;
 }
 
 describe('classification check', () => {
@@ -45,12 +47,18 @@ describe('classification check', () => {
     const g = first([...judged(), ...objects(3, PHASED_OK, 'Fetch B A! C! D')]);
     assert.equal(g.judgedRuns, 15);
     assert.equal(g.finding, 'inconclusive');
-    assert.equal(g.why, 'later ops fail after its failures more than otherwise, on too few observations to decide: C failed after A failed in 3 of 3 (10 observations needed)');
+    assert.equal(
+      g.why,
+      'later ops fail after its failures more than otherwise, on too few observations to decide: C failed after A failed in 3 of 3 (10 observations needed)',
+    );
   });
 
   it('should be critical once the dependence is tested', () => {
     const g = first([...judged(), ...objects(10, PHASED_OK, 'Fetch B A! C! D')]);
     assert.equal(g.finding, 'should-be-critical');
-    assert.deepEqual(g.downstreamDependence.map((p) => `${p.first} → ${p.then}`), ['A → C']);
+    assert.deepEqual(
+      g.downstreamDependence.map((p) => `${p.first} → ${p.then}`),
+      ['A → C'],
+    );
   });
 });

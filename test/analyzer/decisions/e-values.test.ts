@@ -16,7 +16,8 @@ import {
   type Side,
 } from '../../../analyzer/decisions/e-values.js';
 
-const close = (actual: number, expected: number, tolerance = 1e-10): void => assert.ok(Math.abs(actual - expected) <= tolerance * Math.max(1, Math.abs(expected)), `${actual} vs ${expected}`);
+const close = (actual: number, expected: number, tolerance = 1e-10): void =>
+  assert.ok(Math.abs(actual - expected) <= tolerance * Math.max(1, Math.abs(expected)), `${actual} vs ${expected}`);
 
 function choose(n: number, k: number): number {
   let r = 1;
@@ -51,10 +52,12 @@ describe('e-values', () => {
 
   for (const side of ['greater', 'less', 'two-sided'] as const satisfies readonly Side[]) {
     it(`${side}: E[e] ≤ 1 under every null rate, enumerated over every outcome of 8 and 6 runs`, () => {
-      const nulls: [number, number][] = side === 'two-sided' ? [0.05, 0.3, 0.5, 0.9].map((t) => [t, t]) : [[0.2, 0.2], [0.5, 0.5], side === 'greater' ? [0.1, 0.4] : [0.4, 0.1]];
+      const nulls: [number, number][] =
+        side === 'two-sided' ? [0.05, 0.3, 0.5, 0.9].map((t) => [t, t]) : [[0.2, 0.2], [0.5, 0.5], side === 'greater' ? [0.1, 0.4] : [0.4, 0.1]];
       for (const [t1, t2] of nulls) {
         let expectation = 0;
-        for (let x1 = 0; x1 <= 8; x1++) for (let x2 = 0; x2 <= 6; x2++) expectation += binomial(x1, 8, t1) * binomial(x2, 6, t2) * twoProportionE({ x1, n1: 8, x2, n2: 6 }, side);
+        for (let x1 = 0; x1 <= 8; x1++)
+          for (let x2 = 0; x2 <= 6; x2++) expectation += binomial(x1, 8, t1) * binomial(x2, 6, t2) * twoProportionE({ x1, n1: 8, x2, n2: 6 }, side);
         assert.ok(expectation <= 1 + 1e-12, `θ = ${t1}, ${t2}: E[e] = ${expectation}`);
         assert.ok(expectation > 0.01, `θ = ${t1}, ${t2}: E[e] = ${expectation} (the enumeration is not trivial)`);
       }
@@ -93,7 +96,11 @@ describe('e-values', () => {
       }
     }
     // Derived with the same enumeration: 0.0497 for the e-value, 0.2060 for Fisher's test, at θ = ½ over 10 looks.
-    close(everHit(10, 0.5, (x1, x2, n) => twoProportionE({ x1, n1: n, x2, n2: n }, 'two-sided') >= 5), 0.0497, 0.01);
+    close(
+      everHit(10, 0.5, (x1, x2, n) => twoProportionE({ x1, n1: n, x2, n2: n }, 'two-sided') >= 5),
+      0.0497,
+      0.01,
+    );
     const fisher = everHit(10, 0.5, (x1, x2, n) => fisherExact({ a: x1, b: n - x1, c: x2, d: n - x2 }).twoSided <= 0.2);
     assert.ok(fisher > 0.2, `P(ever p ≤ 0.2) = ${fisher}`);
   });
@@ -127,7 +134,15 @@ describe('e-values', () => {
       let expectation = 0;
       for (let a1 = 0; a1 <= 6; a1++) {
         for (let a2 = 0; a2 <= 4; a2++) {
-          const e = Math.exp(logStratifiedE([{ a: a1, b: 6 - a1, c, d: 1e6 - c }, { a: a2, b: 4 - a2, c, d: 1e6 - c }], 0.01));
+          const e = Math.exp(
+            logStratifiedE(
+              [
+                { a: a1, b: 6 - a1, c, d: 1e6 - c },
+                { a: a2, b: 4 - a2, c, d: 1e6 - c },
+              ],
+              0.01,
+            ),
+          );
           expectation += binomial(a1, 6, theta) * binomial(a2, 4, theta) * e;
         }
       }
@@ -139,7 +154,10 @@ describe('e-values', () => {
     // m = 4, α = 0.1: bars 40, 20, 13.3, 10; e = 100 and 30 pass, 4 does not.
     const r = eBenjaminiHochberg([4, 100, 1, 30], 0.1);
     assert.deepEqual(r.rejected, [false, true, false, true]);
-    assert.deepEqual(r.bar.map((b) => Math.round(b * 1000) / 1000), [13.333, 20, 13.333, 20]);
+    assert.deepEqual(
+      r.bar.map((b) => Math.round(b * 1000) / 1000),
+      [13.333, 20, 13.333, 20],
+    );
     assert.deepEqual(eBenjaminiHochberg([12, 12], 0.1).rejected, [true, true]); // k = 2: both ≥ 2/(0.1 · 2) = 10
     assert.deepEqual(eBenjaminiHochberg([15, 5], 0.1).rejected, [false, false]); // 15 < 20 alone, 5 < 10 as second
   });

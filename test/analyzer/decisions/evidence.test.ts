@@ -1,7 +1,15 @@
 /** The evidence listener, counted by hand on the five-op model (tiny-model.ts): every count is one loop's. */
 import { strict as assert } from 'node:assert';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
-import { copyCounters, emptyCounters, gapStratum, mergeCounters, pairStrata, pooledTable, type ControllerCounters } from '../../../analyzer/decisions/counters.js';
+import {
+  copyCounters,
+  emptyCounters,
+  gapStratum,
+  mergeCounters,
+  pairStrata,
+  pooledTable,
+  type ControllerCounters,
+} from '../../../analyzer/decisions/counters.js';
 import { DecisionEvidence, type EvidenceOptions } from '../../../analyzer/decisions/evidence.js';
 import { StarvationTimeline } from '../../../analyzer/decisions/timeline.js';
 import { compileModel } from '../../../analyzer/compiled-model.js';
@@ -21,7 +29,8 @@ function collect(records: readonly AttemptRecord[], options: EvidenceOptions = {
 const N = TINY.operations.length;
 const op = (name: string): number => TINY.operations.findIndex((o) => o.name === name);
 const groupIndex = (name: string): number => compileModel(TINY).groups.findIndex((g) => g.name === name);
-const table = (c: ControllerCounters, loop: 'sequential' | 'phased', first: string, then: string) => pooledTable(pairStrata(c.loops[loop], N, op(first), op(then)));
+const table = (c: ControllerCounters, loop: 'sequential' | 'phased', first: string, then: string) =>
+  pooledTable(pairStrata(c.loops[loop], N, op(first), op(then)));
 
 describe('decision evidence', () => {
   it('counts a pair only when both ops succeeded in the object’s previous attempt, in the stratum of the gap since it', () => {
@@ -59,11 +68,20 @@ describe('decision evidence', () => {
       attempt('phased', 'w', 'Fetch B! A C D'),
     ]);
     // The sequential loop runs nothing after a failure: no pair of its own can ever be tested, so none is counted.
-    assert.equal(c.loops.sequential.pairs.reduce((x, y) => x + y, 0), 0);
+    assert.equal(
+      c.loops.sequential.pairs.reduce((x, y) => x + y, 0),
+      0,
+    );
     // The phased tables hold w's change only: B before A, C, D (B failed), A before C, D (both fine).
     assert.deepEqual(table(c, 'phased', 'B', 'A'), { a: 0, b: 1, c: 0, d: 0 });
-    assert.equal(c.loops.phased.pairs.reduce((x, y) => x + y, 0), 5);
-    assert.deepEqual([c.loops.sequential.attempts, c.loops.sequential.objects, c.loops.phased.attempts, c.loops.phased.objects, c.objectsInBothLoops], [4, 2, 4, 2, 1]);
+    assert.equal(
+      c.loops.phased.pairs.reduce((x, y) => x + y, 0),
+      5,
+    );
+    assert.deepEqual(
+      [c.loops.sequential.attempts, c.loops.sequential.objects, c.loops.phased.attempts, c.loops.phased.objects, c.objectsInBothLoops],
+      [4, 2, 4, 2, 1],
+    );
     assert.deepEqual([c.loops.sequential.failureRuns[op('A')], c.loops.sequential.failureRuns[op('B')], c.loops.phased.failureRuns[op('B')]], [1, 1, 2]);
   });
 
@@ -79,7 +97,10 @@ describe('decision evidence', () => {
     assert.equal(c.loops.phased.noiseFlips[op('A')], 2);
     assert.equal(c.loops.phased.noiseComparisons[op('Fetch')], 3);
     assert.equal(c.loops.phased.noiseFlips[op('Fetch')], 0);
-    assert.equal(c.loops.sequential.noiseComparisons.reduce((x, y) => x + y, 0), 0);
+    assert.equal(
+      c.loops.sequential.noiseComparisons.reduce((x, y) => x + y, 0),
+      0,
+    );
   });
 
   it('groups: failures per attempt and per run, judged when something ran after the failure, per loop', () => {
@@ -93,7 +114,11 @@ describe('decision evidence', () => {
       attempt('sequential', 's', 'Fetch A!'),
     ]);
     const first = groupIndex('First');
-    const counts = (loop: 'sequential' | 'phased'): number[] => [c.loops[loop].groupFailedAttempts[first]!, c.loops[loop].groupFailureRuns[first]!, c.loops[loop].groupJudgedRuns[first]!];
+    const counts = (loop: 'sequential' | 'phased'): number[] => [
+      c.loops[loop].groupFailedAttempts[first]!,
+      c.loops[loop].groupFailureRuns[first]!,
+      c.loops[loop].groupJudgedRuns[first]!,
+    ];
     assert.deepEqual(counts('phased'), [3, 2, 2]);
     assert.deepEqual(counts('sequential'), [2, 1, 0]);
   });
@@ -116,7 +141,10 @@ describe('decision evidence', () => {
     // A: p1 ran it twice with one failure (1/2), p2 once with one (1/1).
     assert.equal(phased.clusters[op('A')], 2);
     assert.equal(phased.clusterSquares[op('A')], 1.5);
-    assert.equal(c.loops.sequential.commonRuns.reduce((x, y) => x + y, 0), 0);
+    assert.equal(
+      c.loops.sequential.commonRuns.reduce((x, y) => x + y, 0),
+      0,
+    );
   });
 
   it('starvation in time, what the phased loop unblocks and whether it would succeed, and what each category decides', () => {
@@ -135,7 +163,10 @@ describe('decision evidence', () => {
     assert.deepEqual(ms(c.phasedLongestMs), [0, 0, 20_000]);
     assert.equal(c.objectMs, 40_000);
     assert.equal(c.newlyBlockedAttempts, 2);
-    assert.deepEqual(['B', 'C', 'D'].map((name) => c.unblocked[op(name)]), [1, 2, 2]);
+    assert.deepEqual(
+      ['B', 'C', 'D'].map((name) => c.unblocked[op(name)]),
+      [1, 2, 2],
+    );
     const ok = (blocker: string, name: string): number => c.unblockedOk[op(blocker) * N + op(name)]!;
     assert.deepEqual([ok('A', 'B'), ok('A', 'C'), ok('A', 'D'), ok('B', 'C'), ok('B', 'D')], [1, 1, 1, 1, 1]);
     assert.equal(c.freedOk[groupIndex('Core') * N + op('D')], 2);
@@ -146,7 +177,12 @@ describe('decision evidence', () => {
 
   it('forgets the least recently seen object past the memory bound, its cluster folded in', () => {
     const c = collect(
-      [attempt('phased', 'one', PHASED_OK), attempt('phased', 'two', PHASED_OK), attempt('phased', 'one', 'Fetch B! A C D'), attempt('phased', 'one', PHASED_OK)],
+      [
+        attempt('phased', 'one', PHASED_OK),
+        attempt('phased', 'two', PHASED_OK),
+        attempt('phased', 'one', 'Fetch B! A C D'),
+        attempt('phased', 'one', PHASED_OK),
+      ],
       { maxTrackedObjects: 1 },
     );
     // `one` was forgotten when `two` arrived, so its failing attempt had nothing to compare with.
@@ -177,7 +213,12 @@ describe('merging partial evidence', () => {
         SMALL,
       ),
     );
-    const plain = (c: ControllerCounters): unknown => JSON.parse(JSON.stringify(c, (_k, v: unknown) => (v instanceof Float64Array ? [...v].map((x) => Number(x.toPrecision(12))) : v instanceof Uint32Array ? [...v] : v)));
+    const plain = (c: ControllerCounters): unknown =>
+      JSON.parse(
+        JSON.stringify(c, (_k, v: unknown) =>
+          v instanceof Float64Array ? [...v].map((x) => Number(x.toPrecision(12))) : v instanceof Uint32Array ? [...v] : v,
+        ),
+      );
     assert.ok(whole.loops.phased.commonFailures[SMALL.operations.findIndex((o) => o.name === 'Report')]! > 0);
     assert.deepEqual(plain(merged), plain(whole));
   });
@@ -234,12 +275,25 @@ describe('starvation timeline', () => {
   });
 
   it('an attempt older than the first opens buckets before it; times either side of the epoch fit in two buckets', () => {
-    const t = timeline([[120_000, 1, [0, 0]], [0, 1, [0, 0]]]);
-    assert.deepEqual(points(t), [[0, 1, 1, [0, 0]], [60_000, 0, 0, [0, 0]], [120_000, 1, 1, [0, 0]]]);
+    const t = timeline([
+      [120_000, 1, [0, 0]],
+      [0, 1, [0, 0]],
+    ]);
+    assert.deepEqual(points(t), [
+      [0, 1, 1, [0, 0]],
+      [60_000, 0, 0, [0, 0]],
+      [120_000, 1, 1, [0, 0]],
+    ]);
     const epoch = new StarvationTimeline(1, 2);
     epoch.add(-1, 0);
     epoch.add(10 * 365 * 86_400_000, 0);
-    assert.deepEqual(epoch.points().map((p) => [p.startMs + epoch.bucketWidthMs, p.attempts]), [[0, 1], [epoch.bucketWidthMs, 1]]);
+    assert.deepEqual(
+      epoch.points().map((p) => [p.startMs + epoch.bucketWidthMs, p.attempts]),
+      [
+        [0, 1],
+        [epoch.bucketWidthMs, 1],
+      ],
+    );
     assert.throws(() => new StarvationTimeline(1, 1), /at least 2 buckets/);
   });
 });

@@ -5,7 +5,15 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { benjaminiHochberg, fisherExact, hypergeometricLogPmf, logFactorial, mantelHaenszelRiskDifference, stratifiedExactGreater, type TwoByTwo } from '../../../analyzer/decisions/fisher.js';
+import {
+  benjaminiHochberg,
+  fisherExact,
+  hypergeometricLogPmf,
+  logFactorial,
+  mantelHaenszelRiskDifference,
+  stratifiedExactGreater,
+  type TwoByTwo,
+} from '../../../analyzer/decisions/fisher.js';
 
 function binomial(n: number, k: number): bigint {
   let r = 1n;
@@ -35,7 +43,8 @@ function exact(t: TwoByTwo): { greater: number; less: number; twoSided: number }
   return { greater: ratio(greater), less: ratio(less), twoSided: ratio(twoSided) };
 }
 
-const close = (actual: number, expected: number, digits = 4): void => assert.equal(actual.toFixed(digits), expected.toFixed(digits), `${actual} vs ${expected}`);
+const close = (actual: number, expected: number, digits = 4): void =>
+  assert.equal(actual.toFixed(digits), expected.toFixed(digits), `${actual} vs ${expected}`);
 
 describe('Fisher exact test', () => {
   it('log-factorials: exact small values and the sum of logs for large ones', () => {
@@ -80,7 +89,8 @@ describe('Fisher exact test', () => {
         const t = { a, b, c, d };
         const got = fisherExact(t);
         const want = exact(t);
-        for (const k of ['greater', 'less', 'twoSided'] as const) assert.ok(Math.abs(got[k] - want[k]) < 1e-9, `${k} ${JSON.stringify(t)}: ${got[k]} vs ${want[k]}`);
+        for (const k of ['greater', 'less', 'twoSided'] as const)
+          assert.ok(Math.abs(got[k] - want[k]) < 1e-9, `${k} ${JSON.stringify(t)}: ${got[k]} vs ${want[k]}`);
       }),
       { numRuns: 300, seed: 42 },
     );
@@ -147,7 +157,8 @@ describe('stratified exact test (exact Mantel–Haenszel)', () => {
       total *= binomial(r1 + r2, c1);
       const next = new Map<number, bigint>();
       for (const [sum, w] of distribution) {
-        for (let x = Math.max(0, c1 - r2); x <= Math.min(r1, c1); x++) next.set(sum + x, (next.get(sum + x) ?? 0n) + w * binomial(r1, x) * binomial(r2, c1 - x));
+        for (let x = Math.max(0, c1 - r2); x <= Math.min(r1, c1); x++)
+          next.set(sum + x, (next.get(sum + x) ?? 0n) + w * binomial(r1, x) * binomial(r2, c1 - x));
       }
       distribution = next;
     }
@@ -163,7 +174,10 @@ describe('stratified exact test (exact Mantel–Haenszel)', () => {
   }
 
   it("R's Rabbits: S = 16, two-sided 0.03994; the one-sided tail equals the exact enumeration", () => {
-    assert.equal(rabbits.reduce((s, t) => s + t.a, 0), 16);
+    assert.equal(
+      rabbits.reduce((s, t) => s + t.a, 0),
+      16,
+    );
     const exactValues = enumerated(rabbits);
     close(exactValues.twoSided, 0.03994, 5);
     close(stratifiedExactGreater(rabbits), exactValues.greater, 12);

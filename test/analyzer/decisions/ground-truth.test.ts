@@ -73,18 +73,30 @@ describe('decisions on the seeded ground-truth world (phased loop only)', functi
   });
 
   it('plans the rollout without the flagged group and without moves that free nothing', () => {
-    assert.deepEqual(c.rollout.steps.filter((s) => s.action === 'keep-critical').map((s) => s.group), ['GlobalConfigSync']);
+    assert.deepEqual(
+      c.rollout.steps.filter((s) => s.action === 'keep-critical').map((s) => s.group),
+      ['GlobalConfigSync'],
+    );
     const moves = c.rollout.steps.filter((s) => s.action === 'move');
     assert.ok(moves.length > 0);
     assert.ok(moves.every((s) => s.frees.ops > 0));
-    assert.deepEqual(moves.map((s) => s.step), moves.map((_, i) => i + 1));
+    assert.deepEqual(
+      moves.map((s) => s.step),
+      moves.map((_, i) => i + 1),
+    );
     assert.equal(c.rollout.fixFirst.map((f) => f.subject).join(), 'PullSecretSync → RestoredFromBackup');
   });
 
   it('says inconclusive on the first 10 attempts of the same world, the missing attempts first', () => {
     const ten = decide(HYPERSHIFT, groundTruthAttempts().slice(0, 10)).controllers[0]!;
     assert.equal(ten.verdict.status, 'inconclusive');
-    assert.deepEqual(ten.verdict.reasons[0], { kind: 'too-few-attempts', rule: 'data-size', status: 'inconclusive', early: false, message: '10 attempts ran the phased loop (1,000 needed: 990 more)' });
+    assert.deepEqual(ten.verdict.reasons[0], {
+      kind: 'too-few-attempts',
+      rule: 'data-size',
+      status: 'inconclusive',
+      early: false,
+      message: '10 attempts ran the phased loop (1,000 needed: 990 more)',
+    });
     assert.ok(ten.ordering.reordered.every((p) => p.status === 'inconclusive'));
     assert.equal(ten.ordering.tested, 0);
   });
@@ -94,7 +106,10 @@ describe('decisions on sequential-only data (the review’s step 0)', function (
   // simulated fleets of tens of thousands of attempts, analyzed and decided
   this.timeout(60_000);
   it('is inconclusive, first because no attempt ran the phased loop', () => {
-    const c = decide(HYPERSHIFT, scenarioAttempts(HYPERSHIFT, HYPERSHIFT_GROUND_TRUTH, { objects: 10, durationMs: 6 * 3_600_000, seed: 1, observe: 'sequential' })).controllers[0]!;
+    const c = decide(
+      HYPERSHIFT,
+      scenarioAttempts(HYPERSHIFT, HYPERSHIFT_GROUND_TRUTH, { objects: 10, durationMs: 6 * 3_600_000, seed: 1, observe: 'sequential' }),
+    ).controllers[0]!;
     assert.equal(c.verdict.status, 'inconclusive');
     assert.equal(c.verdict.reasons[0]!.kind, 'no-phased-attempts');
     assert.ok(c.ordering.reordered.every((p) => p.status === 'inconclusive'));
@@ -108,8 +123,18 @@ describe('decisions on a healthy candidate (the database operator example, half 
   it('says ready when every op fails the same under both loops and the non-critical failures are judged', () => {
     const model = resolveModel(join(REPO, 'examples/database-operator/model.yaml'));
     const faults = [
-      { name: 'backup-bucket-missing', onsetPerHour: 0.1, meanMinutes: 30, effects: [{ op: 'EnsureBackupSchedule', outcome: 'error' as const, cause: 'bucket "{name}-backups" not found' }] },
-      { name: 'status-conflict', onsetPerHour: 0.2, meanMinutes: 1, effects: [{ op: 'UpdateStatus', outcome: 'error' as const, cause: 'the object has been modified' }] },
+      {
+        name: 'backup-bucket-missing',
+        onsetPerHour: 0.1,
+        meanMinutes: 30,
+        effects: [{ op: 'EnsureBackupSchedule', outcome: 'error' as const, cause: 'bucket "{name}-backups" not found' }],
+      },
+      {
+        name: 'status-conflict',
+        onsetPerHour: 0.2,
+        meanMinutes: 1,
+        effects: [{ op: 'UpdateStatus', outcome: 'error' as const, cause: 'the object has been modified' }],
+      },
     ];
     const world = new World({ model, objects: 120, durationMs: 30 * 3_600_000, seed: 3, observe: 'mixed', faults, transientErrorRate: 0 });
     const c = decide(model, world.attempts()).controllers[0]!;

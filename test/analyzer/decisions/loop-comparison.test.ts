@@ -60,10 +60,26 @@ describe('loop comparison', () => {
 
   it('names an op that fails more under the phased loop, with its e-value, bar, sequence and the reordered ops around it', () => {
     const c = fleet();
-    objects(c.loops.sequential, 'B', tenObjects(100, (i) => (i < 2 ? 1 : 0)));
-    objects(c.loops.phased, 'B', tenObjects(100, (i) => 20 + (i % 3)));
-    objects(c.loops.sequential, 'C', tenObjects(100, (i) => (i % 5 === 0 ? 1 : 0)));
-    objects(c.loops.phased, 'C', tenObjects(100, (i) => (i % 5 === 1 ? 1 : 0)));
+    objects(
+      c.loops.sequential,
+      'B',
+      tenObjects(100, (i) => (i < 2 ? 1 : 0)),
+    );
+    objects(
+      c.loops.phased,
+      'B',
+      tenObjects(100, (i) => 20 + (i % 3)),
+    );
+    objects(
+      c.loops.sequential,
+      'C',
+      tenObjects(100, (i) => (i % 5 === 0 ? 1 : 0)),
+    );
+    objects(
+      c.loops.phased,
+      'C',
+      tenObjects(100, (i) => (i % 5 === 1 ? 1 : 0)),
+    );
     const result = compareLoops(CM, c, DEFAULT_THRESHOLDS);
     assert.equal(result.tested, 2);
     const b = result.operations[0]!;
@@ -86,7 +102,10 @@ describe('loop comparison', () => {
     const seq = rateConfidenceSequence(2, 1000, 0.025);
     assert.deepEqual(b.interval, { low: ph.low - seq.high, high: ph.high - seq.low });
     assert.deepEqual(b.suspects, [{ op: 'A', movement: 'now-after' }]);
-    assert.match(b.why, /^fails 21% under the phased loop \(209 of 1,000\) vs 0\.2% under the sequential loop \(2 of 1,000\) \(\+21 pp, beyond the margin ±0\.5% \(25% of the sequential rate, at least 0\.5%\); e = 2\.1e\+\d+, e-BH bar 2000; fixed-sample q < 0\.0001\); reordered around it: A \(now runs after it\)$/);
+    assert.match(
+      b.why,
+      /^fails 21% under the phased loop \(209 of 1,000\) vs 0\.2% under the sequential loop \(2 of 1,000\) \(\+21 pp, beyond the margin ±0\.5% \(25% of the sequential rate, at least 0\.5%\); e = 2\.1e\+\d+, e-BH bar 2000; fixed-sample q < 0\.0001\); reordered around it: A \(now runs after it\)$/,
+    );
     // C: 0.2 % in both, but 1,000 runs cannot bound the difference within ±0.5 points.
     const cOp = result.operations.find((o) => o.operation === 'C')!;
     assert.equal(cOp.finding, 'inconclusive');
@@ -95,12 +114,36 @@ describe('loop comparison', () => {
   it('margins scale with the rate: a 3× regression of a 0.5 % op is worse, a 2× one never the same, equal rates the same on enough runs', () => {
     const c = fleet();
     // B: 0.5 % vs 1.5 % (3×) over 100,000 runs per loop; C: 0.5 % vs 1.0 % (2×) over 4,000; D: 0.5 % in both over 100,000.
-    objects(c.loops.sequential, 'B', tenObjects(10_000, () => 50));
-    objects(c.loops.phased, 'B', tenObjects(10_000, () => 150));
-    objects(c.loops.sequential, 'C', tenObjects(400, () => 2));
-    objects(c.loops.phased, 'C', tenObjects(400, () => 4));
-    objects(c.loops.sequential, 'D', tenObjects(10_000, () => 50));
-    objects(c.loops.phased, 'D', tenObjects(10_000, () => 50));
+    objects(
+      c.loops.sequential,
+      'B',
+      tenObjects(10_000, () => 50),
+    );
+    objects(
+      c.loops.phased,
+      'B',
+      tenObjects(10_000, () => 150),
+    );
+    objects(
+      c.loops.sequential,
+      'C',
+      tenObjects(400, () => 2),
+    );
+    objects(
+      c.loops.phased,
+      'C',
+      tenObjects(400, () => 4),
+    );
+    objects(
+      c.loops.sequential,
+      'D',
+      tenObjects(10_000, () => 50),
+    );
+    objects(
+      c.loops.phased,
+      'D',
+      tenObjects(10_000, () => 50),
+    );
     const ops = new Map(compareLoops(CM, c, DEFAULT_THRESHOLDS).operations.map((o) => [o.operation, o]));
     assert.equal(ops.get('B')!.finding, 'worse-under-phased');
     assert.equal(ops.get('B')!.margin, 0.005);
@@ -118,9 +161,17 @@ describe('loop comparison', () => {
 
   it('an effect carried by one object weighs as little as that object: not a finding', () => {
     const c = fleet();
-    objects(c.loops.sequential, 'B', tenObjects(100, () => 0));
+    objects(
+      c.loops.sequential,
+      'B',
+      tenObjects(100, () => 0),
+    );
     // One phased object fails 60 of its 100 runs, the nine others never.
-    objects(c.loops.phased, 'B', tenObjects(100, (i) => (i === 0 ? 60 : 0)));
+    objects(
+      c.loops.phased,
+      'B',
+      tenObjects(100, (i) => (i === 0 ? 60 : 0)),
+    );
     const b = compareLoops(CM, c, DEFAULT_THRESHOLDS).operations[0]!;
     // p = 0.06, S = 36, X² = (36 − 3.6) / 0.0564 = 574.47, φ = 63.83: 1000 runs and 60 failures count as 16 and 1.
     assert.equal(b.phased.designEffect.toFixed(2), '63.83');
@@ -148,7 +199,11 @@ describe('loop comparison', () => {
   it('compares nothing when a loop ran on too few objects to tell the loop from the objects', () => {
     const c = fleet();
     c.loops.phased.objects = 3;
-    objects(c.loops.sequential, 'B', tenObjects(100, () => 0));
+    objects(
+      c.loops.sequential,
+      'B',
+      tenObjects(100, () => 0),
+    );
     objects(c.loops.phased, 'B', [[300, 200]]);
     const result = compareLoops(CM, c, DEFAULT_THRESHOLDS);
     assert.equal(result.tested, 0);

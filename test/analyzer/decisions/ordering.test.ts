@@ -66,7 +66,10 @@ describe('ordering decisions', () => {
     assert.ok(enough.e! >= Math.exp(logStratifiedE([{ a: 10, b: 0, c: 0, d: 30 }], DEFAULT_THRESHOLDS.falseDiscoveryRate / GAP_STRATA)));
     assert.ok(enough.e! >= enough.eBar!);
     assert.equal(enough.discovery, true);
-    assert.equal(enough.why, 'A failed after B failed in 10 of 10, after it succeeded in 0 of 30 (+100 pp at equal times since the previous attempt, beyond the margin 0.5%; e = 4.0e+5, e-BH bar 100; fixed-sample q < 0.0001)');
+    assert.equal(
+      enough.why,
+      'A failed after B failed in 10 of 10, after it succeeded in 0 of 30 (+100 pp at equal times since the previous attempt, beyond the margin 0.5%; e = 4.0e+5, e-BH bar 100; fixed-sample q < 0.0001)',
+    );
     assert.equal(enough.loop, 'phased');
   });
 
@@ -79,7 +82,9 @@ describe('ordering decisions', () => {
 
   it('reports the later op’s noise floor as information, not as a hurdle: a +50 pp increase is never safe', () => {
     // Four objects whose A flips on every attempt with no spec change (B skipped, so no pair with B is affected).
-    const flaky = Array.from({ length: 4 }, (_, k) => Array.from({ length: 20 }, (__, i) => attempt('phased', `flaky${k}`, i % 2 === 0 ? 'Fetch B~ A C D' : 'Fetch B~ A! C D'))).flat();
+    const flaky = Array.from({ length: 4 }, (_, k) =>
+      Array.from({ length: 20 }, (__, i) => attempt('phased', `flaky${k}`, i % 2 === 0 ? 'Fetch B~ A C D' : 'Fetch B~ A! C D')),
+    ).flat();
     const p = find(pairs([...flaky, ...objects(30, HEALTHY), ...objects(5, B_THEN_A_FAILS), ...objects(5, ONLY_B_FAILS)]).reordered, 'B', 'A');
     assert.deepEqual(p.table, { a: 5, b: 5, c: 0, d: 30 });
     assert.ok(p.q! < 0.05, `q ${p.q}`);
@@ -90,12 +95,20 @@ describe('ordering decisions', () => {
   });
 
   it('is inconclusive on a large increase that is not significant', () => {
-    const p = find(pairs([...objects(27, HEALTHY, true), ...objects(3, 'Fetch B A! C D', true), ...objects(3, B_THEN_A_FAILS, true), ...objects(7, ONLY_B_FAILS, true)]).reordered, 'B', 'A');
+    const p = find(
+      pairs([...objects(27, HEALTHY, true), ...objects(3, 'Fetch B A! C D', true), ...objects(3, B_THEN_A_FAILS, true), ...objects(7, ONLY_B_FAILS, true)])
+        .reordered,
+      'B',
+      'A',
+    );
     assert.deepEqual(p.table, { a: 3, b: 7, c: 3, d: 27 });
     assert.equal(p.noiseFloor, null);
     assert.ok(p.q! > 0.05);
     assert.equal(p.status, 'inconclusive');
-    assert.equal(p.why, 'A failed after B failed in 3 of 10, after it succeeded in 3 of 30: +20 pp is beyond the margin 2.5% but not shown (e = 0.17, e-BH bar 60; fixed-sample q = 0.46)');
+    assert.equal(
+      p.why,
+      'A failed after B failed in 3 of 10, after it succeeded in 3 of 30: +20 pp is beyond the margin 2.5% but not shown (e = 0.17, e-BH bar 60; fixed-sample q = 0.46)',
+    );
   });
 
   it('says a pair cannot be tested when the phased loop never runs the later op after the first one failed', () => {
@@ -107,7 +120,10 @@ describe('ordering decisions', () => {
 
   it('lists dependence between ops both loops run in the same order separately', () => {
     const r = pairs([...objects(30, HEALTHY), ...objects(10, 'Fetch B A! C!')]);
-    assert.deepEqual(r.same.map((p) => `${p.first} → ${p.then}`), ['A → C']);
+    assert.deepEqual(
+      r.same.map((p) => `${p.first} → ${p.then}`),
+      ['A → C'],
+    );
     assert.ok(r.reordered.every((p) => p.status === 'inconclusive'));
   });
 
@@ -146,12 +162,21 @@ describe('ordering decisions', () => {
 
   it('never calls a pair safe or dependent below the minimum sample, whatever the counts', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 12 }), (failedThenFailed, failedThenOk, healthy) => {
-        fc.pre(failedThenFailed + failedThenOk < 10);
-        const p = find(pairs([...objects(healthy, HEALTHY), ...objects(failedThenFailed, B_THEN_A_FAILS), ...objects(failedThenOk, ONLY_B_FAILS)]).reordered, 'B', 'A');
-        assert.equal(p.status, 'inconclusive');
-        assert.equal(p.q, null);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 9 }),
+        fc.integer({ min: 0, max: 9 }),
+        fc.integer({ min: 0, max: 12 }),
+        (failedThenFailed, failedThenOk, healthy) => {
+          fc.pre(failedThenFailed + failedThenOk < 10);
+          const p = find(
+            pairs([...objects(healthy, HEALTHY), ...objects(failedThenFailed, B_THEN_A_FAILS), ...objects(failedThenOk, ONLY_B_FAILS)]).reordered,
+            'B',
+            'A',
+          );
+          assert.equal(p.status, 'inconclusive');
+          assert.equal(p.q, null);
+        },
+      ),
       { numRuns: 40, seed: 7 },
     );
   });

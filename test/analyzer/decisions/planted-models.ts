@@ -102,7 +102,9 @@ function ordersOf(model: ReconcileModel): Orders {
   const phased = new Map(phasedOps.map((op, i) => [op, i]));
   const groupOf = new Map(model.phased.flatMap((step) => (step.kind === 'group' ? step.ops.map((op) => [op, step] as const) : [])));
   const both = [...sequential.keys()].filter((op) => phased.has(op));
-  const inverted = both.flatMap((a) => both.filter((b) => sequential.get(a)! < sequential.get(b)! && phased.get(a)! > phased.get(b)!).map((b) => [a, b] as const));
+  const inverted = both.flatMap((a) =>
+    both.filter((b) => sequential.get(a)! < sequential.get(b)! && phased.get(a)! > phased.get(b)!).map((b) => [a, b] as const),
+  );
   return { sequential, phased, groupOf, inverted };
 }
 
@@ -163,7 +165,11 @@ export function hostedClusterRegression(model: ReconcileModel, factor: number): 
  */
 export function hostedClusterStatusOutage(model: ReconcileModel): Outage {
   const orders = ordersOf(model);
-  const steps = [...new Set(orders.inverted.filter(([first, then]) => !orders.groupOf.has(then) && orders.groupOf.get(first)?.category === 'critical').map(([, then]) => then))];
+  const steps = [
+    ...new Set(
+      orders.inverted.filter(([first, then]) => !orders.groupOf.has(then) && orders.groupOf.get(first)?.category === 'critical').map(([, then]) => then),
+    ),
+  ];
   steps.sort((x, y) => orders.phased.get(x)! - orders.phased.get(y)!);
   const op = steps[Math.floor(steps.length / 2)];
   if (op === undefined) throw new Error(`model ${model.name}: no fail-fast step runs before a critical group in the phased loop only`);

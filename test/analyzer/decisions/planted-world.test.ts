@@ -16,7 +16,16 @@ import { decisionReport, type ControllerDecisions } from '../../../analyzer/deci
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { plantedWorld, type Plant, type PlantedWorldOptions } from './planted-world.js';
-import { HOSTED_CLUSTER, hostedClusterMisclassified, hostedClusterReversed, hostedClusterWorld, SMALL, SMALL_MISCLASSIFIED, SMALL_REVERSED, smallWorld } from './planted-models.js';
+import {
+  HOSTED_CLUSTER,
+  hostedClusterMisclassified,
+  hostedClusterReversed,
+  hostedClusterWorld,
+  SMALL,
+  SMALL_MISCLASSIFIED,
+  SMALL_REVERSED,
+  smallWorld,
+} from './planted-models.js';
 
 const NONE: Plant = { kind: 'none' };
 
@@ -31,7 +40,9 @@ function decide(records: Iterable<AttemptRecord>, model = SMALL): ControllerDeci
 /** Everything the report flags, as `kind:subject`. */
 function flags(c: ControllerDecisions): string[] {
   return [
-    ...c.comparison.operations.filter((o) => o.finding === 'worse-under-phased' || o.finding === 'better-under-phased').map((o) => `${o.finding}:${o.operation}`),
+    ...c.comparison.operations
+      .filter((o) => o.finding === 'worse-under-phased' || o.finding === 'better-under-phased')
+      .map((o) => `${o.finding}:${o.operation}`),
     ...c.starvationComparison.operations.filter((o) => o.finding !== 'ok').map((o) => `${o.finding}:${o.operation}`),
     ...[...c.ordering.reordered, ...c.ordering.dependentOther].filter((p) => p.status === 'dependent').map((p) => `dependent:${p.first}→${p.then}`),
     ...c.groups.filter((g) => g.finding === 'should-be-critical').map((g) => `should-be-critical:${g.group}`),
@@ -88,7 +99,10 @@ describe('decisions on planted worlds: the small model', () => {
       const report = c.comparison.operations[0]!;
       assert.equal(report.operation, 'Report');
       assert.ok(report.suspects.some((s) => s.op === 'Config' && s.movement === 'now-after'));
-      assert.deepEqual(c.rollout.fixFirst.map((f) => `${f.kind}:${f.subject}`), ['worse-under-phased:Report']);
+      assert.deepEqual(
+        c.rollout.fixFirst.map((f) => `${f.kind}:${f.subject}`),
+        ['worse-under-phased:Report'],
+      );
       // Benefits are credited only where the op would have succeeded, and never behind or of the failing op.
       assert.ok(c.verdict.benefit.fromWorseOps > 0);
       assert.equal(c.verdict.benefit.creditedOpRuns + c.verdict.benefit.wouldFail + c.verdict.benefit.fromWorseOps, c.verdict.benefit.unblockedOpRuns);
@@ -98,7 +112,10 @@ describe('decisions on planted worlds: the small model', () => {
       const c = decide(world(smallWorld(seed, SMALL_MISCLASSIFIED)));
       assert.deepEqual(flags(c), ['dependent:Secret→Config', 'should-be-critical:Secrets']);
       assert.equal(c.verdict.status, 'not-ready');
-      assert.deepEqual(c.rollout.steps.filter((s) => s.action === 'keep-critical').map((s) => s.group), ['Secrets']);
+      assert.deepEqual(
+        c.rollout.steps.filter((s) => s.action === 'keep-critical').map((s) => s.group),
+        ['Secrets'],
+      );
     });
   }
 
@@ -169,7 +186,10 @@ describe('decisions on planted worlds: the HostedCluster model', () => {
         c.groups.filter((g) => g.finding === 'should-be-critical').map((g) => g.group),
         [misclassified.group],
       );
-      assert.deepEqual(flags(c).filter((f) => !f.startsWith('dependent:')), [`should-be-critical:${misclassified.group}`]);
+      assert.deepEqual(
+        flags(c).filter((f) => !f.startsWith('dependent:')),
+        [`should-be-critical:${misclassified.group}`],
+      );
     });
   }
 });

@@ -194,7 +194,8 @@ export function* plantedWorld(o: PlantedWorldOptions): Generator<AttemptRecord> 
     });
     const down = (op: string): boolean => (outageOf.get(op) ?? []).some((i) => object.activeUntilMs[i]! > now);
     const flake = (op: string): number => {
-      if (o.plant.kind === 'phased-regression' && o.plant.op === op) return o.plant.baseRate * (object.loop === 'phased' ? o.plant.factor : 1) * object.flakiness;
+      if (o.plant.kind === 'phased-regression' && o.plant.op === op)
+        return o.plant.baseRate * (object.loop === 'phased' ? o.plant.factor : 1) * object.flakiness;
       return o.flakeRate * object.flakiness;
     };
     const operations = runLoop(steps[object.loop], o.plant, flake, down, random);
@@ -300,10 +301,20 @@ function criticalGroup(steps: readonly Step[], name: string): boolean {
 }
 
 /** Why `op` fails in this run, or null when it succeeds. */
-function fails(op: string, plant: Plant, flake: (op: string) => number, down: (op: string) => boolean, ran: ReadonlySet<string>, failedGroups: ReadonlySet<string>, random: Xorshift): string | null {
+function fails(
+  op: string,
+  plant: Plant,
+  flake: (op: string) => number,
+  down: (op: string) => boolean,
+  ran: ReadonlySet<string>,
+  failedGroups: ReadonlySet<string>,
+  random: Xorshift,
+): string | null {
   if (down(op)) return 'outage';
   if (random.next() < flake(op)) return 'the object has been modified; please apply your changes to the latest version and try again';
-  if (plant.kind === 'reversed-prerequisite' && plant.op === op && !ran.has(plant.prerequisite) && random.next() < plant.probability) return `${plant.prerequisite} has not run yet`;
-  if (plant.kind === 'misclassified' && plant.downstream.includes(op) && failedGroups.has(plant.group) && random.next() < plant.probability) return `${plant.group} failed`;
+  if (plant.kind === 'reversed-prerequisite' && plant.op === op && !ran.has(plant.prerequisite) && random.next() < plant.probability)
+    return `${plant.prerequisite} has not run yet`;
+  if (plant.kind === 'misclassified' && plant.downstream.includes(op) && failedGroups.has(plant.group) && random.next() < plant.probability)
+    return `${plant.group} failed`;
   return null;
 }

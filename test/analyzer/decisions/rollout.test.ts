@@ -4,7 +4,15 @@ import type { ClassificationDetail, ClassificationFinding, GroupDecision } from 
 import { planRollout, STARTS_FROM } from '../../../analyzer/decisions/rollout.js';
 import type { GroupCategory } from '../../../model/types.js';
 
-function group(name: string, category: GroupCategory, finding: ClassificationFinding, detail: ClassificationDetail, judgedRuns: number, freedOps: number, ops = [name]): GroupDecision {
+function group(
+  name: string,
+  category: GroupCategory,
+  finding: ClassificationFinding,
+  detail: ClassificationDetail,
+  judgedRuns: number,
+  freedOps: number,
+  ops = [name],
+): GroupDecision {
   return {
     group: name,
     category,
@@ -66,7 +74,10 @@ describe('rollout plan', () => {
         ['HasWorseOp', "Flaky fails more under the phased loop: fix that first; until then its failures, and the work they free, are the phased order's doing"],
       ],
     );
-    assert.deepEqual(plan.fixFirst.map((f) => f.subject), ['Flaky']);
+    assert.deepEqual(
+      plan.fixFirst.map((f) => f.subject),
+      ['Flaky'],
+    );
   });
 
   it('rates per day: measured from a day or more, labelled an extrapolation from less, none under a minute', () => {

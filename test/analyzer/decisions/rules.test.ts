@@ -46,7 +46,10 @@ function context(counters: ControllerCounters): RuleContext {
 /** Ten objects per loop, each with `intervals` healthy intervals over a day. */
 function fleet(sequentialIntervals: number, phasedIntervals: number): ControllerCounters {
   const c = emptyCounters(CM);
-  for (const [loop, intervals] of [['sequential', sequentialIntervals], ['phased', phasedIntervals]] as const) {
+  for (const [loop, intervals] of [
+    ['sequential', sequentialIntervals],
+    ['phased', phasedIntervals],
+  ] as const) {
     const l = c.loops[loop];
     l.objects = 10;
     l.attempts = l.usedAttempts = 10 * (intervals + 1);
@@ -62,7 +65,16 @@ describe('decision rules', () => {
   it('the list: checks first, then gates, harms and coverage, each rule once', () => {
     assert.deepEqual(
       RULES.map((r) => `${r.role}:${r.name}`),
-      ['check:sample-ratio', 'check:population-balance', 'gate:data-size', 'harm:loop-comparison', 'harm:starvation', 'harm:ordering', 'harm:classification', 'coverage:coverage'],
+      [
+        'check:sample-ratio',
+        'check:population-balance',
+        'gate:data-size',
+        'harm:loop-comparison',
+        'harm:starvation',
+        'harm:ordering',
+        'harm:classification',
+        'coverage:coverage',
+      ],
     );
   });
 
@@ -73,7 +85,10 @@ describe('decision rules', () => {
     assert.equal(logAttemptRatioE(dropped.loops.sequential, dropped.loops.phased), logMixture(x, 3420) - logLikelihood(0.5, x, 3420));
     const failed = SAMPLE_RATIO.evaluate(context(dropped));
     assert.equal(failed.status, 'fail');
-    assert.match(failed.reasons[0]!.message, /^sample ratio: healthy objects of the phased loop show 141\.0 attempts per object-day, those of the sequential loop 201\.0 \(e = [\d.]+e\+\d+, bar 1000\)/);
+    assert.match(
+      failed.reasons[0]!.message,
+      /^sample ratio: healthy objects of the phased loop show 141\.0 attempts per object-day, those of the sequential loop 201\.0 \(e = [\d.]+e\+\d+, bar 1000\)/,
+    );
     assert.equal(SAMPLE_RATIO.evaluate(context(fleet(201, 195))).status, 'pass');
   });
 
@@ -103,7 +118,10 @@ describe('decision rules', () => {
     assert.deepEqual(Array.from(identicalOps(CM)), [1, 0, 0, 0, 0]);
     const c = fleet(200, 200);
     const fetch = CM.opIndex.get('Fetch')!;
-    for (const [loop, failures] of [['sequential', 10], ['phased', 100]] as const) {
+    for (const [loop, failures] of [
+      ['sequential', 10],
+      ['phased', 100],
+    ] as const) {
       const l = c.loops[loop];
       l.commonRuns[fetch] = 2000;
       l.commonFailures[fetch] = failures;
@@ -113,9 +131,16 @@ describe('decision rules', () => {
     const ctx = context(c);
     const r = POPULATION_BALANCE.evaluate(ctx);
     assert.equal(r.status, 'fail');
-    assert.match(r.reasons[0]!.message, /^population imbalance: 1 op that runs identically in both loops fails at different rates \(Fetch 5\.0% \(phased\) vs 0\.5% \(sequential\), e = [\d.e+]+\), so the loops ran on different objects and no difference is the loop’s; /);
+    assert.match(
+      r.reasons[0]!.message,
+      /^population imbalance: 1 op that runs identically in both loops fails at different rates \(Fetch 5\.0% \(phased\) vs 0\.5% \(sequential\), e = [\d.e+]+\), so the loops ran on different objects and no difference is the loop’s; /,
+    );
     // The verdict: inconclusive, the check first; Fetch "worse under the phased loop" only an early sign.
-    const v = decideVerdict(RULES.map((rule) => rule.evaluate(ctx)), { unblockedOpRuns: 0, creditedOpRuns: 0, wouldFail: 0, fromWorseOps: 0 }, 0);
+    const v = decideVerdict(
+      RULES.map((rule) => rule.evaluate(ctx)),
+      { unblockedOpRuns: 0, creditedOpRuns: 0, wouldFail: 0, fromWorseOps: 0 },
+      0,
+    );
     assert.equal(v.status, 'inconclusive');
     assert.equal(v.reasons[0]!.kind, 'population-imbalance');
     const worse = v.reasons.find((x) => x.kind === 'worse-under-phased')!;
@@ -129,7 +154,14 @@ describe('decision rules', () => {
     c.loops.sequential.hourAttempts.fill(5);
     const r = COVERAGE.evaluate(context(c));
     assert.equal(r.reasons[0]!.message, 'the phased loop ran attempts in 20 of the 24 hours of the day (24 needed; none at 20h, 21h, 22h, 23h UTC)');
-    const harm = { rule: 'loop-comparison', role: 'harm' as const, status: 'fail' as const, measurements: [], explanation: '', reasons: [{ kind: 'worse-under-phased' as const, harm: true, message: 'X fails more' }] };
+    const harm = {
+      rule: 'loop-comparison',
+      role: 'harm' as const,
+      status: 'fail' as const,
+      measurements: [],
+      explanation: '',
+      reasons: [{ kind: 'worse-under-phased' as const, harm: true, message: 'X fails more' }],
+    };
     const v = decideVerdict([r, harm], { unblockedOpRuns: 0, creditedOpRuns: 0, wouldFail: 0, fromWorseOps: 0 }, 0);
     assert.equal(v.status, 'not-ready');
     assert.deepEqual(

@@ -30,8 +30,13 @@ describe('decision thresholds', () => {
     ]);
     // The old spelling: milliseconds as a number, or a duration, with a warning naming the new key.
     const old = validate('minWindowMs: 3600000\n');
-    assert.deepEqual([old.value, old.warnings], [{ ...DEFAULT_THRESHOLDS, minWindow: 3_600_000 }, ['thresholds.yaml:1 minWindowMs: deprecated: write minWindow: 1h']]);
-    assert.deepEqual(validate('minWindow: 1h\nminWindowMs: 2h\n').problems, ['thresholds.yaml:2 minWindowMs: is the old spelling of minWindow: give only minWindow']);
+    assert.deepEqual(
+      [old.value, old.warnings],
+      [{ ...DEFAULT_THRESHOLDS, minWindow: 3_600_000 }, ['thresholds.yaml:1 minWindowMs: deprecated: write minWindow: 1h']],
+    );
+    assert.deepEqual(validate('minWindow: 1h\nminWindowMs: 2h\n').problems, [
+      'thresholds.yaml:2 minWindowMs: is the old spelling of minWindow: give only minWindow',
+    ]);
   });
 
   it('refuses rates outside their range', () => {

@@ -38,7 +38,16 @@ export function attempt(model: LoopKind, object: string, ops: string, generation
     if (token.endsWith('!')) return { name, outcome: 'error', error: `${name} failed` };
     return { name, outcome: token.endsWith('~') ? 'skip' : 'ok' };
   });
-  return { time: new Date(clock).toISOString(), timeMs: clock, controller: 'widget', object: `ns/${object}`, generation, model, operations, origin: { source: 'journal' } };
+  return {
+    time: new Date(clock).toISOString(),
+    timeMs: clock,
+    controller: 'widget',
+    object: `ns/${object}`,
+    generation,
+    model,
+    operations,
+    origin: { source: 'journal' },
+  };
 }
 
 export const PHASED_OK = 'Fetch B A C D';

@@ -40,7 +40,10 @@ describe('planted worlds: the HostedCluster fleet and its plants', function () {
   const world = (plant = null1, options: FleetOptions = SMALL): AttemptRecord[] => [...plantedWorld(hostedClusterFleet(701, plant, options))];
   const failuresOf = (records: readonly AttemptRecord[], loop: string): [number, number] => {
     const runs = records.filter((r) => r.model === loop).flatMap((r) => r.operations.filter((x) => x.name === op));
-    return [runs.filter((x) => x.outcome === 'error' && x.error?.endsWith('please apply your changes to the latest version and try again')).length, runs.length];
+    return [
+      runs.filter((x) => x.outcome === 'error' && x.error?.endsWith('please apply your changes to the latest version and try again')).length,
+      runs.length,
+    ];
   };
 
   it(`plants the regression on ${op} on the phased loop's objects only, at ${REGRESSION_BASE_RATE * 100} % times the factor`, () => {
@@ -62,7 +65,10 @@ describe('planted worlds: the HostedCluster fleet and its plants', function () {
       const lossy = world(null1, { ...SMALL, loss });
       const kept = new Set(lossy.map(key));
       const lost = full.filter((r) => !kept.has(key(r)));
-      assert.deepEqual(lossy, full.filter((r) => kept.has(key(r))));
+      assert.deepEqual(
+        lossy,
+        full.filter((r) => kept.has(key(r))),
+      );
       assert.ok(lost.every((r) => r.model === 'phased'));
       const candidates = full.filter((r) => r.model === 'phased' && (!loss.errorsOnly || r.operations.some((x) => x.outcome === 'error')));
       assert.ok(lost.length <= candidates.length);
@@ -92,10 +98,16 @@ describe('verdict acceptance: the harness', function () {
   it('looks every 6 h and at the end, and its last look is the report over the whole journal', () => {
     const options = { ...hostedClusterFleet(770, times3, SMALL), durationMs: 26 * 3_600_000 };
     const run = runWorld(options, SIX_HOURS);
-    assert.deepEqual(run.looks.map((l) => l.hours), [6, 12, 18, 24, 26]);
+    assert.deepEqual(
+      run.looks.map((l) => l.hours),
+      [6, 12, 18, 24, 26],
+    );
     assert.equal(run.attempts, [...plantedWorld(options)].length);
     assert.deepEqual(run.final, runWorld(options).final);
-    assert.deepEqual(runWorld(options).looks.map((l) => l.hours), [26]);
+    assert.deepEqual(
+      runWorld(options).looks.map((l) => l.hours),
+      [26],
+    );
   });
 });
 
@@ -106,7 +118,11 @@ describe('verdict acceptance: null worlds re-run every 6 h', function () {
       const run = runWorld(hostedClusterFleet(seed, null1, SMALL), SIX_HOURS);
       assert.equal(run.looks.length, 8);
       const alarms = run.looks.filter((l) => l.view.status === 'not-ready');
-      assert.deepEqual(alarms.map((l) => l.hours), [], `${statuses(run.looks)}; first alarm: ${alarms[0] ? explain(alarms[0].view) : ''}`);
+      assert.deepEqual(
+        alarms.map((l) => l.hours),
+        [],
+        `${statuses(run.looks)}; first alarm: ${alarms[0] ? explain(alarms[0].view) : ''}`,
+      );
     });
   }
 });
@@ -131,15 +147,26 @@ describe('verdict acceptance: a 2× phased-only regression', function () {
       const run = runWorld(hostedClusterFleet(seed, times2, SMALL), SIX_HOURS);
       const same = run.looks.filter((l) => l.view.findings.get(op) === 'same');
       const ready = run.looks.filter((l) => l.view.status === 'ready');
-      assert.deepEqual(same.map((l) => l.hours), [], `${op} same: ${same[0] ? explain(same[0].view) : ''}`);
-      assert.deepEqual(ready.map((l) => l.hours), [], statuses(run.looks));
+      assert.deepEqual(
+        same.map((l) => l.hours),
+        [],
+        `${op} same: ${same[0] ? explain(same[0].view) : ''}`,
+      );
+      assert.deepEqual(
+        ready.map((l) => l.hours),
+        [],
+        statuses(run.looks),
+      );
     });
   }
 });
 
 describe('verdict acceptance: checks before judging', function () {
   this.timeout(60_000);
-  for (const [name, plant, seed] of [['a null world', null1, 741], ['the 3× world', times3, 742]] as const) {
+  for (const [name, plant, seed] of [
+    ['a null world', null1, 741],
+    ['the 3× world', times3, 742],
+  ] as const) {
     it(`seed ${seed}: ${name} with 30 % of the phased loop's lines lost is inconclusive, the sample-ratio check first`, () => {
       const v = runWorld(hostedClusterFleet(seed, plant, { ...SMALL, loss: PHASED_LINES_LOST })).final;
       assert.equal(v.status, 'inconclusive', explain(v));
@@ -163,13 +190,19 @@ describe('verdict acceptance: checks before judging', function () {
       assert.equal(v.status, 'inconclusive', explain(v));
       assert.equal(v.reasons[0]?.kind, POPULATION_BALANCE_CHECK, explain(v));
       assert.deepEqual(decidingKinds(v), []);
-      assert.deepEqual([...v.findings].filter(([, f]) => f === 'worse-under-phased'), []);
+      assert.deepEqual(
+        [...v.findings].filter(([, f]) => f === 'worse-under-phased'),
+        [],
+      );
     });
 
     it(`seed ${seed}: the same flaky objects spread by the shuffle raise no imbalance and no alarm`, () => {
       const v = runWorld(hostedClusterFleet(seed, null1, { ...SMALL, population: { ...FLAKY_ON_PHASED, onPhased: false } })).final;
       assert.notEqual(v.status, 'not-ready', explain(v));
-      assert.ok(v.reasons.every((r) => r.kind !== POPULATION_BALANCE_CHECK), explain(v));
+      assert.ok(
+        v.reasons.every((r) => r.kind !== POPULATION_BALANCE_CHECK),
+        explain(v),
+      );
     });
   }
 });

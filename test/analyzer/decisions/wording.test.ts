@@ -11,6 +11,9 @@ describe('decisions wording', () => {
   });
 
   it('times: once, twice, then a count', () => {
-    assert.deepEqual([1, 2, 3, 12_000].map((n) => times(n)), ['once', 'twice', '3 times', '12,000 times']);
+    assert.deepEqual(
+      [1, 2, 3, 12_000].map((n) => times(n)),
+      ['once', 'twice', '3 times', '12,000 times'],
+    );
   });
 });

@@ -124,7 +124,10 @@ describe('the fleet: its peers’ partials, merged and decided', () => {
     fleet.received('b', body(B), 1000);
     fleet.roster(['a'], 2000);
     const view = fleet.view(2000);
-    assert.deepEqual(view.peers.map((p) => p.peer), ['a']);
+    assert.deepEqual(
+      view.peers.map((p) => p.peer),
+      ['a'],
+    );
     assert.deepEqual(view.covered, ['a']);
   });
 });

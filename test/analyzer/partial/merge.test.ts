@@ -123,7 +123,10 @@ describe('merging refuses what would not be one run', () => {
   const [a, b] = shards(SMALL, SMALL_FLEET, 2) as [PartialState, PartialState];
 
   it('a shard merged twice, or shards that overlap on another count', () => {
-    assert.throws(() => mergePartials(a, a), new MergeError('both partials analysed journal fleet.jsonl: both cover shard 0 of 2; merging them would count those objects twice'));
+    assert.throws(
+      () => mergePartials(a, a),
+      new MergeError('both partials analysed journal fleet.jsonl: both cover shard 0 of 2; merging them would count those objects twice'),
+    );
     const ofFour = shards(SMALL, SMALL_FLEET, 4);
     assert.throws(() => mergePartials(a, ofFour[2]!), /both cover shard 2 of 4/);
     // Shards 1 and 3 of 4 are shard 1 of 2: with shard 0 of 2 the input is whole.
@@ -133,8 +136,14 @@ describe('merging refuses what would not be one run', () => {
 
   it('partials of different models, or of another version of the model', () => {
     const other = shards(HOSTED_CLUSTER, HOSTED_FLEET, 2)[1]!;
-    assert.throws(() => mergePartials(a, other), /made with different models: gadget \(model planted-small\) and hostedcluster \(model hypershift-hostedcluster\)/);
-    const changed: ReconcileModel = { ...SMALL, operations: SMALL.operations.map((o) => (o.name === 'Fetch' ? { ...o, errors: [{ format: 'fetch: %w' }] } : o)) };
+    assert.throws(
+      () => mergePartials(a, other),
+      /made with different models: gadget \(model planted-small\) and hostedcluster \(model hypershift-hostedcluster\)/,
+    );
+    const changed: ReconcileModel = {
+      ...SMALL,
+      operations: SMALL.operations.map((o) => (o.name === 'Fetch' ? { ...o, errors: [{ format: 'fetch: %w' }] } : o)),
+    };
     const b2 = shards(changed, SMALL_FLEET, 2)[1]!;
     assert.throws(() => mergePartials(a, b2), /different versions of model planted-small/);
   });
@@ -149,7 +158,10 @@ describe('merging refuses what would not be one run', () => {
 });
 
 describe('reading a partial summary', () => {
-  const good = JSON.parse(text(shards(SMALL, SMALL_FLEET, 2)[0]!)) as Record<string, unknown> & { controllers: Record<string, Record<string, unknown>>[]; inputs: Record<string, unknown>[] };
+  const good = JSON.parse(text(shards(SMALL, SMALL_FLEET, 2)[0]!)) as Record<string, unknown> & {
+    controllers: Record<string, Record<string, unknown>>[];
+    inputs: Record<string, unknown>[];
+  };
   const broken = (change: (p: typeof good) => void): string => {
     const copy = structuredClone(good);
     change(copy);
@@ -157,14 +169,35 @@ describe('reading a partial summary', () => {
   };
 
   it('names the file and the field of every problem', () => {
-    const cases: [string, RegExp][] = [ // matched against `PartialError: <message>`
+    const cases: [string, RegExp][] = [
+      // matched against `PartialError: <message>`
       ['{', /: p\.json: \(document\): not JSON: /],
-      [JSON.stringify({ schema: 'reconcile-shadow/summary/v1', controllers: [], input: {} }), /: p\.json: schema: expected "reconcile-shadow\/partial\/v1", got "reconcile-shadow\/summary\/v1" \(a summary of analyze --format json cannot be merged/],
-      [broken((p) => (p.controllers[0]!.summary!.objects = -1)), /: p\.json: controllers\[0\]\.summary\.objects: expected a count \(a non-negative integer\), got -1$/],
-      [broken((p) => ((p.controllers[0]!.summary!.operations as { name: string }[])[2]!.name = 'Nope')), /: p\.json: controllers\[0\]\.summary\.operations\[2\]\.name: expected the model's operation "Namespace", got "Nope"$/],
-      [broken((p) => ((p.controllers[0]!.evidence as { counters: { loops: { phased: { pairs: { length: number } } } } }).counters.loops.phased.pairs.length = 3)), /: p\.json: controllers\[0\]\.evidence\.counters\.loops\.phased\.pairs\.length: expected the model's 4608 cells, got 3$/],
-      [broken((p) => (p.inputs[0]!.shards = { count: 2, indices: [2] })), /: p\.json: inputs\[0\]\.shards\.indices\[0\]: expected ascending shard indices below 2, got 2$/],
-      [broken((p) => ((p.controllers[0]!.model as { spec: { controller: string } }).spec.controller = '')), /: p\.json: controllers\[0\]\.model: not a valid model:\np\.json#controllers\[0\]\.model:/],
+      [
+        JSON.stringify({ schema: 'reconcile-shadow/summary/v1', controllers: [], input: {} }),
+        /: p\.json: schema: expected "reconcile-shadow\/partial\/v1", got "reconcile-shadow\/summary\/v1" \(a summary of analyze --format json cannot be merged/,
+      ],
+      [
+        broken((p) => (p.controllers[0]!.summary!.objects = -1)),
+        /: p\.json: controllers\[0\]\.summary\.objects: expected a count \(a non-negative integer\), got -1$/,
+      ],
+      [
+        broken((p) => ((p.controllers[0]!.summary!.operations as { name: string }[])[2]!.name = 'Nope')),
+        /: p\.json: controllers\[0\]\.summary\.operations\[2\]\.name: expected the model's operation "Namespace", got "Nope"$/,
+      ],
+      [
+        broken(
+          (p) => ((p.controllers[0]!.evidence as { counters: { loops: { phased: { pairs: { length: number } } } } }).counters.loops.phased.pairs.length = 3),
+        ),
+        /: p\.json: controllers\[0\]\.evidence\.counters\.loops\.phased\.pairs\.length: expected the model's 4608 cells, got 3$/,
+      ],
+      [
+        broken((p) => (p.inputs[0]!.shards = { count: 2, indices: [2] })),
+        /: p\.json: inputs\[0\]\.shards\.indices\[0\]: expected ascending shard indices below 2, got 2$/,
+      ],
+      [
+        broken((p) => ((p.controllers[0]!.model as { spec: { controller: string } }).spec.controller = '')),
+        /: p\.json: controllers\[0\]\.model: not a valid model:\np\.json#controllers\[0\]\.model:/,
+      ],
       [broken((p) => (p.extra = 1)), /: p\.json: extra: unknown field \(allowed: schema, inputs, controllers, input\)$/],
     ];
     for (const [json, message] of cases) assert.throws(() => decodePartial(json, 'p.json'), message);

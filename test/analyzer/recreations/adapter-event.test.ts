@@ -8,9 +8,19 @@ import { compileAdapterConfig, NO_ADAPTER_CONFIG } from '../../../analyzer/recre
 import { objectWorld } from '../../../analyzer/recreations/dry-run-inputs.js';
 import { compile, T0 } from './world.js';
 
-const CLUSTER = { id: 'c1', kind: 'Cluster', generation: 3, name: 'prod', spec: { region: 'eu' }, status: { conditions: [{ type: 'Reconciled', status: 'False' }] } };
+const CLUSTER = {
+  id: 'c1',
+  kind: 'Cluster',
+  generation: 3,
+  name: 'prod',
+  spec: { region: 'eu' },
+  status: { conditions: [{ type: 'Reconciled', status: 'False' }] },
+};
 
-function run(yaml: string, opts: { objects?: KubeObject[]; api?: (method: string, url: string) => ApiAnswer; env?: Record<string, string>; event?: Record<string, unknown> } = {}): EventOutcome {
+function run(
+  yaml: string,
+  opts: { objects?: KubeObject[]; api?: (method: string, url: string) => ApiAnswer; env?: Record<string, string>; event?: Record<string, unknown> } = {},
+): EventOutcome {
   const cfg = compile(yaml);
   return executeEvent(cfg, {
     event: opts.event ?? { id: 'c1', kind: 'Cluster', generation: 3 },
@@ -22,7 +32,8 @@ function run(yaml: string, opts: { objects?: KubeObject[]; api?: (method: string
   });
 }
 
-const summary = (o: EventOutcome): string[] => o.resources.map((r) => `${r.resource.name}:${r.decision}${r.trigger ? `/${r.trigger}` : ''}${r.conflict ? '/conflict' : ''}`);
+const summary = (o: EventOutcome): string[] =>
+  o.resources.map((r) => `${r.resource.name}:${r.decision}${r.trigger ? `/${r.trigger}` : ''}${r.conflict ? '/conflict' : ''}`);
 
 const cm = (name: string, generation: string, extra: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -52,11 +63,17 @@ describe('one adapter event, as the adapter decides it', () => {
       const o = run(`${PARAMS}resources:\n${resource('a', '      delete: {when: {expression: "not_captured_var != null"}}\n')}`);
       assert.deepEqual(summary(o), ['a:create']);
       assert.equal(o.status, 'success');
-      assert.deepEqual(o.resources[0]!.errors.map((e) => [e.rule, e.reason]), [['lifecycle.delete.when', 'unknown_variable']]);
+      assert.deepEqual(
+        o.resources[0]!.errors.map((e) => [e.rule, e.reason]),
+        [['lifecycle.delete.when', 'unknown_variable']],
+      );
     });
 
     it('a non-bool result is matched unless null or empty (cel_evaluator_test.go TestCELEvaluatorEvaluateSafe)', () => {
-      const delWhen = (expr: string): string => summary(run(`${PARAMS}resources:\n${resource('a', `      delete: {when: {expression: ${JSON.stringify(expr)}}}\n`)}`, { objects: [cm('a-c1', '3')] }))[0]!;
+      const delWhen = (expr: string): string =>
+        summary(
+          run(`${PARAMS}resources:\n${resource('a', `      delete: {when: {expression: ${JSON.stringify(expr)}}}\n`)}`, { objects: [cm('a-c1', '3')] }),
+        )[0]!;
       assert.equal(delWhen('"yes"'), 'a:delete');
       assert.equal(delWhen('[1]'), 'a:delete');
       assert.equal(delWhen('cluster.spec'), 'a:delete');
@@ -72,7 +89,10 @@ describe('one adapter event, as the adapter decides it', () => {
   - {name: stamp, source: {expression: 'now()'}}
   - {name: tri, source: {expression: 'triState(false, false)'}}
 resources:\n${resource('a')}`);
-      assert.deepEqual([o.params.region, o.params.json, o.params.reconciled, o.params.stamp, o.params.tri], ['eu', '{"region":"eu"}', 'False', '2026-11-02T00:00:00Z', 'Unknown']);
+      assert.deepEqual(
+        [o.params.region, o.params.json, o.params.reconciled, o.params.stamp, o.params.tri],
+        ['eu', '{"region":"eu"}', 'False', '2026-11-02T00:00:00Z', 'Unknown'],
+      );
     });
   });
 
@@ -98,10 +118,13 @@ resources:\n${resource('a')}`);
     });
 
     it('types convert string sources only, as ConvertToType does (param_extractor_test.go TestConvertToInt64, TestConvertToBool)', () => {
-      const o = run(`${PARAMS}  - {name: n, source: env.N, type: int}
+      const o = run(
+        `${PARAMS}  - {name: n, source: env.N, type: int}
   - {name: b, source: env.B, type: bool}
   - {name: f, source: env.F, type: int}
-resources:\n${resource('a')}`, { env: { N: '3.7', B: 'yes', F: 'x' } });
+resources:\n${resource('a')}`,
+        { env: { N: '3.7', B: 'yes', F: 'x' } },
+      );
       assert.deepEqual([o.params.n, o.params.b, 'f' in o.params], [3n, true, false]);
     });
   });
@@ -115,7 +138,10 @@ resources:\n${resource('a')}`, { env: { N: '3.7', B: 'yes', F: 'x' } });
   - name: second
     expression: "false"
 resources:\n${resource('a')}`);
-      assert.deepEqual(o.preconditions.map((p) => [p.name, p.matched]), [['first', false]]);
+      assert.deepEqual(
+        o.preconditions.map((p) => [p.name, p.matched]),
+        [['first', false]],
+      );
       assert.equal(o.skipped, "precondition 'first' not met");
       assert.deepEqual(summary(o), ['a:skip']);
     });
@@ -123,19 +149,22 @@ resources:\n${resource('a')}`);
     it('a precondition expression error is not met (EvaluateSafe); a condition that cannot be evaluated fails the event', () => {
       const notMet = run(`${PARAMS}preconditions:\n  - {name: p, expression: "cluster.nope == 1"}\nresources:\n${resource('a')}`);
       assert.deepEqual([notMet.status, notMet.preconditions[0]!.matched, notMet.preconditions[0]!.errors[0]!.reason], ['success', false, 'no_such_key']);
-      const failed = run(`${PARAMS}preconditions:\n  - name: p\n    conditions: [{field: cluster.nope, operator: contains, value: x}]\nresources:\n${resource('a')}`);
+      const failed = run(
+        `${PARAMS}preconditions:\n  - name: p\n    conditions: [{field: cluster.nope, operator: contains, value: x}]\nresources:\n${resource('a')}`,
+      );
       assert.deepEqual([failed.status, failed.failure?.phase, failed.failure?.error.message], ['failed', 'preconditions', 'fieldValue cannot be nil']);
     });
 
     it('`exists` is false for "" and empty collections (criteria/evaluator.go evaluateExists)', () => {
-      const exists = (field: string): boolean => run(`${PARAMS}  - {name: empty, source: {expression: '""'}}
+      const exists = (field: string): boolean =>
+        run(`${PARAMS}  - {name: empty, source: {expression: '""'}}
   - {name: none, source: {expression: '[]'}}
   - {name: some, source: {expression: '["x"]'}}
 preconditions:\n  - name: p\n    conditions: [{field: ${field}, operator: exists}]\nresources:\n${resource('a')}`).preconditions[0]!.matched;
       assert.deepEqual(['empty', 'none', 'some', 'cluster.name'].map(exists), [false, false, true, true]);
     });
 
-    it('captures see the response and the precondition\'s own name; a failed capture is nil with a warning, or its default (TestPreconditionCapture_NamedMapVariable, TestPreconditionCapture_FieldDefault)', () => {
+    it("captures see the response and the precondition's own name; a failed capture is nil with a warning, or its default (TestPreconditionCapture_NamedMapVariable, TestPreconditionCapture_FieldDefault)", () => {
       const o = run(`${PARAMS}preconditions:
   - name: checkCluster
     api_call: {method: GET, url: "/clusters/{{ .clusterId }}"}
@@ -148,11 +177,16 @@ preconditions:\n  - name: p\n    conditions: [{field: ${field}, operator: exists
 resources:\n${resource('a')}`);
       assert.deepEqual([o.params.byField, o.params.byName, o.params.missing, o.params.defaulted, o.params.broken], ['eu', 'prod', null, 'd', null]);
       assert.equal(o.preconditions[0]!.matched, true);
-      assert.deepEqual(o.preconditions[0]!.errors.map((e) => e.rule), ['precondition checkCluster capture missing', 'precondition checkCluster capture broken']);
+      assert.deepEqual(
+        o.preconditions[0]!.errors.map((e) => e.rule),
+        ['precondition checkCluster capture missing', 'precondition checkCluster capture broken'],
+      );
     });
 
     it('a precondition API call answered 404 skips the resources gracefully (executor_test.go TestPrecondition404_GracefulStop)', () => {
-      const o = run(`${PARAMS.replace(/ {2}- name: cluster\n.*\n/, '').replace(/ {2}- \{name: is_deleting.*\n/, '')}preconditions:\n  - name: c\n    api_call: {method: GET, url: "/clusters/gone"}\nresources:\n${resource('a')}`);
+      const o = run(
+        `${PARAMS.replace(/ {2}- name: cluster\n.*\n/, '').replace(/ {2}- \{name: is_deleting.*\n/, '')}preconditions:\n  - name: c\n    api_call: {method: GET, url: "/clusters/gone"}\nresources:\n${resource('a')}`,
+      );
       assert.deepEqual([o.status, o.skipped], ['success', 'ResourceNotFound']);
     });
   });
@@ -180,7 +214,9 @@ resources:\n${resource('a')}`);
       assert.deepEqual(summary(run(yaml, { objects: [cm('a-c1', '03')] })), ['a:skip']);
       assert.deepEqual(summary(run(yaml, { objects: [cm('a-c1', '2')] })), ['a:update']);
       assert.deepEqual(summary(run(yaml, { objects: [cm('a-c1', 'x')] })), ['a:update']);
-      assert.deepEqual(summary(run(`${PARAMS}resources:\n${resource('a', '', '    recreate_on_change: true\n')}`, { objects: [cm('a-c1', '2')] })), ['a:recreate/recreate_on_change']);
+      assert.deepEqual(summary(run(`${PARAMS}resources:\n${resource('a', '', '    recreate_on_change: true\n')}`, { objects: [cm('a-c1', '2')] })), [
+        'a:recreate/recreate_on_change',
+      ]);
     });
 
     it('a manifest that does not render fails the resource and stops the event (missingkey=error, pkg/utils/template.go RenderTemplate)', () => {
@@ -193,7 +229,8 @@ resources:\n${resource('a')}`);
     });
 
     it('the proposed recreate.when: after delete.when is false; both matched is a conflict and delete wins', () => {
-      const yaml = (del: string): string => `${PARAMS}resources:\n${resource('a', `      delete: {when: {expression: "${del}"}}\n      recreate: {when: {expression: "true"}}\n`)}`;
+      const yaml = (del: string): string =>
+        `${PARAMS}resources:\n${resource('a', `      delete: {when: {expression: "${del}"}}\n      recreate: {when: {expression: "true"}}\n`)}`;
       assert.deepEqual(summary(run(yaml('false'), { objects: [cm('a-c1', '3')] })), ['a:recreate/rule']);
       assert.deepEqual(summary(run(yaml('true'), { objects: [cm('a-c1', '3')] })), ['a:delete/conflict']);
     });
@@ -207,7 +244,9 @@ resources:\n${resource('a')}`);
 
     it('an API call answers only its own URL; relative URLs get the base path (executor/utils.go buildHyperfleetAPICallURL)', () => {
       const seen: string[] = [];
-      const cfg = compile(`${PARAMS}  - name: statuses\n    source: {api_call: {method: GET, url: "/clusters/{{ .clusterId }}/statuses"}}\nresources:\n${resource('a')}`);
+      const cfg = compile(
+        `${PARAMS}  - name: statuses\n    source: {api_call: {method: GET, url: "/clusters/{{ .clusterId }}/statuses"}}\nresources:\n${resource('a')}`,
+      );
       const o = executeEvent(cfg, {
         event: { id: 'c1', kind: 'Cluster', generation: 3 },
         env: {},

@@ -24,7 +24,8 @@ const DESIGNED_RULE = `resources.?job.hasValue()
 
 describe('CEL for adapter rules', () => {
   const runtime = new CelRuntime();
-  const job = (gen: string) => toCelValue({ metadata: { name: 'validate-c1', annotations: { 'hyperfleet.io/generation': gen } }, status: { succeeded: 1 } }, 1000);
+  const job = (gen: string) =>
+    toCelValue({ metadata: { name: 'validate-c1', annotations: { 'hyperfleet.io/generation': gen } }, status: { succeeded: 1 } }, 1000);
 
   it('evaluates the designed recreate rule with optional types; generation is an int, never a double', () => {
     const rule = runtime.compile(spec(DESIGNED_RULE));
@@ -32,7 +33,9 @@ describe('CEL for adapter rules', () => {
     assert.deepEqual(rule.evaluate({ generation: 2n, resources: { job: job('2') } }), { ok: true, value: false });
     // Absent resources are absent: the rule is false, not an error.
     assert.deepEqual(rule.evaluate({ generation: 2n, resources: {} }), { ok: true, value: false });
-    const shortForm = runtime.compile(spec('resources.?job.hasValue() && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]'));
+    const shortForm = runtime.compile(
+      spec('resources.?job.hasValue() && string(generation) != resources.job.metadata.annotations["hyperfleet.io/generation"]'),
+    );
     assert.deepEqual(shortForm.evaluate({ generation: 3n, resources: { job: job('3') } }), { ok: true, value: false });
   });
 
@@ -80,13 +83,19 @@ describe('CEL for adapter rules', () => {
     assert.ok(excerpt.some((l) => l.includes('&& string(generation) != resources.job.metadata.(')));
     assert.ok(excerpt.some((l) => /^\s+\^$/.test(l)));
     // A one-line (flow) scalar: the column counts from where the expression starts on its line.
-    assert.equal(compileError(runtime, spec('is_deleting &&', { line: 4, column: 30, block: false })).split('\n')[0], 'task.yaml:4:44 resource "job" lifecycle.recreate.when.expression: Unexpected token: EOF');
+    assert.equal(
+      compileError(runtime, spec('is_deleting &&', { line: 4, column: 30, block: false })).split('\n')[0],
+      'task.yaml:4:44 resource "job" lifecycle.recreate.when.expression: Unexpected token: EOF',
+    );
   });
 
   it('refuses at start what could run away: too deep, too large, nested macros over input, unsafe regexes', () => {
     assert.match(compileError(runtime, spec('('.repeat(40) + '1' + ')'.repeat(40))), /Exceeded maxDepth \(32\)/);
     assert.match(compileError(runtime, spec(Array.from({ length: 1200 }, (_, i) => `x == ${i}`).join(' || '))), /Exceeded maxAstNodes \(2000\)/);
-    assert.match(compileError(runtime, spec('a.exists(x, b.exists(y, c.exists(z, x == y && y == z)))')), /refused: up to \d+ steps per evaluation \(limit 2000000\); nested macros/);
+    assert.match(
+      compileError(runtime, spec('a.exists(x, b.exists(y, c.exists(z, x == y && y == z)))')),
+      /refused: up to \d+ steps per evaluation \(limit 2000000\); nested macros/,
+    );
     // Two levels over input lists stay within the budget; literal lists count by their length.
     runtime.compile(spec('a.exists(x, x.conditions.exists(c, c.type == "Ready"))'));
     runtime.compile(spec('[1, 2, 3].exists(x, a.exists(y, y == x))'));
@@ -104,7 +113,10 @@ describe('CEL for adapter rules', () => {
   });
 
   it('caps input lists: a longer list fails the evaluation as input_too_large', () => {
-    assert.throws(() => toCelValue({ items: new Array(257).fill(1) }, DEFAULT_CEL_LIMITS.maxInputListElements), /a list of 257 items exceeds the input cap of 256/);
+    assert.throws(
+      () => toCelValue({ items: new Array(257).fill(1) }, DEFAULT_CEL_LIMITS.maxInputListElements),
+      /a list of 257 items exceeds the input cap of 256/,
+    );
     assert.deepEqual(toCelValue({ a: 1, b: 1.5, c: null, d: [1, null], e: 'x' }, 1000), { a: 1n, b: 1.5, d: [1n, null], e: 'x' });
   });
 

@@ -7,7 +7,11 @@ import { CONFIG_SCHEMA } from '../../../sidecar/config.js';
 /** The section as the sidecar's config validates it: the shadow's settings and its inputs' sections. */
 const SECTION = CONFIG_SCHEMA.fields.recreations;
 
-function validate(yaml: string): { value?: NonNullable<ReturnType<typeof validateSection<typeof SECTION>>>; problems: readonly string[]; warnings: readonly string[] } {
+function validate(yaml: string): {
+  value?: NonNullable<ReturnType<typeof validateSection<typeof SECTION>>>;
+  problems: readonly string[];
+  warnings: readonly string[];
+} {
   const src = new YamlSource(yaml, 'shadow.yaml');
   const value = validateSection(src, SECTION, (src.value as { recreations?: unknown }).recreations, ['recreations']);
   return { ...(value ? { value } : {}), problems: src.problems, warnings: src.warnings };
@@ -35,9 +39,15 @@ describe('the recreations config section', () => {
     });
     const t = trackerOptionsOf(value);
     assert.deepEqual([t.stuckThresholdMs('Job'), t.stuckThresholdMs('Namespace'), t.sentinelIntervalSeconds, t.maxInFlight], [1_800_000, 900_000, 10, 10_000]);
-    assert.deepEqual(['Job', 'Namespace', 'ConfigMap', 'Secret'].map((k) => t.readiness(k)), [{ kind: 'condition', type: 'Complete' }, { kind: 'exists' }, { kind: 'api' }, { kind: 'exists' }]);
+    assert.deepEqual(
+      ['Job', 'Namespace', 'ConfigMap', 'Secret'].map((k) => t.readiness(k)),
+      [{ kind: 'condition', type: 'Complete' }, { kind: 'exists' }, { kind: 'api' }, { kind: 'exists' }],
+    );
     const defaults = trackerOptions();
-    assert.deepEqual([defaults.stuckThresholdMs('Job'), defaults.readiness('Deployment'), defaults.readiness('Job')], [600_000, { kind: 'condition', type: 'Available' }, { kind: 'condition', type: 'Complete' }]);
+    assert.deepEqual(
+      [defaults.stuckThresholdMs('Job'), defaults.readiness('Deployment'), defaults.readiness('Job')],
+      [600_000, { kind: 'condition', type: 'Available' }, { kind: 'condition', type: 'Complete' }],
+    );
   });
 
   it('reads the old spellings in seconds, each with a warning naming the new key', () => {

@@ -19,44 +19,86 @@ describe("the adapter's dry-run inputs (hyperfleet-adapter internal/dryrun)", ()
     const api = parseDryRunApiResponses(
       JSON.stringify({
         responses: [
-          { match: { method: 'GET', urlPattern: '/clusters/[a-z0-9]+$' }, responses: [{ statusCode: 200, body: { n: 1 } }, { statusCode: 404, body: { n: 2 } }] },
+          {
+            match: { method: 'GET', urlPattern: '/clusters/[a-z0-9]+$' },
+            responses: [
+              { statusCode: 200, body: { n: 1 } },
+              { statusCode: 404, body: { n: 2 } },
+            ],
+          },
           { match: { method: '*', urlPattern: 'statuses' }, responses: [{ statusCode: 0 }] },
         ],
       }),
       'api.json',
     )();
     assert.deepEqual(
-      [api('GET', '/api/v1/clusters/c1'), api('GET', '/api/v1/clusters/c1'), api('GET', '/api/v1/clusters/c1'), api('PUT', '/clusters/c1/statuses'), api('POST', '/other')],
-      [{ status: 200, body: { n: 1 } }, { status: 404, body: { n: 2 } }, { status: 404, body: { n: 2 } }, { status: 200, body: {} }, { status: 200, body: {} }],
+      [
+        api('GET', '/api/v1/clusters/c1'),
+        api('GET', '/api/v1/clusters/c1'),
+        api('GET', '/api/v1/clusters/c1'),
+        api('PUT', '/clusters/c1/statuses'),
+        api('POST', '/other'),
+      ],
+      [
+        { status: 200, body: { n: 1 } },
+        { status: 404, body: { n: 2 } },
+        { status: 404, body: { n: 2 } },
+        { status: 200, body: {} },
+        { status: 200, body: {} },
+      ],
     );
   });
 
   it('refuses what the adapter refuses, naming the file and entry (dryrun_responses.go LoadDryrunResponses, discovery_overrides.go LoadDiscoveryOverrides)', () => {
-    assert.deepEqual(problems(() => parseDryRunApiResponses('{"responses":[{"match":{"urlPattern":""},"responses":[{}]},{"match":{"urlPattern":"x"},"responses":[]}]}', 'api.json')), [
-      'api.json: endpoint 0 has empty urlPattern',
-      'api.json: endpoint 1 has no responses defined',
-    ]);
-    assert.deepEqual(problems(() => parseDryRunDiscovery('{"a":{"kind":"Namespace"},"b":{"apiVersion":"v1"}}', 'd.json')), [
-      'd.json: discovery override "a" is missing required field "apiVersion"',
-      'd.json: discovery override "b" is missing required field "kind"',
-    ]);
+    assert.deepEqual(
+      problems(() =>
+        parseDryRunApiResponses('{"responses":[{"match":{"urlPattern":""},"responses":[{}]},{"match":{"urlPattern":"x"},"responses":[]}]}', 'api.json'),
+      ),
+      ['api.json: endpoint 0 has empty urlPattern', 'api.json: endpoint 1 has no responses defined'],
+    );
+    assert.deepEqual(
+      problems(() => parseDryRunDiscovery('{"a":{"kind":"Namespace"},"b":{"apiVersion":"v1"}}', 'd.json')),
+      ['d.json: discovery override "a" is missing required field "apiVersion"', 'd.json: discovery override "b" is missing required field "kind"'],
+    );
     assert.deepEqual(parseDryRunEvent('{"id":"e","data":{"id":"abc123","generation":5}}', 'e.json'), { id: 'abc123', generation: 5 });
-    assert.deepEqual(problems(() => parseDryRunEvent('{"id":"e"}', 'e.json')), ['e.json: field data: the event has no JSON object data']);
+    assert.deepEqual(
+      problems(() => parseDryRunEvent('{"id":"e"}', 'e.json')),
+      ['e.json: field data: the event has no JSON object data'],
+    );
   });
 });
 
 describe("the shadow's proposals file", () => {
-  const config = parseTaskConfig('params: [{name: clusterId, source: event.id}]\nresources:\n  - name: job\n    manifest: {apiVersion: batch/v1, kind: Job, metadata: {name: j}}\n    discovery: {by_name: j}\n', 'task.yaml');
+  const config = parseTaskConfig(
+    'params: [{name: clusterId, source: event.id}]\nresources:\n  - name: job\n    manifest: {apiVersion: batch/v1, kind: Job, metadata: {name: j}}\n    discovery: {by_name: j}\n',
+    'task.yaml',
+  );
 
   it('adds lifecycle.recreate.when to the resource it names, and nothing else', () => {
-    const withRule = applyProposals(config, 'apiVersion: reconcile-shadow/v1\nkind: RecreationProposals\nresources:\n  - name: job\n    lifecycle: {recreate: {when: {expression: "true"}}}\n', 'p.yaml');
-    assert.deepEqual([withRule.resources[0]!.recreateWhen?.source, withRule.resources[0]!.recreateWhen?.owner, config.resources[0]!.recreateWhen], ['true', 'proposal "job" lifecycle.recreate.when.expression', undefined]);
+    const withRule = applyProposals(
+      config,
+      'apiVersion: reconcile-shadow/v1\nkind: RecreationProposals\nresources:\n  - name: job\n    lifecycle: {recreate: {when: {expression: "true"}}}\n',
+      'p.yaml',
+    );
+    assert.deepEqual(
+      [withRule.resources[0]!.recreateWhen?.source, withRule.resources[0]!.recreateWhen?.owner, config.resources[0]!.recreateWhen],
+      ['true', 'proposal "job" lifecycle.recreate.when.expression', undefined],
+    );
   });
 
   it('refuses a resource the task config does not have, and keys it does not know', () => {
-    assert.deepEqual(problems(() => applyProposals(config, 'apiVersion: reconcile-shadow/v1\nkind: RecreationProposals\nresources:\n  - name: jobs\n    lifecycle: {recreate: {when: {expression: "true"}}}\n  - {name: job, lifecycle: {recreate: {when: {expression: "true", x: 1}}}}\n', 'p.yaml')), [
-      'p.yaml:4 resources[0].name: no resource "jobs" in task.yaml (it has job)',
-      'p.yaml:6 resources[1].lifecycle.recreate.when.x: unknown key (expected expression)',
-    ]);
+    assert.deepEqual(
+      problems(() =>
+        applyProposals(
+          config,
+          'apiVersion: reconcile-shadow/v1\nkind: RecreationProposals\nresources:\n  - name: jobs\n    lifecycle: {recreate: {when: {expression: "true"}}}\n  - {name: job, lifecycle: {recreate: {when: {expression: "true", x: 1}}}}\n',
+          'p.yaml',
+        ),
+      ),
+      [
+        'p.yaml:4 resources[0].name: no resource "jobs" in task.yaml (it has job)',
+        'p.yaml:6 resources[1].lifecycle.recreate.when.x: unknown key (expected expression)',
+      ],
+    );
   });
 });

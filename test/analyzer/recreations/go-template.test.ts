@@ -32,7 +32,10 @@ describe('Go templates as the adapter renders them (hyperfleet-adapter pkg/utils
       ['{{/* a comment */}}x  {{- " y" -}}  z', 'x yz'],
     ];
     for (const [t, want] of cases) assert.deepEqual(render(t, data), { ok: true, text: want }, t);
-    assert.deepEqual(render('{{ upper .gen }}', data), { ok: false, message: 'failed to execute template: error calling upper: wrong type for value; expected string; got int64' });
+    assert.deepEqual(render('{{ upper .gen }}', data), {
+      ok: false,
+      message: 'failed to execute template: error calling upper: wrong type for value; expected string; got int64',
+    });
   });
 
   it('refuses what Go refuses to parse: unknown functions, unclosed actions and blocks', () => {
@@ -41,7 +44,11 @@ describe('Go templates as the adapter renders them (hyperfleet-adapter pkg/utils
       ['{{ .x ', 'unclosed action'],
       ['{{ if .x }}a', 'unexpected EOF'],
     ] as const) {
-      assert.throws(() => GoTemplate.parse(t), (e: unknown) => e instanceof TemplateError && e.message.startsWith(message), t);
+      assert.throws(
+        () => GoTemplate.parse(t),
+        (e: unknown) => e instanceof TemplateError && e.message.startsWith(message),
+        t,
+      );
     }
   });
 

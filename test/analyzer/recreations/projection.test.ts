@@ -59,7 +59,10 @@ describe('what the shadow keeps of its inputs', function () {
     // The same from objects as the API servers list them: the rest of them (managedFields, pod template, conditions) is left.
     const listed = listedJobRaw({ cluster: 'c1', uid: 'u1', generation: 4, created: T0, complete: T0 + 60_000 });
     assert.deepEqual(objectInput(cfg, listed), { ok: true, value: { metadata: { annotations: { 'hyperfleet.io/generation': '4' } } } });
-    assert.deepEqual(cfg.clusterInput(apiClusterRaw({ id: 'c1', generation: 4, deleted: T0 })), { ok: true, value: { deleted_time: '2026-11-02T00:00:00Z', spec: {} } });
+    assert.deepEqual(cfg.clusterInput(apiClusterRaw({ id: 'c1', generation: 4, deleted: T0 })), {
+      ok: true,
+      value: { deleted_time: '2026-11-02T00:00:00Z', spec: {} },
+    });
     // The contract's config reads nothing of the Job and only whether the cluster is deleted.
     const contract = compile(JOB_TASK_CONFIG);
     assert.deepEqual(objectInput(contract, JOB), { ok: true, value: {} });
@@ -74,7 +77,10 @@ describe('what the shadow keeps of its inputs', function () {
   it('a macro, a computed index or a function over a value keeps all of it; so does reading resources as a whole', () => {
     const whole = toCelValue(JOB, 256);
     const status = (whole as { status: unknown }).status;
-    assert.deepEqual(objectInput(withRule('resources.job.status.conditions.exists(c, c.type == "Complete")'), JOB), { ok: true, value: { status: { conditions: (status as { conditions: unknown }).conditions } } });
+    assert.deepEqual(objectInput(withRule('resources.job.status.conditions.exists(c, c.type == "Complete")'), JOB), {
+      ok: true,
+      value: { status: { conditions: (status as { conditions: unknown }).conditions } },
+    });
     assert.deepEqual(objectInput(withRule('resources.job.status[clusterId] == 1'), JOB), { ok: true, value: { status } });
     assert.deepEqual(objectInput(withRule('dyn(resources.job.status).succeeded == 1'), JOB), { ok: true, value: { status } });
     assert.deepEqual(objectInput(withRule('resources.exists(name, name == "job")'), JOB), { ok: true, value: whole });
@@ -121,7 +127,12 @@ function wholeInput(raw: unknown): EvalResult {
   }
 }
 
-function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unknown>, jobRawValue: Record<string, unknown>, outcomes: { compared: number; ruleValues: number; contexts: number }): void {
+function compareOnWholeAndProjected(
+  yaml: string,
+  clusterRaw: Record<string, unknown>,
+  jobRawValue: Record<string, unknown>,
+  outcomes: { compared: number; ruleValues: number; contexts: number },
+): void {
   let cfg: CompiledTaskConfig;
   try {
     cfg = compile(yaml, new CelRuntime(LIMITS));
@@ -145,7 +156,18 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
     const meta = (typeof i.metadata === 'object' && i.metadata !== null ? i.metadata : {}) as Record<string, unknown>;
     const annotations = (typeof meta.annotations === 'object' && meta.annotations !== null ? meta.annotations : {}) as Record<string, unknown>;
     const generation = object.annotations['hyperfleet.io/generation'];
-    return { ...i, apiVersion: 'batch/v1', kind: 'Job', metadata: { ...meta, name: object.name, namespace: object.namespace, labels: object.labels, annotations: { ...annotations, ...(generation === undefined ? {} : { 'hyperfleet.io/generation': generation }) } } };
+    return {
+      ...i,
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        ...meta,
+        name: object.name,
+        namespace: object.namespace,
+        labels: object.labels,
+        annotations: { ...annotations, ...(generation === undefined ? {} : { 'hyperfleet.io/generation': generation }) },
+      },
+    };
   };
   const event = (state: unknown, job: unknown) => {
     const o = executeEvent(cfg, {
@@ -158,7 +180,14 @@ function compareOnWholeAndProjected(yaml: string, clusterRaw: Record<string, unk
     });
     // Every param but the state itself (which the projection is of).
     const params = Object.fromEntries(Object.entries(o.params).filter(([k]) => !STATE_NAMES.includes(k)));
-    return { status: o.status, skipped: o.skipped, failure: o.failure, preconditions: o.preconditions, params, resources: o.resources.map((r) => [r.decision, r.reason, r.conflict, r.trigger, r.errors]) };
+    return {
+      status: o.status,
+      skipped: o.skipped,
+      failure: o.failure,
+      preconditions: o.preconditions,
+      params,
+      resources: o.resources.map((r) => [r.decision, r.reason, r.conflict, r.trigger, r.errors]),
+    };
   };
   const full = event(wholeState.value, wholeJob.value);
   assert.deepEqual(event(projectedState.value, projectedJob.value), full);
@@ -217,13 +246,20 @@ function logic(tests: fc.Arbitrary<string>): fc.Arbitrary<string> {
 /** Optional chains from `roots`, tested for presence or defaulted: they never fail on maps of any shape. */
 function safeExpressions(roots: readonly string[]): fc.Arbitrary<string> {
   const optional = fc.tuple(fc.constantFrom(...roots), fc.array(optionalSelect, { minLength: 1, maxLength: 3 })).map(([r, a]) => r + a.join(''));
-  return logic(fc.oneof(optional.map((c) => `${c}.hasValue()`), fc.tuple(optional, literal).map(([c, l]) => `${c}.orValue(${l}) == ${l}`)));
+  return logic(
+    fc.oneof(
+      optional.map((c) => `${c}.hasValue()`),
+      fc.tuple(optional, literal).map(([c, l]) => `${c}.orValue(${l}) == ${l}`),
+    ),
+  );
 }
 
 /** Boolean expressions over `roots`: field chains tested and used in the ways rules use them, some of which fail. */
 function expressions(roots: readonly string[]): fc.Arbitrary<string> {
   const root = fc.constantFrom(...roots);
-  const chain = fc.tuple(root, fc.array(fc.oneof({ arbitrary: select, weight: 4 }, { arbitrary: fc.constant('[0]'), weight: 1 }), { maxLength: 3 })).map(([r, a]) => r + a.join(''));
+  const chain = fc
+    .tuple(root, fc.array(fc.oneof({ arbitrary: select, weight: 4 }, { arbitrary: fc.constant('[0]'), weight: 1 }), { maxLength: 3 }))
+    .map(([r, a]) => r + a.join(''));
   const selects = fc.tuple(root, fc.array(fc.constantFrom(...IDENTIFIER_KEYS), { minLength: 1, maxLength: 3 })).map(([r, ks]) => `${r}.${ks.join('.')}`);
   return fc.oneof(
     safeExpressions(roots),
@@ -264,22 +300,37 @@ const taskConfigs = fc
         { name: 'clusterId', source: 'event.id' },
         { name: 'checkClusterState', source: { api_call: { method: 'GET', url: '/clusters/{{ .clusterId }}' } } },
         ...(g.param === null ? [] : [{ name: 'p', source: { expression: g.param } }]),
-        ...(g.pathParam === null ? [] : [{ name: 'fromPath', source: `checkClusterState.${g.pathParam[0]}`, ...(g.pathParam[1] ? { type: g.pathParam[1] } : {}) }]),
+        ...(g.pathParam === null
+          ? []
+          : [{ name: 'fromPath', source: `checkClusterState.${g.pathParam[0]}`, ...(g.pathParam[1] ? { type: g.pathParam[1] } : {}) }]),
         ...(g.eventParam === null ? [] : [{ name: 'fromEvent', source: `event.${g.eventParam}`, default: 'none' }]),
       ],
       preconditions: [
         {
           name: 'clusterStatus',
           api_call: { method: 'GET', url: '/clusters/{{ .clusterId }}' },
-          capture: [...(g.captureField === null ? [] : [{ name: 'captured', field: g.captureField }]), ...(g.capture === null ? [] : [{ name: 'computed', expression: g.capture }])],
-          conditions: g.condition === null ? [] : [{ field: `clusterStatus.${g.condition[0]}`, operator: g.condition[1], ...(g.condition[1] === 'exists' ? {} : { value: 'a' }) }],
+          capture: [
+            ...(g.captureField === null ? [] : [{ name: 'captured', field: g.captureField }]),
+            ...(g.capture === null ? [] : [{ name: 'computed', expression: g.capture }]),
+          ],
+          conditions:
+            g.condition === null
+              ? []
+              : [{ field: `clusterStatus.${g.condition[0]}`, operator: g.condition[1], ...(g.condition[1] === 'exists' ? {} : { value: 'a' }) }],
           ...(g.gate === null ? {} : { expression: g.gate }),
         },
       ],
       resources: [
         {
           name: 'job',
-          manifest: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'validate-{{ .clusterId }}', ...(g.template === null ? {} : { annotations: { 'hyperfleet.io/generation': `{{ .checkClusterState.${g.template} }}` } }) } },
+          manifest: {
+            apiVersion: 'batch/v1',
+            kind: 'Job',
+            metadata: {
+              name: 'validate-{{ .clusterId }}',
+              ...(g.template === null ? {} : { annotations: { 'hyperfleet.io/generation': `{{ .checkClusterState.${g.template} }}` } }),
+            },
+          },
           discovery: { by_name: 'validate-{{ .clusterId }}' },
           lifecycle: {
             ...(g.deleteWhen === null ? {} : { delete: { when: { expression: g.deleteWhen } } }),

@@ -21,13 +21,22 @@ function recorder() {
   const finished: FinishedRecreation[] = [];
   const evicted: InFlightRecreation[] = [];
   const periods: UnreconciledPeriod[] = [];
-  return { finished, evicted, periods, listener: { finished: (r: FinishedRecreation) => finished.push(r), evicted: (r: InFlightRecreation) => evicted.push(r), unreconciled: (p: UnreconciledPeriod) => periods.push(p) } };
+  return {
+    finished,
+    evicted,
+    periods,
+    listener: {
+      finished: (r: FinishedRecreation) => finished.push(r),
+      evicted: (r: InFlightRecreation) => evicted.push(r),
+      unreconciled: (p: UnreconciledPeriod) => periods.push(p),
+    },
+  };
 }
 
 const phases = (r: FinishedRecreation) => [r.trigger, r.deletionSeconds, r.creationSeconds, r.availabilitySeconds, r.totalSeconds, r.stuck, r.rebuilt];
 
 describe('recreation shadow', () => {
-  it("a Job recreated by recreate_on_change: triggered by the cluster line with the new generation, measured by phase", () => {
+  it('a Job recreated by recreate_on_change: triggered by the cluster line with the new generation, measured by phase', () => {
     const rec = recorder();
     const shadow = shadowOf(JOB_TASK_CONFIG, rec.listener);
     const old = { cluster: 'c1', uid: 'old', generation: 1, created: at(0) };
@@ -35,14 +44,20 @@ describe('recreation shadow', () => {
     shadow.observe(job('ADDED', at(1), old));
     shadow.observe(job('MODIFIED', at(60), { ...old, complete: at(60) }));
     shadow.observe(cluster(at(100), { id: 'c1', generation: 2 }));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.oldUid, r.triggeredAtMs]), [['triggered', 'old', at(100)]]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.phase, r.oldUid, r.triggeredAtMs]),
+      [['triggered', 'old', at(100)]],
+    );
     shadow.observe(job('MODIFIED', at(103), { ...old, complete: at(60), deletion: at(103) }));
     assert.equal([...shadow.inFlight()][0]!.phase, 'deletion');
     shadow.observe(job('DELETED', at(104), { ...old, complete: at(60), deletion: at(103) }));
     assert.equal([...shadow.inFlight()][0]!.phase, 'creation');
     const fresh = { cluster: 'c1', uid: 'new', generation: 2, created: at(105) };
     shadow.observe(job('ADDED', at(105), fresh));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.newUid, r.newGeneration]), [['availability', 'new', '2']]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.phase, r.newUid, r.newGeneration]),
+      [['availability', 'new', '2']],
+    );
     shadow.observe(job('MODIFIED', at(190), { ...fresh, complete: at(190) }));
     assert.equal(shadow.stats.recreationsFinished, 1);
     assert.deepEqual(phases(rec.finished[0]!), ['recreate_on_change', 1, 1, 85, 90, false, false]);
@@ -64,11 +79,17 @@ describe('recreation shadow', () => {
       shadow.observe(cluster(at(110 + i * 30), { id: 'other', generation: 1 + i }));
     }
     const inFlight = [...shadow.inFlight()];
-    assert.deepEqual(inFlight.map((r) => [r.phase, r.deletionRequestedAtMs]), [['deletion', at(102)]]);
+    assert.deepEqual(
+      inFlight.map((r) => [r.phase, r.deletionRequestedAtMs]),
+      [['deletion', at(102)]],
+    );
     // 10 minutes after the trigger it is not yet stuck (strictly older than the threshold); a second later it is.
     assert.equal(shadow.snapshot(at(700)).stuck.length, 0);
     const snap = shadow.snapshot(at(701));
-    assert.deepEqual(snap.stuck.map((s) => [s.recreation.name, s.ageSeconds]), [['validate-c1', 601]]);
+    assert.deepEqual(
+      snap.stuck.map((s) => [s.recreation.name, s.ageSeconds]),
+      [['validate-c1', 601]],
+    );
     assert.deepEqual(snap.oldestSeconds.get('Job'), 601);
     assert.deepEqual(snap.inFlight.get('Job')?.get('deletion'), 1);
     shadow.observe(job('DELETED', at(1900), { ...held, finalizers: [] }));
@@ -96,8 +117,14 @@ describe('recreation shadow', () => {
     after.observe(cluster(at(900), { id: 'c1', generation: 2, reconciled: reconciledFalse }));
     after.observe(job('ADDED', at(900), held));
     const [rebuilt] = [...after.inFlight()];
-    assert.deepEqual([rebuilt!.phase, rebuilt!.triggeredAtMs, rebuilt!.deletionRequestedAtMs, rebuilt!.rebuilt, rebuilt!.trigger], ['deletion', at(100), at(103), true, 'recreate_on_change']);
-    assert.deepEqual(after.snapshot(at(900)).stuck.map((s) => s.ageSeconds), [800]);
+    assert.deepEqual(
+      [rebuilt!.phase, rebuilt!.triggeredAtMs, rebuilt!.deletionRequestedAtMs, rebuilt!.rebuilt, rebuilt!.trigger],
+      ['deletion', at(100), at(103), true, 'recreate_on_change'],
+    );
+    assert.deepEqual(
+      after.snapshot(at(900)).stuck.map((s) => s.ageSeconds),
+      [800],
+    );
     after.observe(job('DELETED', at(950), { ...held, finalizers: [] }));
     after.observe(job('ADDED', at(951), { cluster: 'c1', uid: 'new', generation: 2, created: at(951) }));
     after.observe(job('MODIFIED', at(999), { cluster: 'c1', uid: 'new', generation: 2, created: at(951), complete: at(999) }));
@@ -116,7 +143,10 @@ describe('recreation shadow', () => {
     shadow.observe(cluster(at(900), { id: 'c1', generation: 2, reconciled: { status: 'False', since: at(100) } }));
     const fresh = { cluster: 'c1', uid: 'new', generation: 2, created: at(300) };
     shadow.observe(job('ADDED', at(900), fresh));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.createdAtMs, r.oldUid, r.rebuilt]), [['availability', at(100), at(300), null, true]]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.createdAtMs, r.oldUid, r.rebuilt]),
+      [['availability', at(100), at(300), null, true]],
+    );
     shadow.observe(job('MODIFIED', at(960), { ...fresh, complete: at(960) }));
     assert.deepEqual(phases(rec.finished[0]!), ['recreate_on_change', null, null, 660, 860, true, true]);
     assert.equal(rec.finished[0]!.predicted, undefined);
@@ -151,7 +181,10 @@ describe('recreation shadow', () => {
     assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { create: 1, skip: 1, delete: 1, conflict: 1 });
     shadow.observe(cluster(at(200), { id: 'c2', generation: 3 }));
     shadow.observe(job('ADDED', at(201), { cluster: 'c2', uid: 'j2', generation: 2, created: at(0) }));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.trigger, r.triggeredAtMs]), [['rule', at(201)]]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.trigger, r.triggeredAtMs]),
+      [['rule', at(201)]],
+    );
   });
 
   it('bounded: in-flight recreations over the cap evict the one started first, and are counted; a gone cluster abandons its own', () => {
@@ -161,12 +194,28 @@ describe('recreation shadow', () => {
       shadow.observe(job('ADDED', at(i), { cluster: id, uid: `u-${id}`, generation: 1, created: at(i) }));
       shadow.observe(cluster(at(10 + i), { id, generation: 2 }));
     }
-    assert.deepEqual([...shadow.inFlight()].map((r) => r.name), ['validate-c2', 'validate-c3']);
-    assert.deepEqual(rec.evicted.map((r) => r.name), ['validate-c1']);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => r.name),
+      ['validate-c2', 'validate-c3'],
+    );
+    assert.deepEqual(
+      rec.evicted.map((r) => r.name),
+      ['validate-c1'],
+    );
     assert.equal(shadow.stats.recreationsEvicted, 1);
     // A cluster hard-deleted mid-recreation: its recreation is abandoned, not evicted.
-    shadow.observe({ type: 'cluster', time: new Date(at(60)).toISOString(), timeMs: at(60), cluster: { id: 'c2', kind: 'Cluster', generation: 3, conditions: [], raw: { id: 'c2' } }, gone: true, source: 'journal' });
-    assert.deepEqual([...shadow.inFlight()].map((r) => r.name), ['validate-c3']);
+    shadow.observe({
+      type: 'cluster',
+      time: new Date(at(60)).toISOString(),
+      timeMs: at(60),
+      cluster: { id: 'c2', kind: 'Cluster', generation: 3, conditions: [], raw: { id: 'c2' } },
+      gone: true,
+      source: 'journal',
+    });
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => r.name),
+      ['validate-c3'],
+    );
     assert.deepEqual([shadow.stats.recreationsAbandoned, shadow.stats.recreationsEvicted], [1, 1]);
   });
 
@@ -176,12 +225,25 @@ describe('recreation shadow', () => {
     const j = { cluster: 'c1', uid: 'j1', generation: 3, created: at(0), complete: at(10), finalizers: ['example.com/hold'] };
     shadow.observe(cluster(at(0), { id: 'c1', generation: 3 }));
     shadow.observe(job('ADDED', at(1), j));
-    shadow.observe({ type: 'cluster', time: new Date(at(50)).toISOString(), timeMs: at(50), cluster: { id: 'c1', kind: 'Cluster', generation: 4, conditions: [], raw: { id: 'c1' } }, gone: true, source: 'journal' });
+    shadow.observe({
+      type: 'cluster',
+      time: new Date(at(50)).toISOString(),
+      timeMs: at(50),
+      cluster: { id: 'c1', kind: 'Cluster', generation: 4, conditions: [], raw: { id: 'c1' } },
+      gone: true,
+      source: 'journal',
+    });
     // Its deletion is then a trigger, as for any cluster the sidecar has no API state for.
     shadow.observe(job('MODIFIED', at(60), { ...j, deletion: at(60) }));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.clusterId]), [['deletion', at(60), 'c1']]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.phase, r.triggeredAtMs, r.clusterId]),
+      [['deletion', at(60), 'c1']],
+    );
     shadow.observe(job('DELETED', at(70), { ...j, deletion: at(60), finalizers: [] }));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.goneAtMs]), [['creation', at(70)]]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.phase, r.goneAtMs]),
+      [['creation', at(70)]],
+    );
     // The generation it had is the one its annotation says: skip while it is there, create once it is gone.
     assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { create: 2, skip: 2 });
     assert.equal(shadow.stats.recreationsAbandoned, 0);
@@ -203,13 +265,22 @@ describe('recreation shadow', () => {
     shadow.observe(cluster(at(150), { id: 'c2', generation: 1, reconciled: { status: 'True', since: at(150) } }));
     shadow.observe(job('DELETED', at(160), { cluster: 'c1', uid: 'new', generation: 2, created: at(104) }));
     shadow.observe(cluster(at(170), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(170) } }));
-    assert.deepEqual([...shadow.inFlight()].map((r) => r.phase), ['creation']);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => r.phase),
+      ['creation'],
+    );
     shadow.observe(job('ADDED', at(180), { cluster: 'c1', uid: 'newer', generation: 2, created: at(180) }));
     // A Reconciled=True from before the new object was created is not its availability.
     shadow.observe(cluster(at(181), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(170) } }));
-    assert.deepEqual([...shadow.inFlight()].map((r) => [r.phase, r.newUid]), [['availability', 'newer']]);
+    assert.deepEqual(
+      [...shadow.inFlight()].map((r) => [r.phase, r.newUid]),
+      [['availability', 'newer']],
+    );
     shadow.observe(cluster(at(200), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(200) } }));
-    assert.deepEqual(rec.finished.map((r) => [r.newUid, r.availableAtMs, ...phases(r)]), [['newer', at(200), 'recreate_on_change', 1, 77, 20, 100, false, false]]);
+    assert.deepEqual(
+      rec.finished.map((r) => [r.newUid, r.availableAtMs, ...phases(r)]),
+      [['newer', at(200), 'recreate_on_change', 1, 77, 20, 100, false, false]],
+    );
     assert.equal([...shadow.inFlight()].length, 0);
 
     // After a restart: the new object, not yet available, is a recreation in availability until Reconciled=True.
@@ -218,7 +289,10 @@ describe('recreation shadow', () => {
     restarted.observe(cluster(at(900), { id: 'c1', generation: 2, reconciled: { status: 'False', since: at(100) } }));
     restarted.observe(job('ADDED', at(900), { cluster: 'c1', uid: 'new', generation: 2, created: at(300) }));
     restarted.observe(cluster(at(960), { id: 'c1', generation: 2, reconciled: { status: 'True', since: at(950) } }));
-    assert.deepEqual(after.finished.map((r) => [r.availableAtMs, ...phases(r)]), [[at(950), 'recreate_on_change', null, null, 650, 850, true, true]]);
+    assert.deepEqual(
+      after.finished.map((r) => [r.availableAtMs, ...phases(r)]),
+      [[at(950), 'recreate_on_change', null, null, 650, 850, true, true]],
+    );
   });
 
   it('Reconciled=False periods from the API, by cause: create, update, recreate, delete', () => {
@@ -236,7 +310,14 @@ describe('recreation shadow', () => {
     shadow.observe(cluster(at(420), { id: 'c9', kind: 'NodePool', generation: 4, reconciled: { status: 'True', since: at(415) } }));
     // Soft delete, then gone.
     shadow.observe(cluster(at(500), { id: 'c1', generation: 3, deleted: at(500), reconciled: { status: 'False', since: at(500) } }));
-    shadow.observe({ type: 'cluster', time: new Date(at(530)).toISOString(), timeMs: at(530), cluster: { id: 'c1', kind: 'Cluster', generation: 3, conditions: [], raw: { id: 'c1' } }, gone: true, source: 'journal' });
+    shadow.observe({
+      type: 'cluster',
+      time: new Date(at(530)).toISOString(),
+      timeMs: at(530),
+      cluster: { id: 'c1', kind: 'Cluster', generation: 3, conditions: [], raw: { id: 'c1' } },
+      gone: true,
+      source: 'journal',
+    });
     assert.deepEqual(
       rec.periods.map((p) => [p.resourceType, p.id, p.cause, p.seconds]),
       [
@@ -257,12 +338,22 @@ describe('recreation shadow', () => {
     (big.status as Record<string, unknown>).items = new Array(300).fill(1);
     shadow.observe({ type: 'object', time: '2026-11-02T00:00:00Z', timeMs: T0, event: 'ADDED', object: toManagedObject(big), source: 'journal' });
     assert.deepEqual(Object.fromEntries(shadow.stats.decisions.get('Job')!), { error: 1 });
-    assert.deepEqual([...shadow.stats.ruleErrors.values()].map((e) => [e.rule, e.reason, e.count]), [['resources input', 'input_too_large', 1]]);
+    assert.deepEqual(
+      [...shadow.stats.ruleErrors.values()].map((e) => [e.rule, e.reason, e.count]),
+      [['resources input', 'input_too_large', 1]],
+    );
   });
 
   it('an output that throws is reported and isolated: the recreation path and the other outputs go on', () => {
     const failures: unknown[] = [];
-    const broken = { finished: () => { throw new Error('exporter down'); }, decision: () => { throw new Error('exporter down'); } };
+    const broken = {
+      finished: () => {
+        throw new Error('exporter down');
+      },
+      decision: () => {
+        throw new Error('exporter down');
+      },
+    };
     const shadow = new RecreationShadow(compile(JOB_TASK_CONFIG), trackerOptions({}), broken, (e) => failures.push(e));
     const rec = recorder();
     shadow.listen(rec.listener);
@@ -275,7 +366,10 @@ describe('recreation shadow', () => {
     shadow.observe(job('ADDED', at(105), fresh));
     shadow.observe(job('MODIFIED', at(190), { ...fresh, complete: at(190) }));
     assert.equal(shadow.stats.recreationsFinished, 1);
-    assert.deepEqual(rec.finished.map((r) => [r.oldUid, r.newUid, r.totalSeconds]), [['old', 'new', 90]]);
+    assert.deepEqual(
+      rec.finished.map((r) => [r.oldUid, r.newUid, r.totalSeconds]),
+      [['old', 'new', 90]],
+    );
     const decisions = [...shadow.stats.decisions.get('Job')!.values()].reduce((a, b) => a + b, 0);
     assert.equal(failures.length, decisions + 1);
     assert.ok(failures.every((e) => e instanceof Error && e.message === 'exporter down'));
@@ -283,11 +377,19 @@ describe('recreation shadow', () => {
 
   it("live, an API call answers only the resource's own URL: a required param on another URL fails every event, one on the cluster's own is its state", () => {
     const reasons: string[] = [];
-    const other = shadowOf(JOB_TASK_CONFIG.replace('  - name: is_deleting', '  - name: statuses\n    required: true\n    source: {api_call: {method: GET, url: "/clusters/{{ .clusterId }}/statuses"}}\n  - name: is_deleting'), {
-      decision: (d) => reasons.push(`${d.decision}: ${d.reason}`),
-    });
+    const other = shadowOf(
+      JOB_TASK_CONFIG.replace(
+        '  - name: is_deleting',
+        '  - name: statuses\n    required: true\n    source: {api_call: {method: GET, url: "/clusters/{{ .clusterId }}/statuses"}}\n  - name: is_deleting',
+      ),
+      {
+        decision: (d) => reasons.push(`${d.decision}: ${d.reason}`),
+      },
+    );
     other.observe(cluster(at(0), { id: 'c1', generation: 1 }));
-    assert.deepEqual(reasons, ["error: parameter extraction failed: failed to extract required parameter 'statuses': GET /clusters/c1/statuses: not answered: the shadow holds only the resource's own state"]);
+    assert.deepEqual(reasons, [
+      "error: parameter extraction failed: failed to extract required parameter 'statuses': GET /clusters/c1/statuses: not answered: the shadow holds only the resource's own state",
+    ]);
     // One adapter event per change, every resource decided once in it: the cluster line, then the Job's ADDED.
     const own = shadowOf(JOB_TASK_CONFIG);
     own.observe(cluster(at(0), { id: 'c1', generation: 1, deleted: at(0) }));

@@ -76,12 +76,21 @@ resources:
     assert.ok(isDeleting.kind === 'expression');
     assert.deepEqual([isDeleting.expression.line, isDeleting.expression.column, isDeleting.expression.block], [12, 27, false]);
     const pre = cfg.preconditions[0]!;
-    assert.deepEqual([pre.name, pre.apiCall?.method, pre.apiCall?.url.text, pre.captures.map((c) => c.name), pre.conditions], ['clusterStatus', 'GET', '/clusters/{{ .clusterId }}', ['clusterName', 'ready'], [{ field: 'clusterName', operator: 'exists' }]]);
+    assert.deepEqual(
+      [pre.name, pre.apiCall?.method, pre.apiCall?.url.text, pre.captures.map((c) => c.name), pre.conditions],
+      ['clusterStatus', 'GET', '/clusters/{{ .clusterId }}', ['clusterName', 'ready'], [{ field: 'clusterName', operator: 'exists' }]],
+    );
     const [ns, job] = cfg.resources;
-    assert.deepEqual([ns!.name, ns!.kind, ns!.apiVersion, ns!.recreateOnChange, ns!.discovery.byName?.text, ns!.generationAnnotation?.text], ['namespace', 'Namespace', 'v1', false, '{{ .clusterId }}-k8s', '{{ .generation }}']);
+    assert.deepEqual(
+      [ns!.name, ns!.kind, ns!.apiVersion, ns!.recreateOnChange, ns!.discovery.byName?.text, ns!.generationAnnotation?.text],
+      ['namespace', 'Namespace', 'v1', false, '{{ .clusterId }}-k8s', '{{ .generation }}'],
+    );
     assert.equal(ns!.deleteWhen?.source, 'is_deleting');
     assert.equal(ns!.where, 'task.yaml:23');
-    assert.deepEqual([job!.transport, job!.recreateOnChange, job!.discovery.namespace?.text, (job!.discovery.labelSelector ?? []).map(([k]) => k.text)], ['kubernetes', true, '{{ .clusterId }}-k8s', ['hyperfleet.io/cluster-id', 'app']]);
+    assert.deepEqual(
+      [job!.transport, job!.recreateOnChange, job!.discovery.namespace?.text, (job!.discovery.labelSelector ?? []).map(([k]) => k.text)],
+      ['kubernetes', true, '{{ .clusterId }}-k8s', ['hyperfleet.io/cluster-id', 'app']],
+    );
     assert.equal(job!.recreateWhen, undefined);
   });
 
@@ -126,22 +135,30 @@ post:
   payloads: []
 `,
       FILE,
-      (ref) => (ref === 'templates/mw.yaml' ? { text: 'apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata:\n  annotations:\n    hyperfleet.io/generation: "{{ .generationId }}"\n' } : { error: 'nope' }),
+      (ref) =>
+        ref === 'templates/mw.yaml'
+          ? {
+              text: 'apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata:\n  annotations:\n    hyperfleet.io/generation: "{{ .generationId }}"\n',
+            }
+          : { error: 'nope' },
     );
     const mw = cfg.resources[0]!;
-    assert.deepEqual([mw.transport, mw.targetCluster?.text, mw.kind, mw.apiVersion, mw.manifest?.kind, mw.generationAnnotation?.params, mw.nestedDiscoveries.map((n) => n.name)], [
-      'maestro',
-      '{{ .clusterId }}',
-      'ManifestWork',
-      'work.open-cluster-management.io/v1',
-      'text',
-      ['generationId'],
-      ['ns0'],
-    ]);
+    assert.deepEqual(
+      [
+        mw.transport,
+        mw.targetCluster?.text,
+        mw.kind,
+        mw.apiVersion,
+        mw.manifest?.kind,
+        mw.generationAnnotation?.params,
+        mw.nestedDiscoveries.map((n) => n.name),
+      ],
+      ['maestro', '{{ .clusterId }}', 'ManifestWork', 'work.open-cluster-management.io/v1', 'text', ['generationId'], ['ns0']],
+    );
     assert.deepEqual(cfg.notices, []);
   });
 
-  it('refuses what the adapter\'s validator refuses, every problem with file:line and field (configloader/validator.go)', () => {
+  it("refuses what the adapter's validator refuses, every problem with file:line and field (configloader/validator.go)", () => {
     assert.deepEqual(
       problems(`resources:
   - name: a

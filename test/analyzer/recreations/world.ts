@@ -151,7 +151,10 @@ export function listedJobRaw(j: JobState): Record<string, unknown> {
           apiVersion: 'batch/v1',
           time: iso(j.created),
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': { 'f:annotations': fields({ '.': 0, 'hyperfleet.io/generation': 0 }), 'f:labels': fields({ '.': 0, 'hyperfleet.io/cluster-id': 0 }) }, 'f:spec': fields({ backoffLimit: 0, completionMode: 0, completions: 0, parallelism: 0, suspend: 0, template: 0 }) },
+          fieldsV1: {
+            'f:metadata': { 'f:annotations': fields({ '.': 0, 'hyperfleet.io/generation': 0 }), 'f:labels': fields({ '.': 0, 'hyperfleet.io/cluster-id': 0 }) },
+            'f:spec': fields({ backoffLimit: 0, completionMode: 0, completions: 0, parallelism: 0, suspend: 0, template: 0 }),
+          },
         },
         {
           manager: 'kube-controller-manager',
@@ -159,7 +162,9 @@ export function listedJobRaw(j: JobState): Record<string, unknown> {
           apiVersion: 'batch/v1',
           time: iso(j.complete ?? j.created),
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:status': fields({ completionTime: 0, conditions: 0, ready: 0, startTime: 0, succeeded: 0, terminating: 0, uncountedTerminatedPods: 0 }) },
+          fieldsV1: {
+            'f:status': fields({ completionTime: 0, conditions: 0, ready: 0, startTime: 0, succeeded: 0, terminating: 0, uncountedTerminatedPods: 0 }),
+          },
           subresource: 'status',
         },
       ],
@@ -200,8 +205,22 @@ export function listedJobRaw(j: JobState): Record<string, unknown> {
         ? { active: 1, startTime: iso(j.created), ready: 0, terminating: 0, uncountedTerminatedPods: {} }
         : {
             conditions: [
-              { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: iso(j.complete), lastTransitionTime: iso(j.complete), reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
-              { type: 'Complete', status: 'True', lastProbeTime: iso(j.complete), lastTransitionTime: iso(j.complete), reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
+              {
+                type: 'SuccessCriteriaMet',
+                status: 'True',
+                lastProbeTime: iso(j.complete),
+                lastTransitionTime: iso(j.complete),
+                reason: 'CompletionsReached',
+                message: 'Reached expected number of succeeded pods',
+              },
+              {
+                type: 'Complete',
+                status: 'True',
+                lastProbeTime: iso(j.complete),
+                lastTransitionTime: iso(j.complete),
+                reason: 'CompletionsReached',
+                message: 'Reached expected number of succeeded pods',
+              },
             ],
             startTime: iso(j.created),
             completionTime: iso(j.complete),
@@ -232,7 +251,16 @@ export interface ClusterState {
  */
 export function apiClusterRaw(c: ClusterState): Record<string, unknown> {
   const since = iso(c.reconciled?.since ?? T0);
-  const condition = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, observed_generation: c.generation, created_time: iso(T0), last_updated_time: since, last_transition_time: since });
+  const condition = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    observed_generation: c.generation,
+    created_time: iso(T0),
+    last_updated_time: since,
+    last_transition_time: since,
+  });
   const reconciled = c.reconciled?.status ?? 'True';
   return {
     id: c.id,
@@ -241,7 +269,11 @@ export function apiClusterRaw(c: ClusterState): Record<string, unknown> {
     name: `cluster-${c.id}`,
     generation: c.generation,
     labels: { environment: 'production', team: 'platform' },
-    spec: { platform: { type: 'gcp', gcp: { projectID: 'hf-prod', region: 'us-central1' } }, release: { version: '4.19.3' }, networking: { clusterNetwork: [{ cidr: '10.128.0.0/14' }], serviceNetwork: ['172.30.0.0/16'] } },
+    spec: {
+      platform: { type: 'gcp', gcp: { projectID: 'hf-prod', region: 'us-central1' } },
+      release: { version: '4.19.3' },
+      networking: { clusterNetwork: [{ cidr: '10.128.0.0/14' }], serviceNetwork: ['172.30.0.0/16'] },
+    },
     created_time: iso(T0),
     updated_time: since,
     created_by: 'admin@example.com',
@@ -249,7 +281,12 @@ export function apiClusterRaw(c: ClusterState): Record<string, unknown> {
     deleted_time: c.deleted === undefined ? null : iso(c.deleted),
     status: {
       conditions: [
-        condition('Reconciled', reconciled, reconciled === 'True' ? 'ReconciledAll' : 'ReconciledMissingAdapters', reconciled === 'True' ? 'All required adapters reported Available=True at the current generation' : 'Missing adapters: validation'),
+        condition(
+          'Reconciled',
+          reconciled,
+          reconciled === 'True' ? 'ReconciledAll' : 'ReconciledMissingAdapters',
+          reconciled === 'True' ? 'All required adapters reported Available=True at the current generation' : 'Missing adapters: validation',
+        ),
         condition('LastKnownReconciled', 'True', 'AllAdaptersReconciled', 'All adapters reconciled'),
         condition('ValidationSuccessful', reconciled, 'JobSucceeded', 'Validation job completed'),
       ],
@@ -263,7 +300,11 @@ export function cluster(timeMs: number, c: ClusterState): Observation {
     kind: c.kind ?? 'Cluster',
     generation: c.generation,
     deleted_time: c.deleted === undefined ? null : iso(c.deleted),
-    status: { conditions: c.reconciled ? [{ type: 'Reconciled', status: c.reconciled.status, last_transition_time: iso(c.reconciled.since), observed_generation: c.generation }] : [] },
+    status: {
+      conditions: c.reconciled
+        ? [{ type: 'Reconciled', status: c.reconciled.status, last_transition_time: iso(c.reconciled.since), observed_generation: c.generation }]
+        : [],
+    },
   };
   return { type: 'cluster', time: iso(timeMs), timeMs, cluster: toHyperFleetResource(raw), source: 'journal' };
 }

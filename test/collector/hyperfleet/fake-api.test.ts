@@ -70,7 +70,11 @@ describe('in-test HyperFleet API: list parameters as list_params.go reads them',
     ]);
     assert.deepEqual(await errors('?page=1.5'), ['HYPERFLEET-VAL-000', 'Invalid query parameters', [['page', 'must be a valid integer']]]);
     assert.deepEqual(await errors('?size=%21%40%23'), ['HYPERFLEET-VAL-000', 'Invalid query parameters', [['size', 'must be a valid integer']]]);
-    assert.deepEqual(await errors('?ref_type=dep'), ['HYPERFLEET-VAL-000', 'Invalid query parameters', [['reftargetid', 'ref_type and ref_target_id must be provided together']]]);
+    assert.deepEqual(await errors('?ref_type=dep'), [
+      'HYPERFLEET-VAL-000',
+      'Invalid query parameters',
+      [['reftargetid', 'ref_type and ref_target_id must be provided together']],
+    ]);
   });
 
   it('orders by the order list (a bare field ascending) and refuses a bad one as ArgsToOrder and loadList do', async () => {
@@ -79,8 +83,16 @@ describe('in-test HyperFleet API: list parameters as list_params.go reads them',
     assert.deepEqual(await page('?order=generation%20desc,id&size=5&page=2'), [2, 5, 45, 'c05', 'c09']);
     assert.deepEqual(await page('?order=%20id%20desc%20&order=name&size=5&page=2'), [2, 5, 45, 'c39', 'c35']);
     assert.deepEqual(await page('?order=&size=5'), [1, 5, 45, 'c44', 'c40']);
-    assert.deepEqual(await errors('?order=name%3Bdrop'), ['HYPERFLEET-VAL-005', "invalid order format 'name;drop': expected 'field' or 'field asc|desc'", undefined]);
-    assert.deepEqual(await errors('?order=name%20up'), ['HYPERFLEET-VAL-005', "invalid order format 'name up': expected 'field' or 'field asc|desc'", undefined]);
+    assert.deepEqual(await errors('?order=name%3Bdrop'), [
+      'HYPERFLEET-VAL-005',
+      "invalid order format 'name;drop': expected 'field' or 'field asc|desc'",
+      undefined,
+    ]);
+    assert.deepEqual(await errors('?order=name%20up'), [
+      'HYPERFLEET-VAL-005',
+      "invalid order format 'name up': expected 'field' or 'field asc|desc'",
+      undefined,
+    ]);
     assert.deepEqual(await errors('?order=colour'), ['HYPERFLEET-VAL-005', 'invalid field in search or order query', undefined]);
   });
 
@@ -98,6 +110,9 @@ describe('in-test HyperFleet API: list parameters as list_params.go reads them',
     );
     api.create('Channel', 'stable');
     const channels = await list('', '/api/hyperfleet/v1/channels');
-    assert.deepEqual((channels.body.items as { kind: string; id: string }[]).map((c) => [c.kind, c.id]), [['Channel', 'stable']]);
+    assert.deepEqual(
+      (channels.body.items as { kind: string; id: string }[]).map((c) => [c.kind, c.id]),
+      [['Channel', 'stable']],
+    );
   });
 });

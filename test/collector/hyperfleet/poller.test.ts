@@ -83,7 +83,10 @@ describe('HyperFleet API poller', function () {
     const p = poller(sink);
     await p.pollOnce();
     assert.deepEqual(listQueries(), [{ page: '1', size: '100', order: ORDER }]);
-    assert.deepEqual(sink.take().map((o) => o.cluster.id), ids(45));
+    assert.deepEqual(
+      sink.take().map((o) => o.cluster.id),
+      ids(45),
+    );
     assert.deepEqual([p.health.up, p.health.truncated, p.truncated], [true, false, false]);
     assert.deepEqual(sink.infos, []);
   });
@@ -100,7 +103,13 @@ describe('HyperFleet API poller', function () {
     const first = sink.take();
     assert.equal(first.length, 250);
     assert.equal(new Set(first.map((o) => o.cluster.id)).size, 250);
-    assert.deepEqual(first[0]!.cluster.conditions.map((c) => [c.type, c.status]), [['Reconciled', 'False'], ['LastKnownReconciled', 'False']]);
+    assert.deepEqual(
+      first[0]!.cluster.conditions.map((c) => [c.type, c.status]),
+      [
+        ['Reconciled', 'False'],
+        ['LastKnownReconciled', 'False'],
+      ],
+    );
 
     await p.pollOnce();
     assert.deepEqual(sink.take(), []);
@@ -110,7 +119,10 @@ describe('HyperFleet API poller', function () {
     api.patchSpec('c007', { version: '4.17' });
     await p.pollOnce();
     const changed = sink.take();
-    assert.deepEqual(changed.map((o) => [o.cluster.id, o.cluster.generation, o.cluster.conditions[0]!.lastTransitionTimeMs]), [['c007', 2, clock]]);
+    assert.deepEqual(
+      changed.map((o) => [o.cluster.id, o.cluster.generation, o.cluster.conditions[0]!.lastTransitionTimeMs]),
+      [['c007', 2, clock]],
+    );
     assert.deepEqual(p.health, { up: true, stale: false, consecutiveFailures: 0, lastSuccessMs: Date.parse('2026-11-02T00:00:00Z'), truncated: false });
   });
 
@@ -119,8 +131,14 @@ describe('HyperFleet API poller', function () {
     const sink = new Sink();
     const p = poller(sink, new ManualTimers(), { pageSize: 100, maxPagesPerPoll: 2, maxLookupsPerPoll: 500 });
     await p.pollOnce();
-    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2']);
-    assert.deepEqual(sink.take().map((o) => o.cluster.id), ids(300).slice(0, 200));
+    assert.deepEqual(
+      listQueries().map((q) => q.page),
+      ['1', '2'],
+    );
+    assert.deepEqual(
+      sink.take().map((o) => o.cluster.id),
+      ids(300).slice(0, 200),
+    );
     assert.deepEqual([p.health.up, p.health.truncated], [true, true]);
     assert.deepEqual(sink.infos, [
       'clusters: 300 resources, more than one poll reads (2 pages of 100): the list is read over several polls, each resource once per pass (truncated)',
@@ -129,19 +147,31 @@ describe('HyperFleet API poller', function () {
     // The next poll continues at page 3 and ends the pass: the whole fleet has been read, over two polls.
     api.softDelete('c010');
     await p.pollOnce();
-    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2', '3']);
+    assert.deepEqual(
+      listQueries().map((q) => q.page),
+      ['1', '2', '3'],
+    );
     const rest = sink.take();
     // c010 left the list (soft-deleted), so page 3 starts one later; c010 was read in the pass, so it is not looked up.
-    assert.deepEqual(rest.map((o) => o.cluster.id), ids(300).slice(201, 300));
+    assert.deepEqual(
+      rest.map((o) => o.cluster.id),
+      ids(300).slice(201, 300),
+    );
     assert.ok(!api.requests.some((r) => r.path === '/api/hyperfleet/v1/clusters/c010'));
     assert.equal(p.health.truncated, true);
 
     // A new pass: c010 is missing from it, so it is fetched by id and handed on with its deleted_time.
     for (const id of ids(300).slice(150)) if (id !== 'c010') api.hardDelete(id);
     await p.pollOnce();
-    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2', '3', '1', '2']);
+    assert.deepEqual(
+      listQueries().map((q) => q.page),
+      ['1', '2', '3', '1', '2'],
+    );
     const after = sink.take();
-    assert.deepEqual(after.filter((o) => !o.gone).map((o) => [o.cluster.id, o.cluster.deletedTimeMs]), [['c010', clock]]);
+    assert.deepEqual(
+      after.filter((o) => !o.gone).map((o) => [o.cluster.id, o.cluster.deletedTimeMs]),
+      [['c010', clock]],
+    );
     assert.equal(after.filter((o) => o.gone).length, 149);
     // 149 clusters left in the list: read whole in one poll again.
     assert.deepEqual([p.health.up, p.health.truncated], [true, false]);
@@ -158,8 +188,14 @@ describe('HyperFleet API poller', function () {
     await p.pollOnce();
     assert.deepEqual([p.health.up, p.health.lastFailure?.reason], [false, 'http_5xx']);
     await p.pollOnce();
-    assert.deepEqual(listQueries().map((q) => q.page), ['1', '2', '3', '3']);
-    assert.deepEqual(sink.take().map((o) => o.cluster.id), ids(300).slice(200));
+    assert.deepEqual(
+      listQueries().map((q) => q.page),
+      ['1', '2', '3', '3'],
+    );
+    assert.deepEqual(
+      sink.take().map((o) => o.cluster.id),
+      ids(300).slice(200),
+    );
   });
 
   it('reads the token file again at most every 30 s, and at once after a 401, counted as unauthorized', async () => {
@@ -190,7 +226,12 @@ describe('HyperFleet API poller', function () {
       await p.pollOnce();
       assert.equal(p.health.up, true);
       const auths = api.requests.filter((r) => r.path === '/api/hyperfleet/v1/clusters').map((r) => [r.authorization, r.status]);
-      assert.deepEqual(auths, [['Bearer one', 200], ['Bearer one', 401], ['Bearer two', 200], ['Bearer three', 200]]);
+      assert.deepEqual(auths, [
+        ['Bearer one', 200],
+        ['Bearer one', 401],
+        ['Bearer two', 200],
+        ['Bearer three', 200],
+      ]);
       rmSync(file);
       timers.nowMs += 30_000;
       await p.pollOnce();
@@ -207,10 +248,19 @@ describe('HyperFleet API poller', function () {
     const sink = new Sink();
     const p = poller(sink, new ManualTimers(), { collections: ['channels', 'versions'] });
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id]), [['Channel', 'stable'], ['Version', 'v4-17']]);
+    assert.deepEqual(
+      sink.take().map((o) => [o.cluster.kind, o.cluster.id]),
+      [
+        ['Channel', 'stable'],
+        ['Version', 'v4-17'],
+      ],
+    );
     const unknown = poller(sink, new ManualTimers(), { collections: ['widgets'] });
     await unknown.pollOnce();
-    assert.deepEqual([unknown.health.lastFailure?.reason, unknown.health.lastFailure?.message], ['http_4xx', 'GET /api/hyperfleet/v1/widgets?page=1&size=100&order=created_time%20asc%2Cid%20asc: HTTP 404']);
+    assert.deepEqual(
+      [unknown.health.lastFailure?.reason, unknown.health.lastFailure?.message],
+      ['http_4xx', 'GET /api/hyperfleet/v1/widgets?page=1&size=100&order=created_time%20asc%2Cid%20asc: HTTP 404'],
+    );
   });
 
   it('follows a resource that left the list: soft-deleted with deleted_time, then gone with a 404', async () => {
@@ -220,15 +270,28 @@ describe('HyperFleet API poller', function () {
     const sink = new Sink();
     const p = poller(sink, new ManualTimers(), { collections: ['clusters', 'nodepools'] });
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id]), [['Cluster', 'c1'], ['Cluster', 'c2'], ['NodePool', 'np1']]);
+    assert.deepEqual(
+      sink.take().map((o) => [o.cluster.kind, o.cluster.id]),
+      [
+        ['Cluster', 'c1'],
+        ['Cluster', 'c2'],
+        ['NodePool', 'np1'],
+      ],
+    );
     clock += 5000;
     api.softDelete('c1');
     await p.pollOnce();
     assert.ok(api.requests.some((r) => r.path === '/api/hyperfleet/v1/clusters/c1'));
-    assert.deepEqual(sink.take().map((o) => [o.cluster.id, o.cluster.generation, o.cluster.deletedTimeMs, o.gone]), [['c1', 2, clock, undefined]]);
+    assert.deepEqual(
+      sink.take().map((o) => [o.cluster.id, o.cluster.generation, o.cluster.deletedTimeMs, o.gone]),
+      [['c1', 2, clock, undefined]],
+    );
     api.hardDelete('c1');
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => [o.cluster.kind, o.cluster.id, o.gone]), [['Cluster', 'c1', true]]);
+    assert.deepEqual(
+      sink.take().map((o) => [o.cluster.kind, o.cluster.id, o.gone]),
+      [['Cluster', 'c1', true]],
+    );
     await p.pollOnce();
     assert.deepEqual(sink.take(), []);
   });
@@ -258,7 +321,10 @@ describe('HyperFleet API poller', function () {
     await p.pollOnce();
     assert.deepEqual([p.health.up, p.health.stale, p.health.consecutiveFailures], [true, false, 0]);
     assert.deepEqual(sink.ups, [true, false, false, false, false, false, false, true]);
-    assert.deepEqual(sink.failures.map((m) => m.split(':')[0]), ['http_5xx', 'unauthorized', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout']);
+    assert.deepEqual(
+      sink.failures.map((m) => m.split(':')[0]),
+      ['http_5xx', 'unauthorized', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout'],
+    );
     assert.deepEqual(sink.reasons, ['http_5xx', 'unauthorized', 'http_4xx', 'malformed_body', 'malformed_body', 'timeout']);
   });
 
@@ -280,7 +346,10 @@ describe('HyperFleet API poller', function () {
     const p = poller(sink);
     api.failNext(1, { extraItem: { id: 'c2', kind: 'Cluster', generation: 'two' } });
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => o.cluster.id), ['c1']);
+    assert.deepEqual(
+      sink.take().map((o) => o.cluster.id),
+      ['c1'],
+    );
     assert.deepEqual(sink.rejections, [
       {
         source: 'hyperfleet',
@@ -298,7 +367,10 @@ describe('HyperFleet API poller', function () {
     const sink = new Sink();
     const p = poller(sink, timers, { backoff: { initialMs: 1000, maxMs: 4000 } });
     await p.start();
-    assert.deepEqual(timers.scheduled.map((t) => t.ms), [15_000]);
+    assert.deepEqual(
+      timers.scheduled.map((t) => t.ms),
+      [15_000],
+    );
     api.failNext(4, { status: 500 });
     const delays: number[] = [];
     for (let i = 0; i < 5; i++) {

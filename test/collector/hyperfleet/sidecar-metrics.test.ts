@@ -76,11 +76,20 @@ recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {k
       s.filter((x) => x.name === 'reconcile_shadow_source_failures_total').map((x) => [x.labels.source, x.labels.reason, x.value]),
       POLL_FAILURES.map((reason) => ['hyperfleet', reason, 0]),
     );
-    assert.ok(logs.includes('source hyperfleet: clusters: 120 resources, more than one poll reads (2 pages of 50): the list is read over several polls, each resource once per pass (truncated)'), logs.join('\n'));
+    assert.ok(
+      logs.includes(
+        'source hyperfleet: clusters: 120 resources, more than one poll reads (2 pages of 50): the list is read over several polls, each resource once per pass (truncated)',
+      ),
+      logs.join('\n'),
+    );
 
     // The API stops taking the token (it expired; the file was not rotated): every poll is a 401.
     api.requireToken = 'second';
-    s = await until(sidecar, (x) => valueOf(x, 'reconcile_shadow_source_failures_total', { source: 'hyperfleet', reason: 'unauthorized' }) >= 1, 'a 401 counted');
+    s = await until(
+      sidecar,
+      (x) => valueOf(x, 'reconcile_shadow_source_failures_total', { source: 'hyperfleet', reason: 'unauthorized' }) >= 1,
+      'a 401 counted',
+    );
     assert.equal(valueOf(s, 'reconcile_shadow_source_failures_total', { source: 'hyperfleet', reason: 'http_4xx' }), 0);
     // Rotated: the next poll reads the file again and succeeds.
     writeFileSync(tokenFile, 'second');

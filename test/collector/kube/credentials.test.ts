@@ -38,7 +38,10 @@ describe('collector/kube/credentials', function () {
   it('a status source with no kubeconfig and no pod: `run` stops at once, naming what to do (exit 1)', async () => {
     assert.equal(existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token'), false, 'this test runs outside a pod (a service account is credentials)');
     const config = join(dir, 'shadow.yaml');
-    writeFileSync(config, 'apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nlisten: {metrics: 127.0.0.1:0}\nsources:\n  status: {}\n');
+    writeFileSync(
+      config,
+      'apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nlisten: {metrics: 127.0.0.1:0}\nsources:\n  status: {}\n',
+    );
     const r = await runCli(['run', '--config', config]);
     assert.deepEqual([r.code, r.stderr], [1, `reconcile-shadow: source status failed to start: ${NO_CLUSTER_CREDENTIALS}\n`]);
   });

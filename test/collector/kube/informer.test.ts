@@ -22,7 +22,8 @@ const VERB = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' } as const;
 /** Per object (namespace/name), in order: the transitions the server's own log says happened. */
 function expectedFrom(events: readonly ServerEvent[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const e of events) if (e.resource === 'hypershift.openshift.io/v1beta1/hostedclusters') (out[`${e.namespace}/${e.name}`] ??= []).push(line(VERB[e.type], e.object));
+  for (const e of events)
+    if (e.resource === 'hypershift.openshift.io/v1beta1/hostedclusters') (out[`${e.namespace}/${e.name}`] ??= []).push(line(VERB[e.type], e.object));
   return out;
 }
 
@@ -216,7 +217,10 @@ describe('ResilientInformer: the real client-node informer against the fake API 
     server.patchStatus(HC, 'clusters', 'a', { n: 1 });
     server.delete(HC, 'clusters', 'b');
     await rec.until(() => rec.errors.length >= 5, 'five refused attempts');
-    assert.ok(rec.errors.slice(1).every((e) => (e as Error & { code?: string }).code === 'ECONNREFUSED'), rec.errors.map((e) => e.message).join('; '));
+    assert.ok(
+      rec.errors.slice(1).every((e) => (e as Error & { code?: string }).code === 'ECONNREFUSED'),
+      rec.errors.map((e) => e.message).join('; '),
+    );
     assert.deepEqual(rec.delays.slice(0, 5), [5, 10, 20, 40, 40]);
     await server.acceptConnections();
     await settle();
@@ -255,11 +259,17 @@ describe('ResilientInformer: the real client-node informer against the fake API 
       server.endStreams();
     }, bump('b'));
     await step(() => server.refuseConnections(), bump('a'));
-    await step(() => server.restartWithNewHistory(), () => void server.delete(HC, 'clusters', 'a'));
-    await step(() => {
-      server.endStreams();
-      server.compactHistory();
-    }, () => void server.removeFinalizers(HC, 'clusters', 'a'));
+    await step(
+      () => server.restartWithNewHistory(),
+      () => void server.delete(HC, 'clusters', 'a'),
+    );
+    await step(
+      () => {
+        server.endStreams();
+        server.compactHistory();
+      },
+      () => void server.removeFinalizers(HC, 'clusters', 'a'),
+    );
     await settle();
   });
 
@@ -294,7 +304,10 @@ describe('ResilientInformer: the real client-node informer against the fake API 
     server.patchStatus(HC, 'clusters', 'a', { n: 1 });
     server.patchStatus(HC, 'clusters', 'a', { n: 2 });
     await rec.until(() => (rec.perObject['clusters/a'] ?? []).length === 2, 'the second update');
-    assert.deepEqual(rec.errors.map((e) => e.message), ['handler bug']);
+    assert.deepEqual(
+      rec.errors.map((e) => e.message),
+      ['handler bug'],
+    );
     assert.equal(informer.isUp, true);
   });
 });
@@ -331,7 +344,10 @@ describe('ResilientInformer backoff', function () {
     await server.start();
     const timers = new ManualTimers();
     const rec = new Recorder();
-    const informer = new ResilientInformer({ kubeConfig: kubeConfigFor(server), path: PATH, timers, backoff: { initialMs: 100, maxMs: 800, resetAfterMs: 5000 } }, rec.handlers);
+    const informer = new ResilientInformer(
+      { kubeConfig: kubeConfigFor(server), path: PATH, timers, backoff: { initialMs: 100, maxMs: 800, resetAfterMs: 5000 } },
+      rec.handlers,
+    );
     try {
       await server.refuseConnections();
       informer.start();

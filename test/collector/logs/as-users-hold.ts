@@ -98,7 +98,8 @@ export function writeMustGather(dir: string, lines: readonly string[], gzip?: (t
   const iso = (s: number): string => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
   const restamp = (l: string, s: number): string => l.replace(/"ts":"[^"]+"/, `"ts":"${iso(s)}"`);
   const leading = (from: number, k: number): string[] => [...startup.map((l) => restamp(l, from)), ...body.filter((_, i) => owner[i] === k)];
-  const waiting = (from: number): string => `I${iso(from).slice(5, 7)}${iso(from).slice(8, 10)} ${iso(from).slice(11, 19)}.000000       1 leaderelection.go:257] attempting to acquire leader lease hypershift/hypershift-operator-leader-elect...`;
+  const waiting = (from: number): string =>
+    `I${iso(from).slice(5, 7)}${iso(from).slice(8, 10)} ${iso(from).slice(11, 19)}.000000       1 leaderelection.go:257] attempting to acquire leader lease hypershift/hypershift-operator-leader-elect...`;
   const start = secondOf(startup[0]!)!;
   const logs: [string, string[]][] = [
     ['a/previous', leading(start, 0)],

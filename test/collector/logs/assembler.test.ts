@@ -7,10 +7,22 @@ import type { AttemptRecord, Rejection, SourceInputReport } from '../../../colle
 import { resolveModel } from '../../../sidecar/files.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { CPO_ERROR, PRE_MERGE_VERSION, PULL_SECRET_BYTES_ERROR, SSH_KEY_ERROR, SSH_KEY_GET_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
-import { completedWithErrorsLine, continuedErrorLine, controllerStartLine, managerLine, reconcilerErrorLine, successLine, wrappedError, type ReconcileContext } from '../../fixtures/logs/zap-writer.js';
+import {
+  completedWithErrorsLine,
+  continuedErrorLine,
+  controllerStartLine,
+  managerLine,
+  reconcilerErrorLine,
+  successLine,
+  wrappedError,
+  type ReconcileContext,
+} from '../../fixtures/logs/zap-writer.js';
 
 const model = resolveModel('hypershift-hostedcluster');
-const fixture = (name: string): string[] => readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8').trimEnd().split('\n');
+const fixture = (name: string): string[] =>
+  readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8')
+    .trimEnd()
+    .split('\n');
 const at = (second: number): string => new Date(Date.UTC(2026, 10, 1, 10, 0, second)).toISOString().replace('.000Z', 'Z');
 const ctx = (second: number, name: string, id?: string): ReconcileContext => ({ ts: at(second), namespace: 'clusters', name, reconcileID: id ?? '' });
 /** A line without reconcileID (another operator's logger, or one that does not set it). */
@@ -30,7 +42,19 @@ class Collect {
 
 function assembler(options: Partial<LogLineAssemblerOptions> = {}): { a: LogLineAssembler; out: Collect } {
   const out = new Collect();
-  const a = new LogLineAssembler({ model, patterns: HYPERSHIFT_LOG_PATTERNS, loop: 'auto', maxUndecided: 10_000, samplingThreshold: 100, maxPending: 10_000, unmappedSampleSize: 50, ...options }, out.sink);
+  const a = new LogLineAssembler(
+    {
+      model,
+      patterns: HYPERSHIFT_LOG_PATTERNS,
+      loop: 'auto',
+      maxUndecided: 10_000,
+      samplingThreshold: 100,
+      maxPending: 10_000,
+      unmappedSampleSize: 50,
+      ...options,
+    },
+    out.sink,
+  );
   return { a, out };
 }
 
@@ -76,7 +100,12 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     assert.deepEqual(out.attempts[1]!.origin, { source: 'logs', reconcileID: 'b0000001', where: 'legacy.log:5' });
     const report = a.inputReport();
     assert.deepEqual([report.received, report.analyzed, nonZero(report.ignored)], [5, 5, { not_json: 1, other_controller: 1, other_message: 1, run: 2 }]);
-    assert.deepEqual(report.loop, { configured: 'auto', current: 'sequential', decidedBy: 'input', statement: 'the operator Deployment is not read; the lines last proved the sequential loop' });
+    assert.deepEqual(report.loop, {
+      configured: 'auto',
+      current: 'sequential',
+      decidedBy: 'input',
+      statement: 'the operator Deployment is not read; the lines last proved the sequential loop',
+    });
     assertBooks(report, out);
   });
 
@@ -107,10 +136,16 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     const secretEncryption = continuedErrorLine(ctx(1, 'beta', 'i2'), '', 'kms metadata nil');
     const { a, out } = assembler({ loop: 'sequential' });
     feed(a, [ignition, secretEncryption]);
-    assert.deepEqual(brief(out.attempts), ['2026-11-01T10:00:00Z clusters/alpha sequential: [IgnitionEndpoint:stop]', '2026-11-01T10:00:01Z clusters/beta sequential: [SecretEncryptionSync:stop]']);
+    assert.deepEqual(brief(out.attempts), [
+      '2026-11-01T10:00:00Z clusters/alpha sequential: [IgnitionEndpoint:stop]',
+      '2026-11-01T10:00:01Z clusters/beta sequential: [SecretEncryptionSync:stop]',
+    ]);
     // The sequential loop ran every operation before the stop, and nothing after it.
     const order = model.operations.map((o) => o.name);
-    assert.deepEqual(out.attempts[0]!.operations.map((o) => o.name), order.slice(0, order.indexOf('IgnitionEndpoint') + 1));
+    assert.deepEqual(
+      out.attempts[0]!.operations.map((o) => o.name),
+      order.slice(0, order.indexOf('IgnitionEndpoint') + 1),
+    );
     // In the phased loop the group returns nil and the loop goes on to its end line.
     const phased = assembler({ loop: 'phased' });
     feed(phased.a, [secretEncryption, successLine(ctx(1, 'beta', 'i2'))]);
@@ -123,21 +158,35 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     a.line(successLine(ctx(1, 'beta', 'i2')), 'x:2');
     assert.equal(out.attempts.length, 0);
     a.line(successLine(ctx(2, 'gamma', 'i3')), 'x:3');
-    assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/alpha']);
+    assert.deepEqual(
+      out.attempts.map((r) => r.object),
+      ['clusters/alpha'],
+    );
     a.flushQuiet();
-    assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/alpha', 'clusters/beta', 'clusters/gamma']);
+    assert.deepEqual(
+      out.attempts.map((r) => r.object),
+      ['clusters/alpha', 'clusters/beta', 'clusters/gamma'],
+    );
   });
 
   it('without a reconcileID, correlates by object: a summary and its error are one attempt, two end lines are two', () => {
     const { a, out } = assembler({ loop: 'phased' });
-    const summary = 'critical failures: [CPOImageAndNamespace]; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]';
+    const summary =
+      'critical failures: [CPOImageAndNamespace]; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]';
     feed(a, [
       noId(successLine(ctx(0, 'alpha'))),
       noId(successLine(ctx(0, 'alpha'))),
       noId(reconcilerErrorLine(ctx(1, 'beta'), wrappedError(SSH_KEY_GET_ERROR))),
       noId(reconcilerErrorLine(ctx(1, 'beta'), wrappedError(SSH_KEY_GET_ERROR))),
       noId(completedWithErrorsLine(ctx(2, 'gamma'), summary)),
-      noId(reconcilerErrorLine(ctx(2, 'gamma'), wrappedError(`critical error: ${PULL_SECRET_BYTES_ERROR}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`))),
+      noId(
+        reconcilerErrorLine(
+          ctx(2, 'gamma'),
+          wrappedError(
+            `critical error: ${PULL_SECRET_BYTES_ERROR}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`,
+          ),
+        ),
+      ),
     ]);
     assert.deepEqual(
       out.attempts.map((r) => [r.object, r.origin.reconcileID, r.operations.filter((o) => o.outcome === 'error').length]),
@@ -164,9 +213,15 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
 
   describe('which loop: per operator run, proven by its lines, never assumed', () => {
     const critical = (second: number, name: string, id: string): string =>
-      reconcilerErrorLine(ctx(second, name, id), wrappedError(`critical error: ${PULL_SECRET_BYTES_ERROR}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`));
+      reconcilerErrorLine(
+        ctx(second, name, id),
+        wrappedError(
+          `critical error: ${PULL_SECRET_BYTES_ERROR}; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]`,
+        ),
+      );
     const nonCritical = (second: number, name: string, id: string): string => reconcilerErrorLine(ctx(second, name, id), wrappedError(SSH_KEY_GET_ERROR));
-    const bareCritical = (second: number, name: string, id: string): string => reconcilerErrorLine(ctx(second, name, id), wrappedError(PULL_SECRET_BYTES_ERROR));
+    const bareCritical = (second: number, name: string, id: string): string =>
+      reconcilerErrorLine(ctx(second, name, id), wrappedError(PULL_SECRET_BYTES_ERROR));
 
     it('holds attempts until one loop leads by two proofs, then reads them all under it', () => {
       const { a, out } = assembler();
@@ -225,7 +280,13 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       assertBooks(alone.a.inputReport(), alone.out);
 
       const restarted = assembler();
-      feed(restarted.a, [critical(0, 'a', 'r1'), critical(1, 'b', 'r2'), controllerStartLine(at(50)), successLine(ctx(51, 'c', 'r3')), nonCritical(52, 'd', 'r4')]);
+      feed(restarted.a, [
+        critical(0, 'a', 'r1'),
+        critical(1, 'b', 'r2'),
+        controllerStartLine(at(50)),
+        successLine(ctx(51, 'c', 'r3')),
+        nonCritical(52, 'd', 'r4'),
+      ]);
       assert.deepEqual(
         restarted.out.attempts.map((r) => r.model),
         ['phased', 'phased', 'phased', 'phased'],
@@ -256,11 +317,14 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       assert.deepEqual([nonZero(leader.a.inputReport().notes), leader.a.stats.runs], [{ loop_inherited: 1 }, 2]);
       // read as one input, the same start-up lines cut the run: its first attempt is left alone and dropped
       const one = assembler();
-      feed(one.a, [successLine(ctx(0, 'a', 'l1')), managerLine(at(1), 'Starting hypershift-operator-manager', { version: POST_MERGE_VERSION }), controllerStartLine(at(1)), critical(2, 'b', 'l2'), critical(3, 'c', 'l3')]);
-      assert.deepEqual(
-        [one.out.attempts.length, one.out.rejections.map((r) => [r.reason, r.where])],
-        [2, [['loop_unknown', 'x.log:1']]],
-      );
+      feed(one.a, [
+        successLine(ctx(0, 'a', 'l1')),
+        managerLine(at(1), 'Starting hypershift-operator-manager', { version: POST_MERGE_VERSION }),
+        controllerStartLine(at(1)),
+        critical(2, 'b', 'l2'),
+        critical(3, 'c', 'l3'),
+      ]);
+      assert.deepEqual([one.out.attempts.length, one.out.rejections.map((r) => [r.reason, r.where])], [2, [['loop_unknown', 'x.log:1']]]);
       // the next leader's run proves nothing: it takes the loop of the run before it, as after a restart
       const handover = assembler();
       handover.a.line(critical(0, 'a', 'h1'), 'a.log:1');
@@ -294,7 +358,12 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     });
 
     it('what the operator Deployment says stands in while the lines prove nothing', () => {
-      const { a, out } = assembler({ operatorLoop: () => ({ loop: 'phased', statement: 'Deployment hypershift/operator: the build contains the merge of PR #7908 and HYPERSHIFT_RECONCILE_LEGACY is not 1 (the phased loop)' }) });
+      const { a, out } = assembler({
+        operatorLoop: () => ({
+          loop: 'phased',
+          statement: 'Deployment hypershift/operator: the build contains the merge of PR #7908 and HYPERSHIFT_RECONCILE_LEGACY is not 1 (the phased loop)',
+        }),
+      });
       feed(a, [successLine(ctx(0, 'a', 'd1'))]);
       assert.deepEqual([out.attempts[0]?.model, nonZero(a.inputReport().notes)], ['phased', { loop_from_deployment: 1 }]);
       assert.equal(a.loopKnowledge().statement.startsWith('Deployment hypershift/operator: the build contains the merge'), true);
@@ -306,7 +375,10 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       a.line(successLine(ctx(10, 'b', 'm2')), 'x:2');
       a.line(successLine(ctx(20, 'c', 'm3')), 'x:3');
       a.line(successLine(ctx(30, 'd', 'm4')), 'x:4');
-      assert.deepEqual(out.rejections.map((r) => r.where), ['x:1', 'x:2', 'x:3']);
+      assert.deepEqual(
+        out.rejections.map((r) => r.where),
+        ['x:1', 'x:2', 'x:3'],
+      );
       assert.equal(out.attempts.length, 0);
     });
 
@@ -321,7 +393,12 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         ],
       );
       assert.deepEqual(nonZero(a.inputReport().notes), { loop_contradicted: 1, inconsistent_lines: 1 });
-      assert.deepEqual(a.loopKnowledge(), { configured: 'sequential', current: 'sequential', decidedBy: 'config', statement: 'configured: the sequential loop' });
+      assert.deepEqual(a.loopKnowledge(), {
+        configured: 'sequential',
+        current: 'sequential',
+        decidedBy: 'config',
+        statement: 'configured: the sequential loop',
+      });
     });
   });
 
@@ -330,7 +407,10 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     feed(a, fixture('unmapped'), 'unmapped.log');
     assert.equal(out.attempts.length, 4);
     const sample = a.unmappedSample();
-    assert.deepEqual([sample.total, sample.truncated, sample.distinct.map((d) => [d.message, d.why, d.count, d.where])], [3, true, [[UNWRAPPED_ERROR, 'no_format', 2, 'unmapped.log:1']]]);
+    assert.deepEqual(
+      [sample.total, sample.truncated, sample.distinct.map((d) => [d.message, d.why, d.count, d.where])],
+      [3, true, [[UNWRAPPED_ERROR, 'no_format', 2, 'unmapped.log:1']]],
+    );
     assert.deepEqual(nonZero(a.inputReport().notes), { unmapped_error: 2, ambiguous_error: 1 });
     assert.deepEqual(out.rejections, [], 'an unmapped message is noted, never a dropped line');
   });
@@ -340,7 +420,9 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     feed(a, fixture('sampled'), 'sampled.log');
     assert.deepEqual(
       out.attempts.filter((r) => r.origin.sampled).map((r) => r.time.slice(-3)),
-      Array<string>(101).fill('00Z').map((s, i) => (i < 100 ? s : '01Z')),
+      Array<string>(101)
+        .fill('00Z')
+        .map((s, i) => (i < 100 ? s : '01Z')),
     );
     const report = a.inputReport();
     assert.deepEqual(report.sampledPeriods, [{ from: at(0), until: at(2), messages: ['Reconciler error'], peakLines: 101 }]);
@@ -353,7 +435,16 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     feed(a, fixture('malformed'), 'malformed.log');
     assert.deepEqual(
       out.rejections.map((r) => `${r.reason} ${r.where}`),
-      ['invalid_record malformed.log:1', 'invalid_record malformed.log:2', 'invalid_record malformed.log:3', 'invalid_record malformed.log:4', 'invalid_json malformed.log:5', 'invalid_record malformed.log:6', 'invalid_record malformed.log:7', 'invalid_record malformed.log:8'],
+      [
+        'invalid_record malformed.log:1',
+        'invalid_record malformed.log:2',
+        'invalid_record malformed.log:3',
+        'invalid_record malformed.log:4',
+        'invalid_json malformed.log:5',
+        'invalid_record malformed.log:6',
+        'invalid_record malformed.log:7',
+        'invalid_record malformed.log:8',
+      ],
     );
     assert.equal(out.attempts.length, 1);
     assertBooks(a.inputReport(), out);
@@ -363,9 +454,17 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     const { a, out } = assembler({ loop: 'sequential', maxPending: 1 });
     a.line(successLine(ctx(0, 'a', 'p1')), 'x:1');
     a.line(reconcilerErrorLine(ctx(0, 'b', 'p2'), wrappedError(`[${SSH_KEY_ERROR}, ${CPO_ERROR}]`)), 'x:2');
-    assert.deepEqual(out.attempts.map((r) => r.object), ['clusters/a']);
+    assert.deepEqual(
+      out.attempts.map((r) => r.object),
+      ['clusters/a'],
+    );
     a.tooLong('x:3', 2_000_000, 1_048_576);
-    assert.deepEqual(out.rejections.at(-1), { source: 'logs', reason: 'line_too_long', where: 'x:3', message: 'line of 2000000 bytes exceeds the limit of 1048576 bytes' });
+    assert.deepEqual(out.rejections.at(-1), {
+      source: 'logs',
+      reason: 'line_too_long',
+      where: 'x:3',
+      message: 'line of 2000000 bytes exceeds the limit of 1048576 bytes',
+    });
   });
 
   it('an attempt whose lines are 900 years apart is judged at once (the log fuzz hung on this case, walking every second between them)', () => {
@@ -379,7 +478,8 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         namespace: 'clusters',
         name: 'alpha',
         reconcileID: 'r1',
-        error: 'critical error: [failed to get hostedcluster SSHKey secret clusters/alpha-ssh: not found, failed to get pull secret: x]; blocked operations: [OperatorDeployments]',
+        error:
+          'critical error: [failed to get hostedcluster SSHKey secret clusters/alpha-ssh: not found, failed to get pull secret: x]; blocked operations: [OperatorDeployments]',
       });
     const { a, out } = assembler({ maxUndecided: 100, maxPending: 100, unmappedSampleSize: 5 });
     feed(a, [valid(2026).slice(0, 24), valid(2026), valid(2926)], 'op.log');
@@ -392,6 +492,9 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
     feed(seq, [valid(2026), valid(2926)]);
     // one attempt (one reconcileID); a critical-error text is the phased loop's, so under the sequential loop nothing is stated
     assert.deepEqual(brief(seqOut.attempts), ['2026-11-29T10:00:05Z clusters/alpha sequential: (nothing stated)']);
-    assert.deepEqual(seqOut.rejections.map((r) => `${r.where} ${r.reason}`), []);
+    assert.deepEqual(
+      seqOut.rejections.map((r) => `${r.where} ${r.reason}`),
+      [],
+    );
   });
 });

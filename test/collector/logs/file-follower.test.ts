@@ -42,7 +42,10 @@ describe('FileFollower: a log file followed across rotation', () => {
   const followers: FileFollower[] = [];
 
   function follow(lines: Lines, options: Partial<FileFollowerOptions> = {}): FileFollower {
-    const f = new FileFollower({ path, startAt: 'beginning', maxLineBytes: 1024, watch: false, onError: (e) => lines.errors.push(e), ...options }, lines.consumer);
+    const f = new FileFollower(
+      { path, startAt: 'beginning', maxLineBytes: 1024, watch: false, onError: (e) => lines.errors.push(e), ...options },
+      lines.consumer,
+    );
     followers.push(f);
     return f;
   }

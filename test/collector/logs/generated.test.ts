@@ -22,7 +22,11 @@ function journalOf(loop: LoopKind, seed: number): AttemptRecord[] {
   return [...new World({ model, objects: 8, durationMs: 2 * HOUR, seed, observe: loop }).attempts()];
 }
 
-async function derive(journal: readonly AttemptRecord[], options: GeneratorOptions, loop: ObservedLoop = 'auto'): Promise<{ log: GeneratedLog; run: SourceRun; figures: Figures }> {
+async function derive(
+  journal: readonly AttemptRecord[],
+  options: GeneratorOptions,
+  loop: ObservedLoop = 'auto',
+): Promise<{ log: GeneratedLog; run: SourceRun; figures: Figures }> {
   const log = generateOperatorLog(journal, options);
   const run = await readLog(Readable.from(log.lines.map((l) => `${l}\n`)), 'generated.log', model, { loop });
   const truth = new Map(log.manifest.map((m) => [m.reconcileID, journal[m.i]!]));
@@ -45,8 +49,18 @@ describe('log source against independently generated operator logs (--loop auto)
   for (const s of SCENARIOS) {
     it(`${s.loop} loop, seed ${s.seed}, ${s.conflictRate * 100} % conflicts, a restart and a sampled burst: every attempt that wrote lines derived once, no false claim`, async () => {
       const journal = journalOf(s.loop, s.seed);
-      const { log, run, figures } = await derive(journal, { seed: s.seed, conflictRate: s.conflictRate, noise: 0.3, restartsAt: [Math.floor(journal.length / 2)], burst: { at: 60, attempts: 200 }, version: POST_MERGE });
-      assert.ok(log.manifest.some((m) => m.sampledAway > 0), 'the burst made the sampler drop lines');
+      const { log, run, figures } = await derive(journal, {
+        seed: s.seed,
+        conflictRate: s.conflictRate,
+        noise: 0.3,
+        restartsAt: [Math.floor(journal.length / 2)],
+        burst: { at: 60, attempts: 200 },
+        version: POST_MERGE,
+      });
+      assert.ok(
+        log.manifest.some((m) => m.sampledAway > 0),
+        'the burst made the sampler drop lines',
+      );
       assert.deepEqual([figures.derived, figures.doubled], [figures.withLines, 0]);
       assert.equal(loopAccuracy(figures), 1);
       assert.deepEqual([figures.falseOk, figures.falseError, figures.falseOther], [0, 0, 0]);

@@ -15,7 +15,9 @@ describe('log source: derived output equals the golden copies', function () {
 
   for (const c of GOLDEN_CASES) {
     it(`${c.log}, --loop ${c.loop}`, async () => {
-      const expected = gunzipSync(readFileSync(join(GOLDEN_DIR, `${c.name}.derived.jsonl.gz`))).toString('utf8').split('\n');
+      const expected = gunzipSync(readFileSync(join(GOLDEN_DIR, `${c.name}.derived.jsonl.gz`)))
+        .toString('utf8')
+        .split('\n');
       const actual = (await derivedOutput(c)).split('\n');
       // the first differing line, not a diff of megabytes
       const at = actual.findIndex((line, i) => line !== expected[i]);

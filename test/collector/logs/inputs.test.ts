@@ -49,8 +49,14 @@ describe('findOperatorLogs: a must-gather folder searched for the operator conta
     );
     assert.deepEqual(found.skipped, [
       { path: init, why: "another container: hypershift/operator-a/init-environment (the operator's is hypershift/*/operator)" },
-      { path: rotated, why: 'a kubelet-rotated file (oc adm inspect --rotated-pod-logs): older lines of hypershift/operator-a/operator; give it with --logs FILE to read it too' },
-      { path: stray, why: 'not where a must-gather keeps a container log (namespaces/<ns>/pods/<pod>/<container>/<container>/logs/); give it with --logs FILE to read it' },
+      {
+        path: rotated,
+        why: 'a kubelet-rotated file (oc adm inspect --rotated-pod-logs): older lines of hypershift/operator-a/operator; give it with --logs FILE to read it too',
+      },
+      {
+        path: stray,
+        why: 'not where a must-gather keeps a container log (namespaces/<ns>/pods/<pod>/<container>/<container>/logs/); give it with --logs FILE to read it',
+      },
       { path: aCurrentFirst, why: `oc adm inspect fetched this log again as ${aCurrent} (the first fetch failed: this one is empty or cut)` },
     ]);
     assert.equal(found.otherFiles, 2);
@@ -59,11 +65,16 @@ describe('findOperatorLogs: a must-gather folder searched for the operator conta
   it('refuses a pod with two logs of one container instance, naming both; another container is chosen by --container', async () => {
     const plain = put(`${pod('operator-a')}/current.log`);
     const zipped = put(`${pod('operator-a')}/current.log.gz`);
-    await assert.rejects(findOperatorLogs(dir, HYPERSHIFT_OPERATOR_CONTAINER), { message: `${dir}: hypershift/operator-a has two current logs of operator (${plain}, ${zipped}); give the one to read with --logs FILE` });
+    await assert.rejects(findOperatorLogs(dir, HYPERSHIFT_OPERATOR_CONTAINER), {
+      message: `${dir}: hypershift/operator-a has two current logs of operator (${plain}, ${zipped}); give the one to read with --logs FILE`,
+    });
     const other = put('mg/namespaces/clusters-x/pods/cpo-1/control-plane-operator/control-plane-operator/logs/current.log');
     const found = await findOperatorLogs(dir, parseOperatorContainer('clusters-x/control-plane-operator')!);
     assert.deepEqual([found.read.map((f) => f.path), found.skipped.length], [[other], 2]);
-    assert.deepEqual([parseOperatorContainer('operator'), parseOperatorContainer('a/b/c'), parseOperatorContainer('a/b')], [undefined, undefined, { namespace: 'a', container: 'b' }]);
+    assert.deepEqual(
+      [parseOperatorContainer('operator'), parseOperatorContainer('a/b/c'), parseOperatorContainer('a/b')],
+      [undefined, undefined, { namespace: 'a', container: 'b' }],
+    );
   });
 });
 
@@ -89,15 +100,30 @@ describe('mergeByTime: several inputs as one, in the order of their lines’ ts'
     const out: string[] = [];
     await mergeByTime(
       inputs.map((lines, i) => ({ stream: Readable.from(lines.length === 0 ? [] : [Buffer.from(lines.join('\n') + '\n')]), name: `in${i}` })),
-      { line: (t, where, input) => out.push(`${input} ${where} ${t.startsWith('{') ? (JSON.parse(t) as { msg: string }).msg : t}`), tooLong: (where, bytes, input) => out.push(`${input} ${where} too long (${bytes})`), inputEnded: (input) => out.push(`${input} ended`) },
+      {
+        line: (t, where, input) => out.push(`${input} ${where} ${t.startsWith('{') ? (JSON.parse(t) as { msg: string }).msg : t}`),
+        tooLong: (where, bytes, input) => out.push(`${input} ${where} too long (${bytes})`),
+        inputEnded: (input) => out.push(`${input} ended`),
+      },
       { timeField: 'ts', maxLineBytes: 200, stopped: () => false },
     );
     return out;
   };
 
   it('interleaves by time; on a tie the input given first goes first; a line without ts stays after its predecessor; each input keeps its order', async () => {
-    const a = [zap('2026-11-01T00:00:01Z', 'a1'), 'I1101 klog line of a', zap('2026-11-01T00:00:03Z', 'a3'), zap('2026-11-01T00:00:02Z', 'a2 late'), `2026-11-01T00:00:05.000000001Z ${zap('2026-11-01T00:00:05Z', 'a5 prefixed')}`];
-    const b = [zap('2026-11-01T00:00:01Z', 'b1'), zap('2026-11-01T00:00:02Z', 'b2'), `2026-11-01T00:00:04.5Z stdout F ${zap('2026-11-01T00:00:04Z', 'b4 cri')}`, `{"ts":1793491206.5,"msg":"b6 epoch"}`];
+    const a = [
+      zap('2026-11-01T00:00:01Z', 'a1'),
+      'I1101 klog line of a',
+      zap('2026-11-01T00:00:03Z', 'a3'),
+      zap('2026-11-01T00:00:02Z', 'a2 late'),
+      `2026-11-01T00:00:05.000000001Z ${zap('2026-11-01T00:00:05Z', 'a5 prefixed')}`,
+    ];
+    const b = [
+      zap('2026-11-01T00:00:01Z', 'b1'),
+      zap('2026-11-01T00:00:02Z', 'b2'),
+      `2026-11-01T00:00:04.5Z stdout F ${zap('2026-11-01T00:00:04Z', 'b4 cri')}`,
+      `{"ts":1793491206.5,"msg":"b6 epoch"}`,
+    ];
     assert.deepEqual(await run([a, b]), [
       '0 in0:1 a1',
       '0 in0:2 I1101 klog line of a',

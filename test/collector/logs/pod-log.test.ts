@@ -91,7 +91,13 @@ describe('OperatorLogSource: the operator pod log through the Kubernetes log API
 
     await s.stop();
     assert.deepEqual(
-      attempts.map((r) => `${r.time} ${r.object} ${r.operations.filter((o) => o.outcome === 'error').map((o) => o.name).join(',')}`),
+      attempts.map(
+        (r) =>
+          `${r.time} ${r.object} ${r.operations
+            .filter((o) => o.outcome === 'error')
+            .map((o) => o.name)
+            .join(',')}`,
+      ),
       [`${at(0)} clusters/alpha `, `${at(1)} clusters/beta SSHKeySync`, `${at(2)} clusters/gamma `, `${at(2)} clusters/delta `, `${at(2)} clusters/epsilon `],
     );
     assert.deepEqual(rejections, []);
@@ -115,6 +121,9 @@ describe('OperatorLogSource: the operator pod log through the Kubernetes log API
     await until('the line after the server came back', () => s.stats.lines === 2);
     assert.equal(s.inputStats.pod!.duplicatesSkipped, 1);
     await s.stop();
-    assert.deepEqual(attempts.map((r) => r.object), ['clusters/alpha', 'clusters/beta']);
+    assert.deepEqual(
+      attempts.map((r) => r.object),
+      ['clusters/alpha', 'clusters/beta'],
+    );
   });
 });

@@ -3,7 +3,22 @@ import { isCredentialKey, redactText } from '../../../collector/logs/internal/re
 
 describe('redaction of credentials in log texts', () => {
   it('recognises credential keys case-insensitively, anywhere in the key, or ending in "key"', () => {
-    for (const key of ['token', 'access_token', 'X-Amz-Security-Token', 'password', 'PASSWD', 'clientSecret', 'Authorization', 'credentials', 'apiKey', 'ssh_key', 'key', 'tlsCert', 'cookie', 'sessionId']) {
+    for (const key of [
+      'token',
+      'access_token',
+      'X-Amz-Security-Token',
+      'password',
+      'PASSWD',
+      'clientSecret',
+      'Authorization',
+      'credentials',
+      'apiKey',
+      'ssh_key',
+      'key',
+      'tlsCert',
+      'cookie',
+      'sessionId',
+    ]) {
       assert.equal(isCredentialKey(key), true, key);
     }
     for (const key of ['name', 'namespace', 'reconcileID', 'controller', 'summary', 'error', 'keyboard']) assert.equal(isCredentialKey(key), false, key);

@@ -13,7 +13,10 @@ describe("SamplingDetector: where zap's sampler may have dropped lines", () => {
     see(d, 1, 1);
     see(d, 5, 3);
     d.closeAll();
-    assert.deepEqual([0, 1, 2, 5].map((s) => d.isSampled(T0 + s)), [true, true, false, false]);
+    assert.deepEqual(
+      [0, 1, 2, 5].map((s) => d.isSampled(T0 + s)),
+      [true, true, false, false],
+    );
     assert.deepEqual(d.periods(), [{ from: '2026-11-01T10:00:00Z', until: '2026-11-01T10:00:02Z', messages: ['Reconciler error'], peakLines: 101 }]);
     assert.equal(d.sampledSeconds, 2);
   });
@@ -49,7 +52,10 @@ describe("SamplingDetector: where zap's sampler may have dropped lines", () => {
     see(d, 40, 99);
     see(d, 40, 99, 'Reconciler error', 'info');
     d.closeAll();
-    assert.deepEqual([10, 11, 20, 21, 30, 40].map((s) => d.isSampled(T0 + s)), [false, false, true, true, false, false]);
+    assert.deepEqual(
+      [10, 11, 20, 21, 30, 40].map((s) => d.isSampled(T0 + s)),
+      [false, false, true, true, false, false],
+    );
   });
 
   it('judges a second only once the next one is complete, and merges touching periods', () => {

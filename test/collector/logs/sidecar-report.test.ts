@@ -34,7 +34,9 @@ sources:
 summary: {enabled: false}
 `;
     sidecar = await startSidecar(parseConfig(config, 'shadow.yaml'), { env: {}, log: (l) => lines.push(l) });
-    assert.deepEqual(lines, ['source logs: loop: the operator Deployment is not read; no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes']);
+    assert.deepEqual(lines, [
+      'source logs: loop: the operator Deployment is not read; no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
+    ]);
     let report: ShadowReport;
     const deadline = Date.now() + 15_000;
     for (;;) {

@@ -38,7 +38,12 @@ describe('OperatorLogSource: file and stdin inputs', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the checked-in fixtures are what test/fixtures/logs/generate.ts writes', () => {
-    for (const name of Object.keys(FIXTURES)) assert.equal(readFileSync(join(fixturesDir, `${name}.log`), 'utf8'), fixtureText(name), `${name}.log is stale: run npx tsx test/fixtures/logs/generate.ts`);
+    for (const name of Object.keys(FIXTURES))
+      assert.equal(
+        readFileSync(join(fixturesDir, `${name}.log`), 'utf8'),
+        fixtureText(name),
+        `${name}.log is stale: run npx tsx test/fixtures/logs/generate.ts`,
+      );
   });
 
   it('follows a file: hands attempts on as the stream moves, the rest once it is quiet, and stops cleanly', async () => {
@@ -50,11 +55,10 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     const source = new OperatorLogSource({ input: { file: path }, model, file: { watch: false }, clock: () => now, scheduler: scheduler.schedule }, out.sink);
     await source.start();
     assert.equal(scheduler.periodMs, 1000);
-    assert.deepEqual(out.attempts.map((r) => `${r.time} ${r.object} ${r.model}`), [
-      '2026-11-01T10:00:00Z clusters/alpha sequential',
-      '2026-11-01T10:00:01Z clusters/beta sequential',
-      '2026-11-01T10:00:03Z clusters/alpha sequential',
-    ]);
+    assert.deepEqual(
+      out.attempts.map((r) => `${r.time} ${r.object} ${r.model}`),
+      ['2026-11-01T10:00:00Z clusters/alpha sequential', '2026-11-01T10:00:01Z clusters/beta sequential', '2026-11-01T10:00:03Z clusters/alpha sequential'],
+    );
     now += 2999;
     await source.poll();
     assert.equal(out.attempts.length, 3);
@@ -76,7 +80,10 @@ describe('OperatorLogSource: file and stdin inputs', () => {
 
   it('reads stdin to its end and resolves `ended` with every attempt handed on', async () => {
     const out = collect();
-    const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([fixtureText('phased')]), model, scheduler: new ManualScheduler().schedule }, out.sink);
+    const source = new OperatorLogSource(
+      { input: { stdin: true }, stdin: Readable.from([fixtureText('phased')]), model, scheduler: new ManualScheduler().schedule },
+      out.sink,
+    );
     await source.start();
     await source.ended;
     assert.equal(out.attempts.length, 9);
@@ -91,7 +98,10 @@ describe('OperatorLogSource: file and stdin inputs', () => {
       [plain, Buffer.from(fixtureText('phased'))],
       [zipped, gzipSync(fixtureText('phased'))],
     ] as const) {
-      const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([bytes]), model, scheduler: new ManualScheduler().schedule }, out.sink);
+      const source = new OperatorLogSource(
+        { input: { stdin: true }, stdin: Readable.from([bytes]), model, scheduler: new ManualScheduler().schedule },
+        out.sink,
+      );
       await source.start();
       await source.ended;
     }
@@ -114,19 +124,30 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     const out = collect();
     // Each framed line fits the limit; the joined fragments of the last one do not.
     const maxLineBytes = error.length + 100;
-    const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([text]), model, loop: 'sequential', maxLineBytes, scheduler: new ManualScheduler().schedule }, out.sink);
+    const source = new OperatorLogSource(
+      { input: { stdin: true }, stdin: Readable.from([text]), model, loop: 'sequential', maxLineBytes, scheduler: new ManualScheduler().schedule },
+      out.sink,
+    );
     await source.start();
     await source.ended;
     const sequential = model.operations.filter((o) => o.only !== 'phased').map((o) => o.name);
-    assert.deepEqual(out.attempts.map((r) => `${r.object} ${r.operations.length}`), [`clusters/alpha ${sequential.length}`, `clusters/alpha ${sequential.indexOf('SSHKeySync') + 1}`]);
+    assert.deepEqual(
+      out.attempts.map((r) => `${r.object} ${r.operations.length}`),
+      [`clusters/alpha ${sequential.length}`, `clusters/alpha ${sequential.indexOf('SSHKeySync') + 1}`],
+    );
     assert.deepEqual(source.stats.ignored, { not_json: 1, other_message: 0, other_controller: 0, run: 0 });
-    assert.deepEqual(out.rejections, [{ source: 'logs', reason: 'line_too_long', where: '-:7', message: `line of ${2 * error.length} bytes exceeds the limit of ${maxLineBytes} bytes` }]);
+    assert.deepEqual(out.rejections, [
+      { source: 'logs', reason: 'line_too_long', where: '-:7', message: `line of ${2 * error.length} bytes exceeds the limit of ${maxLineBytes} bytes` },
+    ]);
   });
 
   it('refuses over-long lines as line_too_long and reads on', async () => {
     const out = collect();
     const text = `${'{"msg":"x"}'.padEnd(300, ' ')}\n${fixtureText('unmapped')}`;
-    const source = new OperatorLogSource({ input: { stdin: true }, stdin: Readable.from([text]), model, loop: 'sequential', maxLineBytes: 256, scheduler: new ManualScheduler().schedule }, out.sink);
+    const source = new OperatorLogSource(
+      { input: { stdin: true }, stdin: Readable.from([text]), model, loop: 'sequential', maxLineBytes: 256, scheduler: new ManualScheduler().schedule },
+      out.sink,
+    );
     await source.start();
     await source.ended;
     assert.deepEqual(out.rejections[0], { source: 'logs', reason: 'line_too_long', where: '-:1', message: 'line of 300 bytes exceeds the limit of 256 bytes' });
@@ -134,7 +155,13 @@ describe('OperatorLogSource: file and stdin inputs', () => {
 
   it('never lets a credential reach records, rejections or the unmapped sample', async () => {
     const out = collect();
-    const options: OperatorLogSourceOptions = { input: { stdin: true }, stdin: Readable.from([fixtureText('redaction')]), model, loop: 'sequential', scheduler: new ManualScheduler().schedule };
+    const options: OperatorLogSourceOptions = {
+      input: { stdin: true },
+      stdin: Readable.from([fixtureText('redaction')]),
+      model,
+      loop: 'sequential',
+      scheduler: new ManualScheduler().schedule,
+    };
     const source = new OperatorLogSource(options, out.sink);
     await source.start();
     await source.ended;
@@ -144,8 +171,12 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     assert.deepEqual(credentials, {
       name: 'PlatformCredentials',
       outcome: 'error',
-      error: 'failed to reconcile platform credentials: Get "https://sts.amazonaws.com/?Action=AssumeRoleWithWebIdentity&WebIdentityToken=[REDACTED]&RoleArn=arn:aws:iam::1:role/x": dial tcp: i/o timeout',
+      error:
+        'failed to reconcile platform credentials: Get "https://sts.amazonaws.com/?Action=AssumeRoleWithWebIdentity&WebIdentityToken=[REDACTED]&RoleArn=arn:aws:iam::1:role/x": dial tcp: i/o timeout',
     });
-    assert.equal(source.unmappedSample().distinct[0]!.message, 'Unauthorized: the server rejected "Authorization: Bearer [REDACTED]" for https://admin:[REDACTED]@api.example.com:6443');
+    assert.equal(
+      source.unmappedSample().distinct[0]!.message,
+      'Unauthorized: the server rejected "Authorization: Bearer [REDACTED]" for https://admin:[REDACTED]@api.example.com:6443',
+    );
   });
 });

@@ -19,7 +19,11 @@ import { readLog, type SourceRun } from './against-truth.js';
 import { asCri, withTimestamps, writeMustGather } from './as-users-hold.js';
 
 const model = resolveModel('hypershift-hostedcluster');
-const fixtureLines = (name: string): string[] => gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs/real', `${name}.operator.log.gz`))).toString('utf8').trimEnd().split('\n');
+const fixtureLines = (name: string): string[] =>
+  gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs/real', `${name}.operator.log.gz`)))
+    .toString('utf8')
+    .trimEnd()
+    .split('\n');
 const stream = (lines: readonly string[]): Readable => Readable.from([Buffer.from(lines.join('\n') + '\n')]);
 /** A record as the analysis reads it: everything but where its first line is. */
 const attempt = (r: AttemptRecord): unknown => ({ ...r, origin: { ...r.origin, where: undefined } });
@@ -101,7 +105,12 @@ for (const name of ['sequential', 'phased'] as const) {
         // the lines only the folder has: the waiting replicas' three klog lines, and the two later leaders' start-up lines
         // (the controller's start, a run line, and two other messages each)
         const ignored = plain.report.ignored;
-        assert.deepEqual(merged.report.ignored, { ...ignored, not_json: ignored.not_json! + 3, other_message: ignored.other_message! + 4, run: ignored.run! + 2 });
+        assert.deepEqual(merged.report.ignored, {
+          ...ignored,
+          not_json: ignored.not_json! + 3,
+          other_message: ignored.other_message! + 4,
+          run: ignored.run! + 2,
+        });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -7,7 +7,10 @@ import { PAYLOAD_ARCH_ERROR, PRE_MERGE_VERSION } from '../../fixtures/logs/gener
 import { continuedErrorLine, reconcilerErrorLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
 
 const classifier = new ZapLineClassifier(HYPERSHIFT_LOG_PATTERNS, 'hostedcluster');
-const fixture = (name: string): string[] => readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8').trimEnd().split('\n');
+const fixture = (name: string): string[] =>
+  readFileSync(join(packageRoot(), 'test', 'fixtures', 'logs', `${name}.log`), 'utf8')
+    .trimEnd()
+    .split('\n');
 const ctx = { ts: '2026-11-01T10:00:00Z', namespace: 'clusters', name: 'alpha', reconcileID: 'id-1' };
 const second = (s: number): number => Date.UTC(2026, 10, 1, 10, 0, s) / 1000;
 
@@ -24,43 +27,79 @@ describe('ZapLineClassifier: one operator log line', () => {
     const error = classifier.classify(lines[1]!, 'phased.log:2');
     assert.equal(error.kind, 'attempt');
     if (error.kind !== 'attempt') return;
-    assert.deepEqual({ ...error.line, text: undefined, causes: undefined }, {
-      kind: 'error',
-      where: 'phased.log:2',
-      time: '2026-11-01T10:00:01Z',
-      timeMs: second(1) * 1000,
-      controller: 'hostedcluster',
-      object: 'clusters/beta',
-      correlation: 'p0000002',
-      reconcileID: 'p0000002',
-      text: undefined,
-      causes: undefined,
-    });
+    assert.deepEqual(
+      { ...error.line, text: undefined, causes: undefined },
+      {
+        kind: 'error',
+        where: 'phased.log:2',
+        time: '2026-11-01T10:00:01Z',
+        timeMs: second(1) * 1000,
+        controller: 'hostedcluster',
+        object: 'clusters/beta',
+        correlation: 'p0000002',
+        reconcileID: 'p0000002',
+        text: undefined,
+        causes: undefined,
+      },
+    );
     assert.deepEqual(error.line.causes, [
       'failed to get hostedcluster SSHKey secret clusters/beta-ssh-key: secrets "beta-ssh-key" not found',
       'failed to reconcile control plane operator: deployments.apps "control-plane-operator" is forbidden',
     ]);
     assert.deepEqual(error.sighting, { level: 'error', message: 'Reconciler error', second: second(1) });
     const summary = classifier.classify(lines[2]!, 'phased.log:3');
-    assert.equal(summary.kind === 'attempt' && summary.line.text, 'critical failures: [CPOImageAndNamespace, PullSecretSync]; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]');
+    assert.equal(
+      summary.kind === 'attempt' && summary.line.text,
+      'critical failures: [CPOImageAndNamespace, PullSecretSync]; blocked operations: [KubeconfigAndPasswordSync, MonitoringAndCLISecrets, OperatorDeployments, PlatformOIDCAndCSI, PublicEndpointExposed, RBACAndPolicies]',
+    );
     const success = classifier.classify(successLine(ctx), 'x:1');
-    assert.deepEqual(success.kind === 'attempt' && success.line, { kind: 'success', where: 'x:1', time: '2026-11-01T10:00:00Z', timeMs: Date.UTC(2026, 10, 1, 10), controller: 'hostedcluster', object: 'clusters/alpha', correlation: 'id-1', reconcileID: 'id-1' });
+    assert.deepEqual(success.kind === 'attempt' && success.line, {
+      kind: 'success',
+      where: 'x:1',
+      time: '2026-11-01T10:00:00Z',
+      timeMs: Date.UTC(2026, 10, 1, 10),
+      controller: 'hostedcluster',
+      object: 'clusters/alpha',
+      correlation: 'id-1',
+      reconcileID: 'id-1',
+    });
   });
 
   it('recognises the progress lines upstream writes (a silent stop, an error the loop goes on after) and the requeue warning', () => {
-    assert.deepEqual(kinds(fixture('phased'), 'phased.log'), ['success', 'error', 'summary', 'error', 'error', 'summary', 'summary', 'error', 'warning', 'success', 'error', 'progress', 'progress', 'success']);
+    assert.deepEqual(kinds(fixture('phased'), 'phased.log'), [
+      'success',
+      'error',
+      'summary',
+      'error',
+      'error',
+      'summary',
+      'summary',
+      'error',
+      'warning',
+      'success',
+      'error',
+      'progress',
+      'progress',
+      'success',
+    ]);
     const lines = fixture('phased');
     const blocked = classifier.classify(lines[11]!, 'phased.log:12');
     assert.deepEqual(blocked.kind === 'attempt' && blocked.line.progress, { message: 'reconciliation is blocked', op: 'ValidationGates', outcome: 'stop' });
     assert.equal(blocked.kind === 'attempt' && blocked.line.text, undefined, 'a stop carries no error');
     const arch = classifier.classify(lines[12]!, 'phased.log:13');
-    assert.deepEqual(arch.kind === 'attempt' && [arch.line.progress?.op, arch.line.progress?.outcome, arch.line.text], ['PayloadArch', 'error', PAYLOAD_ARCH_ERROR]);
+    assert.deepEqual(arch.kind === 'attempt' && [arch.line.progress?.op, arch.line.progress?.outcome, arch.line.text], [
+      'PayloadArch',
+      'error',
+      PAYLOAD_ARCH_ERROR,
+    ]);
   });
 
   it('reads a silent stop logged with an empty message by its error, and the deletion and deprecated-fields returns', () => {
     const progress = (line: string): unknown => {
       const c = classifier.classify(line, 'x:1');
-      return c.kind === 'attempt' ? [c.line.kind, c.line.progress?.op, c.line.progress?.outcome, c.line.text] : `${c.kind}:${c.kind === 'ignored' ? c.why : ''}`;
+      return c.kind === 'attempt'
+        ? [c.line.kind, c.line.progress?.op, c.line.progress?.outcome, c.line.text]
+        : `${c.kind}:${c.kind === 'ignored' ? c.why : ''}`;
     };
     const info = (msg: string): string => JSON.stringify({ ...(JSON.parse(successLine(ctx)) as Record<string, unknown>), msg });
     assert.deepEqual(
@@ -112,7 +151,9 @@ describe('ZapLineClassifier: one operator log line', () => {
 
   it('refuses a recognised line that is malformed, naming the field; a line cut mid-JSON is invalid_json', () => {
     const results = fixture('malformed').map((line, i) => classifier.classify(line, `malformed.log:${i + 1}`));
-    const refused = results.map((c) => (c.kind === 'rejected' ? `${c.reason}: ${c.message}` : c.kind === 'ignored' ? `ignored:${c.why}` : c.kind === 'attempt' ? c.line.kind : c.kind));
+    const refused = results.map((c) =>
+      c.kind === 'rejected' ? `${c.reason}: ${c.message}` : c.kind === 'ignored' ? `ignored:${c.why}` : c.kind === 'attempt' ? c.line.kind : c.kind,
+    );
     assert.deepEqual(refused, [
       'invalid_record: "Reconciler error" line: error: required string',
       'invalid_record: "successfully reconciled" line: ts: required RFC 3339 time, got nothing',
@@ -128,11 +169,21 @@ describe('ZapLineClassifier: one operator log line', () => {
   });
 
   it("reads zap's default epoch time, top-level namespace/name, and correlates by object without a reconcileID", () => {
-    const line = JSON.stringify({ level: 'info', ts: 1793527205.123, msg: 'successfully reconciled', controller: 'hostedcluster', namespace: 'clusters', name: 'alpha' });
+    const line = JSON.stringify({
+      level: 'info',
+      ts: 1793527205.123,
+      msg: 'successfully reconciled',
+      controller: 'hostedcluster',
+      namespace: 'clusters',
+      name: 'alpha',
+    });
     const c = classifier.classify(line, 'x:1');
     assert.equal(c.kind, 'attempt');
     if (c.kind !== 'attempt') return;
-    assert.deepEqual([c.line.time, c.line.object, c.line.correlation, c.line.reconcileID], ['2026-11-01T10:00:05.123Z', 'clusters/alpha', 'object:clusters/alpha', undefined]);
+    assert.deepEqual(
+      [c.line.time, c.line.object, c.line.correlation, c.line.reconcileID],
+      ['2026-11-01T10:00:05.123Z', 'clusters/alpha', 'object:clusters/alpha', undefined],
+    );
   });
 
   it('reads an RFC 3339 time as Date.parse does, or refuses it as not a time (the whole-second form has its own reader)', () => {
@@ -143,10 +194,29 @@ describe('ZapLineClassifier: one operator log line', () => {
     for (const date of ['2026-02', '2024-02', '2026-12', '2026-13', '2026-00', '1969-12', '1970-01', '0099-01', '9999-12']) {
       for (const day of days) for (const time of times) texts.push(`${date}-${day}T${time}Z`);
     }
-    texts.push('2026-11-01t10:00:00z', '2026-11-01T10:00:00.5Z', '2026-11-01T10:00:00+02:00', '2026-11-01T10:00:00', '2026-11-01 10:00:00Z', '2026-11-01T10:00:00ZZ', '+02026-11-01T10:00:00Z');
+    texts.push(
+      '2026-11-01t10:00:00z',
+      '2026-11-01T10:00:00.5Z',
+      '2026-11-01T10:00:00+02:00',
+      '2026-11-01T10:00:00',
+      '2026-11-01 10:00:00Z',
+      '2026-11-01T10:00:00ZZ',
+      '+02026-11-01T10:00:00Z',
+    );
     const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
     for (const ts of texts) {
-      const c = classifier.classify(JSON.stringify({ level: 'info', ts, msg: 'successfully reconciled', controller: 'hostedcluster', namespace: 'clusters', name: 'alpha', reconcileID: 'id-1' }), 'x:1');
+      const c = classifier.classify(
+        JSON.stringify({
+          level: 'info',
+          ts,
+          msg: 'successfully reconciled',
+          controller: 'hostedcluster',
+          namespace: 'clusters',
+          name: 'alpha',
+          reconcileID: 'id-1',
+        }),
+        'x:1',
+      );
       const expected = rfc3339.test(ts) ? Date.parse(ts) : NaN;
       if (Number.isNaN(expected)) assert.equal(c.kind, 'rejected', ts);
       else assert.deepEqual(c.kind === 'attempt' && [c.line.time, c.line.timeMs], [ts, expected], ts);
@@ -154,7 +224,17 @@ describe('ZapLineClassifier: one operator log line', () => {
   });
 
   it('prefers the logger context object over a repeated call key (the pause line logs "name" again, as a NamespacedName)', () => {
-    const line = JSON.stringify({ level: 'info', ts: ctx.ts, msg: 'Reconciliation paused', controller: 'hostedcluster', HostedCluster: { name: 'alpha', namespace: 'clusters' }, namespace: 'clusters', name: 'clusters/alpha', reconcileID: 'id-2', pausedUntil: 'true' });
+    const line = JSON.stringify({
+      level: 'info',
+      ts: ctx.ts,
+      msg: 'Reconciliation paused',
+      controller: 'hostedcluster',
+      HostedCluster: { name: 'alpha', namespace: 'clusters' },
+      namespace: 'clusters',
+      name: 'clusters/alpha',
+      reconcileID: 'id-2',
+      pausedUntil: 'true',
+    });
     const c = classifier.classify(line, 'x:1');
     assert.deepEqual(c.kind === 'attempt' && [c.line.object, c.line.progress?.op, c.line.progress?.outcome], ['clusters/alpha', 'PauseCheck', 'stop']);
   });
@@ -164,7 +244,14 @@ describe('ZapLineClassifier: one operator log line', () => {
     assert.equal(patterns.reconcilerErrorMessage, 'Reconciler error');
     assert.equal(patterns.fields.reconcileID, 'reconcileID');
     const widgets = new ZapLineClassifier(patterns, 'widget');
-    const line = JSON.stringify({ level: 'info', time: '2026-11-01T10:00:00Z', msg: 'reconcile finished', controller: 'widget', Widget: { name: 'w1', namespace: 'apps' }, reconcileID: 'r' });
+    const line = JSON.stringify({
+      level: 'info',
+      time: '2026-11-01T10:00:00Z',
+      msg: 'reconcile finished',
+      controller: 'widget',
+      Widget: { name: 'w1', namespace: 'apps' },
+      reconcileID: 'r',
+    });
     const c = widgets.classify(line, 'x:1');
     assert.equal(c.kind === 'attempt' && c.line.object, 'apps/w1');
     assert.equal(widgets.classify(successLine(ctx), 'x:2').kind, 'ignored');
@@ -172,7 +259,10 @@ describe('ZapLineClassifier: one operator log line', () => {
   });
 
   it('redacts credentials in the error text and its causes before anything leaves the parser', () => {
-    const c: ClassifiedLine = classifier.classify(reconcilerErrorLine(ctx, wrappedError('failed to reconcile platform credentials: POST https://sts?token=abc123 failed')), 'x:1');
+    const c: ClassifiedLine = classifier.classify(
+      reconcilerErrorLine(ctx, wrappedError('failed to reconcile platform credentials: POST https://sts?token=abc123 failed')),
+      'x:1',
+    );
     assert.equal(c.kind === 'attempt' && c.line.text, 'failed to reconcile platform credentials: POST https://sts?token=[REDACTED] failed');
     assert.deepEqual(c.kind === 'attempt' && c.line.causes, ['failed to reconcile platform credentials: POST https://sts?token=[REDACTED] failed']);
   });

@@ -55,7 +55,11 @@ function work(clusterId: string, generation: number): WorkInput {
     spec: {
       workload: {
         manifests: [
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: clusterId, labels: { 'hyperfleet.io/cluster-id': clusterId, 'hyperfleet.io/resource-type': 'namespace' } } },
+          {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            metadata: { name: clusterId, labels: { 'hyperfleet.io/cluster-id': clusterId, 'hyperfleet.io/resource-type': 'namespace' } },
+          },
           { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-config', namespace: clusterId } },
         ],
       },
@@ -79,7 +83,10 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
   });
 
   const poller = (sink: Sink, extra: Partial<MaestroPollerOptions> = {}) =>
-    new MaestroPoller({ baseUrl: maestro.url, sourceId: SOURCE, intervalMs: 15_000, timeoutMs: 2000, timers: new ManualTimers(clock), hooks: sink.hooks, ...extra }, sink);
+    new MaestroPoller(
+      { baseUrl: maestro.url, sourceId: SOURCE, intervalMs: 15_000, timeoutMs: 2000, timers: new ManualTimers(clock), hooks: sink.hooks, ...extra },
+      sink,
+    );
   const lists = () => maestro.requests.filter((r) => r.path === '/api/maestro/v1/resource-bundles').map((r) => r.query);
 
   it("lists this source's works page by page as grpcsource PageList does, each as the ManifestWork ToManifestWork builds", async () => {
@@ -89,7 +96,10 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     const sink = new Sink();
     await poller(sink, { pageSize: 2 }).pollOnce();
     // Page after page until one has fewer items than asked for: 2, 2, then 0.
-    assert.deepEqual(lists(), [1, 2, 3].map((page) => ({ page: String(page), size: '2', search: "source='hyperfleet-adapter'" })));
+    assert.deepEqual(
+      lists(),
+      [1, 2, 3].map((page) => ({ page: String(page), size: '2', search: "source='hyperfleet-adapter'" })),
+    );
     const seen = sink.take();
     assert.deepEqual(
       seen.map((o) => [o.event, o.object.kind, o.object.namespace, o.object.name, o.object.uid, o.source]),
@@ -111,7 +121,11 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
       resourceVersion: '1',
       generation: 1,
     });
-    assert.deepEqual(raw.spec, { workload: { manifests: work('c1', 1).spec.workload.manifests }, deleteOption: { propagationPolicy: 'Foreground' }, manifestConfigs: [] });
+    assert.deepEqual(raw.spec, {
+      workload: { manifests: work('c1', 1).spec.workload.manifests },
+      deleteOption: { propagationPolicy: 'Foreground' },
+      manifestConfigs: [],
+    });
     assert.equal(seen[0]!.object.annotations['hyperfleet.io/generation'], '1');
     assert.equal(seen[0]!.object.creationTimestampMs, clock.ms);
   });
@@ -123,7 +137,10 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     const sink = new Sink();
     await poller(sink, { consumers: ['cluster1', 'cluster3'] }).pollOnce();
     assert.deepEqual(lists(), [{ page: '1', size: '400', search: "source='hyperfleet-adapter' and (consumer_name='cluster1' or consumer_name='cluster3')" }]);
-    assert.deepEqual(sink.take().map((o) => o.object.name), ['c1-mw', 'c3-mw']);
+    assert.deepEqual(
+      sink.take().map((o) => o.object.name),
+      ['c1-mw', 'c3-mw'],
+    );
   });
 
   it("hands on a status report and finds nested manifests with their status as the adapter's nested discoveries do", async () => {
@@ -136,15 +153,31 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     assert.deepEqual(sink.take(), []);
     clock.ms += 5000;
     const available = { type: 'Available', status: 'True', reason: 'ResourcesAvailable', message: '', lastTransitionTime: new Date(clock.ms).toISOString() };
-    maestro.reportStatus(id, [available], [{ resourceMeta: { kind: 'Namespace', name: 'c1', namespace: '' }, conditions: [available], statusFeedback: { values: [{ name: 'phase', fieldValue: { type: 'String', string: 'Active' } }] } }]);
+    maestro.reportStatus(
+      id,
+      [available],
+      [
+        {
+          resourceMeta: { kind: 'Namespace', name: 'c1', namespace: '' },
+          conditions: [available],
+          statusFeedback: { values: [{ name: 'phase', fieldValue: { type: 'String', string: 'Active' } }] },
+        },
+      ],
+    );
     await p.pollOnce();
     const [changed] = sink.take();
     assert.equal(changed!.event, 'MODIFIED');
     assert.deepEqual(changed!.object.conditions, [{ type: 'Available', status: 'True', lastTransitionTime: available.lastTransitionTime }]);
     const ns = nestedManifests(changed!.object.raw, { labels: { 'hyperfleet.io/cluster-id': 'c1', 'hyperfleet.io/resource-type': 'namespace' } });
-    assert.deepEqual(ns.map((m) => [m.kind, m.conditions, m.statusFeedback]), [['Namespace', [available], { values: [{ name: 'phase', fieldValue: { type: 'String', string: 'Active' } }] }]]);
+    assert.deepEqual(
+      ns.map((m) => [m.kind, m.conditions, m.statusFeedback]),
+      [['Namespace', [available], { values: [{ name: 'phase', fieldValue: { type: 'String', string: 'Active' } }] }]],
+    );
     const cm = nestedManifests(changed!.object.raw, { byName: 'cluster-config' });
-    assert.deepEqual(cm.map((m) => [m.kind, 'conditions' in m]), [['ConfigMap', false]]);
+    assert.deepEqual(
+      cm.map((m) => [m.kind, 'conditions' in m]),
+      [['ConfigMap', false]],
+    );
     assert.deepEqual(nestedManifests(changed!.object.raw, { namespace: 'elsewhere', byName: 'cluster-config' }), []);
   });
 
@@ -201,12 +234,23 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     assert.deepEqual(feed(), ['ADDED']);
     clock.ms += 20_000;
     const availableAt = clock.ms;
-    maestro.reportStatus(id, [{ type: 'Available', status: 'True', reason: 'ResourcesAvailable', message: '', lastTransitionTime: new Date(availableAt).toISOString() }]);
+    maestro.reportStatus(id, [
+      { type: 'Available', status: 'True', reason: 'ResourcesAvailable', message: '', lastTransitionTime: new Date(availableAt).toISOString() },
+    ]);
     clock.ms += 5000;
     await p.pollOnce();
     assert.deepEqual(feed(), ['MODIFIED']);
     assert.deepEqual(
-      finished.map((r) => [r.deletionRequestedAtMs, r.goneAtMs, r.createdAtMs, r.availableAtMs, r.deletionSeconds, r.creationSeconds, r.availabilitySeconds, r.newGeneration]),
+      finished.map((r) => [
+        r.deletionRequestedAtMs,
+        r.goneAtMs,
+        r.createdAtMs,
+        r.availableAtMs,
+        r.deletionSeconds,
+        r.creationSeconds,
+        r.availabilitySeconds,
+        r.newGeneration,
+      ]),
       [[requested, gone, created, availableAt, (gone - requested) / 1000, (created - gone) / 1000, (availableAt - created) / 1000, '2']],
     );
   });
@@ -224,7 +268,10 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     assert.deepEqual(sink.take(), []);
     maestro.requireToken = undefined;
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => o.event), ['ADDED']);
+    assert.deepEqual(
+      sink.take().map((o) => o.event),
+      ['ADDED'],
+    );
     assert.deepEqual([p.health.up, p.truncated], [true, false]);
   });
 
@@ -233,14 +280,20 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     const sink = new Sink();
     const p = poller(sink, { pageSize: 2, maxPages: 2 });
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => o.object.name), ['c1-mw', 'c2-mw', 'c3-mw', 'c4-mw']);
+    assert.deepEqual(
+      sink.take().map((o) => o.object.name),
+      ['c1-mw', 'c2-mw', 'c3-mw', 'c4-mw'],
+    );
     assert.equal(p.truncated, true);
     // c1 deleted for good: the list (still cut) no longer has it, but a cut list proves nothing.
     const c1 = workId(SOURCE, 'cluster1', 'c1-mw');
     await fetch(`${maestro.url}/api/maestro/v1/resource-bundles/${c1}`, { method: 'DELETE' });
     maestro.agentDeleted(c1);
     await p.pollOnce();
-    assert.deepEqual(sink.take().map((o) => [o.event, o.object.name]), [['ADDED', 'c5-mw']]);
+    assert.deepEqual(
+      sink.take().map((o) => [o.event, o.object.name]),
+      [['ADDED', 'c5-mw']],
+    );
     assert.ok(!maestro.requests.some((r) => r.method === 'GET' && r.path.endsWith(c1)));
     // With a third page the list fits: not truncated.
     const p2 = poller(new Sink(), { pageSize: 2, maxPages: 3 });
@@ -252,7 +305,10 @@ describe('Maestro source: ManifestWorks from the Maestro REST API', function () 
     // A bundle whose version is not a number is rejected alone, naming the request and item.
     maestro.presentAs(id, { version: 'one' });
     await poller(bad).pollOnce();
-    assert.deepEqual(bad.rejections.map((r) => [r.source, r.reason, r.message]), [['maestro', 'invalid_object', 'resource bundle.version: must be a non-negative integer, got "one"']]);
+    assert.deepEqual(
+      bad.rejections.map((r) => [r.source, r.reason, r.message]),
+      [['maestro', 'invalid_object', 'resource bundle.version: must be a non-negative integer, got "one"']],
+    );
     assert.match(bad.rejections[0]!.where, /^GET \/api\/maestro\/v1\/resource-bundles\?page=1&size=400&search=.* items\[4\]$/);
     assert.equal(bad.take().length, 4);
   });

@@ -46,7 +46,12 @@ function work(generation: number): WorkInput {
   return {
     metadata: {
       name: WORK,
-      labels: { 'hyperfleet.io/cluster-id': CLUSTER, 'hyperfleet.io/adapter': 'dry-run-adapter', 'hyperfleet.io/managed-by': 'dry-run-adapter', 'maestro.io/resource-type': 'manifestwork' },
+      labels: {
+        'hyperfleet.io/cluster-id': CLUSTER,
+        'hyperfleet.io/adapter': 'dry-run-adapter',
+        'hyperfleet.io/managed-by': 'dry-run-adapter',
+        'maestro.io/resource-type': 'manifestwork',
+      },
       annotations: { 'hyperfleet.io/created-by': 'hyperfleet-adapter-framework', 'hyperfleet.io/generation': String(generation) },
     },
     spec: {
@@ -56,7 +61,13 @@ function work(generation: number): WorkInput {
   };
 }
 
-const available = (ms: number): Record<string, unknown> => ({ type: 'Available', status: 'True', reason: 'ResourcesAvailable', message: 'All resources are available', lastTransitionTime: new Date(ms).toISOString() });
+const available = (ms: number): Record<string, unknown> => ({
+  type: 'Available',
+  status: 'True',
+  reason: 'ResourcesAvailable',
+  message: 'All resources are available',
+  lastTransitionTime: new Date(ms).toISOString(),
+});
 
 describe('Maestro resources decided live: the recreation pipeline fed by the Maestro source', function () {
   // polls an in-test Maestro server
@@ -89,10 +100,27 @@ describe('Maestro resources decided live: the recreation pipeline fed by the Mae
       decision: (d: LifecycleDecision, atMs) => decisions.push([(atMs - T0) / 1000, d.resource.kind, d.resource.name, d.decision, d.reason, d.trigger ?? null]),
       finished: (r) => finished.push(r),
     });
-    const poller = new MaestroPoller({ baseUrl: maestro.url, sourceId: SOURCE, consumers: [CONSUMER], intervalMs: 15_000, timeoutMs: 2000, timers: new ManualTimers(clock) }, pipeline.shadow);
+    const poller = new MaestroPoller(
+      { baseUrl: maestro.url, sourceId: SOURCE, consumers: [CONSUMER], intervalMs: 15_000, timeoutMs: 2000, timers: new ManualTimers(clock) },
+      pipeline.shadow,
+    );
     const cluster = (generation: number, deleting = false): void => {
-      const raw = { id: CLUSTER, kind: 'Cluster', name: CLUSTER, href: `/api/hyperfleet/v1/clusters/${CLUSTER}`, generation, ...(deleting ? { deleted_time: new Date(clock.ms).toISOString() } : {}), status: { conditions: [{ type: 'Reconciled', status: 'False' }] } };
-      pipeline.shadow.observe({ type: 'cluster', time: new Date(clock.ms).toISOString(), timeMs: clock.ms, cluster: toHyperFleetResource(raw), source: 'hyperfleet' });
+      const raw = {
+        id: CLUSTER,
+        kind: 'Cluster',
+        name: CLUSTER,
+        href: `/api/hyperfleet/v1/clusters/${CLUSTER}`,
+        generation,
+        ...(deleting ? { deleted_time: new Date(clock.ms).toISOString() } : {}),
+        status: { conditions: [{ type: 'Reconciled', status: 'False' }] },
+      };
+      pipeline.shadow.observe({
+        type: 'cluster',
+        time: new Date(clock.ms).toISOString(),
+        timeMs: clock.ms,
+        cluster: toHyperFleetResource(raw),
+        source: 'hyperfleet',
+      });
     };
     return { pipeline, decisions, finished, poller, cluster };
   }
@@ -101,7 +129,10 @@ describe('Maestro resources decided live: the recreation pipeline fed by the Mae
     const { pipeline } = shadow();
     assert.deepEqual(pipeline.kinds, ['ManifestWork']);
     assert.deepEqual(pipeline.watches, []);
-    assert.deepEqual(pipeline.shadow.compiled.notices.filter((n) => n.includes('not watched live')), []);
+    assert.deepEqual(
+      pipeline.shadow.compiled.notices.filter((n) => n.includes('not watched live')),
+      [],
+    );
   });
 
   it('a cluster marked deleting yields a delete decision for its ManifestWork, found by name within its consumer', async () => {
@@ -171,7 +202,21 @@ resources:
       [135, 'ManifestWork', 'clusterManifestWork', 'skip', 'generation 6 unchanged', null],
     ]);
     assert.deepEqual(
-      finished.map((r) => [r.kind, r.namespace, r.name, r.clusterId, r.trigger, r.oldUid, r.newUid, r.newGeneration, (r.deletionRequestedAtMs! - r.triggeredAtMs) / 1000, r.deletionSeconds, r.creationSeconds, r.availabilitySeconds, r.totalSeconds]),
+      finished.map((r) => [
+        r.kind,
+        r.namespace,
+        r.name,
+        r.clusterId,
+        r.trigger,
+        r.oldUid,
+        r.newUid,
+        r.newGeneration,
+        (r.deletionRequestedAtMs! - r.triggeredAtMs) / 1000,
+        r.deletionSeconds,
+        r.creationSeconds,
+        r.availabilitySeconds,
+        r.totalSeconds,
+      ]),
       [['ManifestWork', CONSUMER, WORK, CLUSTER, 'rule', workId(SOURCE, CONSUMER, WORK), workId(SOURCE, CONSUMER, WORK), '6', 3, 42, 5, 20, 70]],
     );
   });
@@ -197,26 +242,40 @@ ${extra}`;
   - {name: clusterId, source: event.id, type: string, required: true}
   - {name: generation, source: event.generation, type: string, required: true}
 resources:
-${resource('namespaceWork', 'ns-mw', `    nested_discoveries:
+${resource(
+  'namespaceWork',
+  'ns-mw',
+  `    nested_discoveries:
       - name: mgmtNamespace
         discovery: {by_selectors: {label_selector: {hyperfleet.io/resource-type: namespace}}}
-`)}${resource('configMapWork', 'cm-mw', `    lifecycle:
+`,
+)}${resource(
+        'configMapWork',
+        'cm-mw',
+        `    lifecycle:
       delete:
         when:
           expression: resources.?mgmtNamespace.?statusFeedback.?values.orValue([]).exists(v, v.name == "phase" && v.fieldValue.string == "Terminating")
-`)}`,
+`,
+      )}`,
     );
     const { decisions, poller, cluster } = shadow(undefined, taskConfig);
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CLUSTER, labels: { 'hyperfleet.io/resource-type': 'namespace' } } };
     const applied = (name: string, manifests: Record<string, unknown>[]): string =>
-      maestro.apply(SOURCE, CONSUMER, { metadata: { name: `${CLUSTER}-${name}`, annotations: { 'hyperfleet.io/generation': '1' } }, spec: { workload: { manifests } } });
+      maestro.apply(SOURCE, CONSUMER, {
+        metadata: { name: `${CLUSTER}-${name}`, annotations: { 'hyperfleet.io/generation': '1' } },
+        spec: { workload: { manifests } },
+      });
     const ns = applied('ns-mw', [namespace]);
     applied('cm-mw', []);
     cluster(1);
     await poller.pollOnce();
     decisions.splice(0);
     clock.ms += 30_000;
-    const phase = (p: string): Record<string, unknown> => ({ resourceMeta: { kind: 'Namespace', name: CLUSTER, namespace: '' }, statusFeedback: { values: [{ name: 'phase', fieldValue: { type: 'String', string: p } }] } });
+    const phase = (p: string): Record<string, unknown> => ({
+      resourceMeta: { kind: 'Namespace', name: CLUSTER, namespace: '' },
+      statusFeedback: { values: [{ name: 'phase', fieldValue: { type: 'String', string: p } }] },
+    });
     maestro.reportStatus(ns, [available(clock.ms)], [phase('Active')]);
     await poller.pollOnce();
     clock.ms += 30_000;

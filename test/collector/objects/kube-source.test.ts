@@ -30,7 +30,10 @@ class Sink {
     this.rejected.push(r);
   }
   lines(): string[] {
-    return this.seen.map((o) => `${o.event} ${o.object.namespace}/${o.object.name} gen=${o.object.annotations['hyperfleet.io/generation']}${o.object.deletionTimestampMs ? ' deleting' : ''}`);
+    return this.seen.map(
+      (o) =>
+        `${o.event} ${o.object.namespace}/${o.object.name} gen=${o.object.annotations['hyperfleet.io/generation']}${o.object.deletionTimestampMs ? ' deleting' : ''}`,
+    );
   }
 }
 
@@ -56,7 +59,10 @@ describe('managed objects from Kubernetes informers', function () {
   });
 
   it('paths and plurals of watched kinds', () => {
-    assert.deepEqual(['Job', 'Namespace', 'Ingress', 'NetworkPolicy', 'Endpoints', 'ConfigMap'].map((k) => pluralOf(k)), ['jobs', 'namespaces', 'ingresses', 'networkpolicies', 'endpoints', 'configmaps']);
+    assert.deepEqual(
+      ['Job', 'Namespace', 'Ingress', 'NetworkPolicy', 'Endpoints', 'ConfigMap'].map((k) => pluralOf(k)),
+      ['jobs', 'namespaces', 'ingresses', 'networkpolicies', 'endpoints', 'configmaps'],
+    );
     assert.equal(pluralOf('Widget', { Widget: 'widgetz' }), 'widgetz');
     assert.equal(collectionPath({ apiVersion: 'batch/v1', kind: 'Job' }), '/apis/batch/v1/jobs');
     assert.equal(collectionPath({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'hf' }), '/api/v1/namespaces/hf/configmaps');
@@ -68,7 +74,11 @@ describe('managed objects from Kubernetes informers', function () {
     const sink = new Sink();
     let now = clock;
     const source = new KubeObjectSource(
-      { kubeConfig: kubeConfigFor(server), watches: [{ apiVersion: 'batch/v1', kind: 'Job', labelSelector: 'hyperfleet.io/cluster-id' }], timers: { now: () => now, setTimeout, clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) } },
+      {
+        kubeConfig: kubeConfigFor(server),
+        watches: [{ apiVersion: 'batch/v1', kind: 'Job', labelSelector: 'hyperfleet.io/cluster-id' }],
+        timers: { now: () => now, setTimeout, clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+      },
       sink,
     );
     await source.start();
@@ -88,7 +98,12 @@ describe('managed objects from Kubernetes informers', function () {
     server.removeFinalizers(JOBS, 'hf-c1', 'validate-c1');
     server.create(JOBS, job('c1', 2));
     await until(() => sink.seen.length === 4, 'the recreation');
-    assert.deepEqual(sink.lines(), ['ADDED hf-c1/validate-c1 gen=1', 'MODIFIED hf-c1/validate-c1 gen=1 deleting', 'DELETED hf-c1/validate-c1 gen=1 deleting', 'ADDED hf-c1/validate-c1 gen=2']);
+    assert.deepEqual(sink.lines(), [
+      'ADDED hf-c1/validate-c1 gen=1',
+      'MODIFIED hf-c1/validate-c1 gen=1 deleting',
+      'DELETED hf-c1/validate-c1 gen=1 deleting',
+      'ADDED hf-c1/validate-c1 gen=2',
+    ]);
     assert.notEqual(sink.seen[3]!.object.uid, sink.seen[0]!.object.uid);
     assert.deepEqual(sink.rejected, []);
     await source.stop();
@@ -100,7 +115,12 @@ describe('managed objects from Kubernetes informers', function () {
     const sink = new Sink();
     const states: boolean[] = [];
     const source = new KubeObjectSource(
-      { kubeConfig: kubeConfigFor(server), watches: [{ apiVersion: 'batch/v1', kind: 'Job', namespace: 'hf-c1' }], backoff: { initialMs: 5, maxMs: 20 }, hooks: { state: (up) => states.push(up), error: () => undefined } },
+      {
+        kubeConfig: kubeConfigFor(server),
+        watches: [{ apiVersion: 'batch/v1', kind: 'Job', namespace: 'hf-c1' }],
+        backoff: { initialMs: 5, maxMs: 20 },
+        hooks: { state: (up) => states.push(up), error: () => undefined },
+      },
       sink,
     );
     await source.start();

@@ -10,8 +10,26 @@ const MS = 1_000_000n;
 const WHERE = 'POST /v1/traces #1 from 127.0.0.1:5000';
 const OPTIONS: SpanAssemblerOptions = { ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, settleMs: 2_000, maxWaitMs: 30_000 };
 
-function span(spanId: string, name: string, parentSpanId: string, startNs: bigint, endNs: bigint, attrs: Record<string, AttributeValue> = {}, status: [number, string] = [0, '']): OtlpSpan {
-  return { traceId: TRACE, spanId, parentSpanId, name, startNs, endNs, statusCode: status[0], statusMessage: status[1], attributes: new Map(Object.entries(attrs)) };
+function span(
+  spanId: string,
+  name: string,
+  parentSpanId: string,
+  startNs: bigint,
+  endNs: bigint,
+  attrs: Record<string, AttributeValue> = {},
+  status: [number, string] = [0, ''],
+): OtlpSpan {
+  return {
+    traceId: TRACE,
+    spanId,
+    parentSpanId,
+    name,
+    startNs,
+    endNs,
+    statusCode: status[0],
+    statusMessage: status[1],
+    attributes: new Map(Object.entries(attrs)),
+  };
 }
 
 function root(attrs: Record<string, AttributeValue> = {}, spanId = ROOT): OtlpSpan {
@@ -25,7 +43,12 @@ function child(n: number, name: string, attrs: Record<string, AttributeValue> = 
   return span(`c0000000000000${String(n).padStart(2, '0')}`, name, parent, start, start + BigInt(n) * 50n * MS, attrs, status);
 }
 
-function setup(options: Partial<SpanAssemblerOptions> = {}): { sink: CollectingSink; clock: ManualScheduler; asm: SpanAssembler; add: (...s: OtlpSpan[]) => void } {
+function setup(options: Partial<SpanAssemblerOptions> = {}): {
+  sink: CollectingSink;
+  clock: ManualScheduler;
+  asm: SpanAssembler;
+  add: (...s: OtlpSpan[]) => void;
+} {
   const sink = new CollectingSink();
   const clock = new ManualScheduler();
   const asm = new SpanAssembler({ ...OPTIONS, ...options }, sink, clock);
@@ -141,7 +164,10 @@ describe('otlp/assembler: spans -> attempts by the span convention', () => {
     const { sink, add } = setup();
     add(span('1111111111111111', 'GET /healthz', '', T0, T0));
     deepStrictEqual(sink.reasons(), ['orphan_span']);
-    strictEqual(sink.rejections[0]!.message, `span 1111111111111111 ("GET /healthz") in trace ${TRACE}: neither an attempt root (no reconcile.controller attribute) nor the child of one`);
+    strictEqual(
+      sink.rejections[0]!.message,
+      `span 1111111111111111 ("GET /healthz") in trace ${TRACE}: neither an attempt root (no reconcile.controller attribute) nor the child of one`,
+    );
   });
 
   it('echoes reconcile.time when it spells the root start instant, and formats the start otherwise', () => {
@@ -232,8 +258,14 @@ describe('otlp/assembler: spans -> attempts by the span convention', () => {
     const [a5] = ['00000000000000a5'];
     add(root(counted(2n), a5), child(6, 'F', {}, [0, ''], a5), root(counted(5n), a4), child(3, 'C', {}, [0, ''], a4), child(4, 'D', {}, [0, ''], a4));
     add(child(5, 'E', {}, [0, ''], a4));
-    deepStrictEqual(sink.attempts.slice(3).map((a) => [a.origin.spanId, a.operations.length, a.origin.incomplete]), [[a5, 1, true]]);
-    deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message.replace(/^span \w+ \("\w+"\) in trace \w+: /, '')]), [['pending_limit', 'the receiver already holds 3 pending spans, its limit']]);
+    deepStrictEqual(
+      sink.attempts.slice(3).map((a) => [a.origin.spanId, a.operations.length, a.origin.incomplete]),
+      [[a5, 1, true]],
+    );
+    deepStrictEqual(
+      sink.rejections.map((r) => [r.reason, r.message.replace(/^span \w+ \("\w+"\) in trace \w+: /, '')]),
+      [['pending_limit', 'the receiver already holds 3 pending spans, its limit']],
+    );
     strictEqual(asm.pendingSpans, 3);
   });
 
@@ -253,7 +285,10 @@ describe('otlp/assembler: spans -> attempts by the span convention', () => {
     strictEqual(asm.pendingAttempts, 10);
     clock.advance(2_000);
     strictEqual(sink.attempts.length, 100);
-    deepStrictEqual(sink.attempts.filter((a) => a.origin.incomplete || a.operations.length !== 3), []);
+    deepStrictEqual(
+      sink.attempts.filter((a) => a.origin.incomplete || a.operations.length !== 3),
+      [],
+    );
     deepStrictEqual(sink.rejections, []);
   });
 

@@ -21,7 +21,9 @@ import { CollectingSink, otlpExporter, tracerProvider, type Encoding, type Expor
 const ATTEMPTS_PER_FLUSH = 20;
 
 function lines(file: string): string[] {
-  return readFileSync(join(CONTRACT, file), 'utf8').split('\n').filter((l) => l !== '');
+  return readFileSync(join(CONTRACT, file), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 function journal(name: string): AttemptRecord[] {

@@ -165,12 +165,17 @@ describe('otlp/decode: both encodings to one span shape', () => {
   it('rejects protobuf spans with ids of the wrong length', () => {
     const { spans, problems } = decodeTraceRequest(protobufBody([protoSpan({ spanId: Buffer.from('abcd', 'hex') }), protoSpan()]), 'protobuf', LIMITS);
     strictEqual(spans.length, 1);
-    deepStrictEqual(problems, [{ reason: 'invalid_record', message: 'resource_spans[0].scope_spans[0].spans[0]: spanId: must be 8 non-zero bytes, got "abcd"' }]);
+    deepStrictEqual(problems, [
+      { reason: 'invalid_record', message: 'resource_spans[0].scope_spans[0].spans[0]: spanId: must be 8 non-zero bytes, got "abcd"' },
+    ]);
   });
 
   it('refuses a body that is not a request at all as undecodable, with the cause', () => {
     const undecodable = (body: Uint8Array, encoding: 'json' | 'protobuf', message: RegExp): void => {
-      throws(() => decodeTraceRequest(body, encoding, LIMITS), (e: unknown) => e instanceof UndecodableBody && message.test(e.message));
+      throws(
+        () => decodeTraceRequest(body, encoding, LIMITS),
+        (e: unknown) => e instanceof UndecodableBody && message.test(e.message),
+      );
     };
     undecodable(Buffer.from('{"resourceSpans":'), 'json', /^not JSON: /);
     undecodable(Buffer.from('[1,2]'), 'json', /^the body is not an ExportTraceServiceRequest object$/);
@@ -182,7 +187,9 @@ describe('otlp/decode: both encodings to one span shape', () => {
   });
 
   it('refuses a protobuf request holding a string that is not UTF-8 (as the Collector does), still counting all its spans', () => {
-    const spans = Array.from({ length: 120 }, (_, i) => protoSpan({ spanId: Buffer.alloc(8, i + 1), attributes: i === 7 ? [{ key: 'reconcile.object', value: { stringValue: 'ns/\u00e9' } }] : [] }));
+    const spans = Array.from({ length: 120 }, (_, i) =>
+      protoSpan({ spanId: Buffer.alloc(8, i + 1), attributes: i === 7 ? [{ key: 'reconcile.object', value: { stringValue: 'ns/\u00e9' } }] : [] }),
+    );
     const body = Buffer.from(protobufBody(spans));
     // the two bytes of é (c3 a9) become c3 ff: a broken sequence, in the value of a kept attribute of span 7
     const at = body.indexOf(Buffer.from('ns/\u00e9'));
@@ -192,10 +199,14 @@ describe('otlp/decode: both encodings to one span shape', () => {
       (e: unknown) =>
         e instanceof UndecodableBody &&
         e.spans === 120 &&
-        e.message === `not a protobuf ExportTraceServiceRequest: resource_spans[0].scope_spans[0].spans[7]: a string field at offset ${at - 1} is not valid UTF-8`,
+        e.message ===
+          `not a protobuf ExportTraceServiceRequest: resource_spans[0].scope_spans[0].spans[7]: a string field at offset ${at - 1} is not valid UTF-8`,
     );
     // a structure that cannot be walked has no span count
-    throws(() => decodeTraceRequest(body.subarray(0, body.length - 3), 'protobuf', LIMITS), (e: unknown) => e instanceof UndecodableBody && e.spans === undefined);
+    throws(
+      () => decodeTraceRequest(body.subarray(0, body.length - 3), 'protobuf', LIMITS),
+      (e: unknown) => e instanceof UndecodableBody && e.spans === undefined,
+    );
   });
 
   it('survives attribute values nested 100,000 deep: protobufjs refuses them, JSON is walked no deeper than a scalar', () => {
@@ -204,7 +215,13 @@ describe('otlp/decode: both encodings to one span shape', () => {
       (e: unknown) => e instanceof UndecodableBody && e.message === 'not a protobuf ExportTraceServiceRequest: max depth exceeded',
     );
     const deep = '{"arrayValue":{"values":['.repeat(100_000) + ']}}'.repeat(100_000);
-    const { problems } = decodeTraceRequest(Buffer.from(`{"resourceSpans":[{"scopeSpans":[{"spans":[${JSON.stringify(jsonSpan()).replace('"attributes":[', `"attributes":[{"key":"reconcile.deep","value":${deep}},`)}]}]}]}`), 'json', LIMITS);
+    const { problems } = decodeTraceRequest(
+      Buffer.from(
+        `{"resourceSpans":[{"scopeSpans":[{"spans":[${JSON.stringify(jsonSpan()).replace('"attributes":[', `"attributes":[{"key":"reconcile.deep","value":${deep}},`)}]}]}]}`,
+      ),
+      'json',
+      LIMITS,
+    );
     deepStrictEqual(problems, []);
   });
 

@@ -33,7 +33,17 @@ const ATTEMPTS: readonly AttemptRecord[] = [
 
 const passThrough = (b: Buffer): Buffer => b;
 const RawClient = grpc.makeGenericClientConstructor(
-  { Export: { path: EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: passThrough, requestDeserialize: passThrough, responseSerialize: passThrough, responseDeserialize: passThrough } },
+  {
+    Export: {
+      path: EXPORT_PATH,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: passThrough,
+      requestDeserialize: passThrough,
+      responseSerialize: passThrough,
+      responseDeserialize: passThrough,
+    },
+  },
   TRACE_SERVICE,
 );
 
@@ -48,7 +58,9 @@ interface RawAnswer {
 function rawExport(port: number, message: Buffer, metadata = new grpc.Metadata(), options: grpc.ClientOptions = {}): Promise<RawAnswer> {
   const client = new RawClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), options);
   return new Promise((resolve) => {
-    const call = (client as unknown as { Export: (m: Buffer, md: grpc.Metadata, cb: (e: grpc.ServiceError | null, r?: Buffer) => void) => grpc.ClientUnaryCall }).Export(message, metadata, (e, response) => {
+    const call = (
+      client as unknown as { Export: (m: Buffer, md: grpc.Metadata, cb: (e: grpc.ServiceError | null, r?: Buffer) => void) => grpc.ClientUnaryCall }
+    ).Export(message, metadata, (e, response) => {
       client.close();
       resolve(e ? { code: e.code, details: e.details, trailers: e.metadata } : { code: grpc.status.OK, details: '', ...(response ? { response } : {}) });
     });
@@ -58,7 +70,11 @@ function rawExport(port: number, message: Buffer, metadata = new grpc.Metadata()
 
 /** The spans of `attempts` as one ExportTraceServiceRequest, exactly as the real OTLP proto exporter sends it. */
 async function requestBytes(attempts: readonly AttemptRecord[]): Promise<Buffer> {
-  const bodies = await captureExportedBodies((url) => otlpExporter('protobuf', url), (tracer) => attempts.forEach((a) => emitAttempt(tracer, a)), { scope: 'operator', batchSize: 100_000 });
+  const bodies = await captureExportedBodies(
+    (url) => otlpExporter('protobuf', url),
+    (tracer) => attempts.forEach((a) => emitAttempt(tracer, a)),
+    { scope: 'operator', batchSize: 100_000 },
+  );
   strictEqual(bodies.length, 1);
   return bodies[0]!;
 }
@@ -104,8 +120,13 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     const port = await start({ limits: { maxSpansPerRequest: 3 } });
     const answer = await rawExport(port, await requestBytes(ATTEMPTS));
     strictEqual(answer.code, grpc.status.OK);
-    const response = otlpTypes().response.toObject(otlpTypes().response.decode(answer.response!), { longs: Number }) as { partialSuccess?: { rejectedSpans: number; errorMessage: string } };
-    deepStrictEqual(response.partialSuccess, { rejectedSpans: 2, errorMessage: '2 span(s) rejected (2 too_many_spans); first: spans 4-5 of 5: over the limit of 3 spans per request' });
+    const response = otlpTypes().response.toObject(otlpTypes().response.decode(answer.response!), { longs: Number }) as {
+      partialSuccess?: { rejectedSpans: number; errorMessage: string };
+    };
+    deepStrictEqual(response.partialSuccess, {
+      rejectedSpans: 2,
+      errorMessage: '2 span(s) rejected (2 too_many_spans); first: spans 4-5 of 5: over the limit of 3 spans per request',
+    });
     await pollUntil('the kept spans assembled', () => receiver!.queuedSpans === 0);
     deepStrictEqual(sink.reasons(), ['too_many_spans', 'too_many_spans']);
   });
@@ -167,8 +188,15 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     const details = refused.trailers?.get('grpc-status-details-bin')[0];
     ok(Buffer.isBuffer(details), 'grpc-status-details-bin');
     const t = otlpTypes();
-    const status = t.rpcStatus.toObject(t.rpcStatus.decode(details), { longs: Number }) as { code: number; message: string; details: { typeUrl: string; value: Uint8Array }[] };
-    deepStrictEqual([status.code, status.message, status.details.map((d) => d.typeUrl)], [grpc.status.RESOURCE_EXHAUSTED, refused.details, ['type.googleapis.com/google.rpc.RetryInfo']]);
+    const status = t.rpcStatus.toObject(t.rpcStatus.decode(details), { longs: Number }) as {
+      code: number;
+      message: string;
+      details: { typeUrl: string; value: Uint8Array }[];
+    };
+    deepStrictEqual(
+      [status.code, status.message, status.details.map((d) => d.typeUrl)],
+      [grpc.status.RESOURCE_EXHAUSTED, refused.details, ['type.googleapis.com/google.rpc.RetryInfo']],
+    );
     deepStrictEqual(t.retryInfo.toObject(t.retryInfo.decode(status.details[0]!.value), { longs: Number }), { retryDelay: { seconds: 3 } });
     strictEqual(receiver!.queuedSpans, 5);
     clock.release();
@@ -185,7 +213,9 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 5_000, (e) => (e ? reject(e) : resolve())));
     const stopped = receiver!.stop();
     const answer = await new Promise<RawAnswer>((resolve) =>
-      (client as unknown as { Export: (m: Buffer, cb: (e: grpc.ServiceError | null) => void) => void }).Export(body, (e) => resolve(e ? { code: e.code, details: e.details } : { code: grpc.status.OK, details: '' })),
+      (client as unknown as { Export: (m: Buffer, cb: (e: grpc.ServiceError | null) => void) => void }).Export(body, (e) =>
+        resolve(e ? { code: e.code, details: e.details } : { code: grpc.status.OK, details: '' }),
+      ),
     );
     client.close();
     await stopped;

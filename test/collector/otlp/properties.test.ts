@@ -43,13 +43,20 @@ const jsonSpan = fc.record(
     name: fc.oneof(fc.string(), junk),
     startTimeUnixNano: fc.oneof(fc.bigInt({ min: -10n, max: 1n << 70n }).map(String), fc.integer(), junk),
     endTimeUnixNano: fc.oneof(fc.bigInt({ min: 0n, max: 1n << 64n }).map(String), fc.double()),
-    attributes: fc.oneof(fc.array(fc.record({ key: fc.oneof(fc.constantFrom('reconcile.controller', 'reconcile.generation', 'x'), fc.string()), value: anyValue })), junk),
+    attributes: fc.oneof(
+      fc.array(fc.record({ key: fc.oneof(fc.constantFrom('reconcile.controller', 'reconcile.generation', 'x'), fc.string()), value: anyValue })),
+      junk,
+    ),
     status: fc.oneof(fc.record({ code: fc.oneof(fc.integer(), fc.string()), message: fc.oneof(fc.string(), junk) }), junk),
   },
   { requiredKeys: [] },
 );
 const jsonBody = fc.oneof(
-  fc.record({ resourceSpans: fc.array(fc.record({ scopeSpans: fc.array(fc.record({ spans: fc.array(jsonSpan, { maxLength: 60 }) }), { maxLength: 2 }) }), { maxLength: 2 }) }),
+  fc.record({
+    resourceSpans: fc.array(fc.record({ scopeSpans: fc.array(fc.record({ spans: fc.array(jsonSpan, { maxLength: 60 }) }), { maxLength: 2 }) }), {
+      maxLength: 2,
+    }),
+  }),
   fc.record({ resourceSpans: junk }),
   junk,
 );
@@ -104,7 +111,12 @@ describe('otlp properties: hostile bodies and arrival orders', () => {
         count: fc.option(fc.nat(4), { nil: undefined }),
         model: fc.constantFrom('phased', 'sequential', 'other'),
       }),
-      fc.record({ kind: fc.constant('child' as const), id: fc.constantFrom('b1', 'b2', 'b3', 'b4', 'b5'), parent: fc.constantFrom(...ids, '00000000000000ff'), error: fc.boolean() }),
+      fc.record({
+        kind: fc.constant('child' as const),
+        id: fc.constantFrom('b1', 'b2', 'b3', 'b4', 'b5'),
+        parent: fc.constantFrom(...ids, '00000000000000ff'),
+        error: fc.boolean(),
+      }),
       fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
     );
     fc.assert(
@@ -145,5 +157,15 @@ function rootSpan(id: string, count: number | undefined, model: string): OtlpSpa
 
 function childSpan(id: string, parent: string, error: boolean): OtlpSpan {
   const spanId = `c0000000000000${id}`;
-  return { traceId: TRACE, spanId, parentSpanId: parent, name: `Op${id}`, startNs: 11n, endNs: 12n, statusCode: error ? 2 : 0, statusMessage: error ? 'boom' : '', attributes: new Map() };
+  return {
+    traceId: TRACE,
+    spanId,
+    parentSpanId: parent,
+    name: `Op${id}`,
+    startNs: 11n,
+    endNs: 12n,
+    statusCode: error ? 2 : 0,
+    statusMessage: error ? 'boom' : '',
+    attributes: new Map(),
+  };
 }

@@ -10,14 +10,39 @@ import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
 import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
 import { DEFAULT_LIMITS, OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
+import {
+  CollectingSink,
+  ManualScheduler,
+  capture,
+  exportSpans,
+  otlpExporter,
+  pollUntil,
+  tracerProvider,
+  type Encoding,
+  type ExporterConfig,
+} from './helpers.js';
 
 const WHERE = /^POST \/v1\/traces #\d+ from 127\.0\.0\.1:\d+$/;
 const GZIP = 'gzip' as ExporterConfig['compression'];
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
-function journal(time: string, object: string, generation: number | undefined, model: 'sequential' | 'phased', operations: AttemptRecord['operations']): AttemptRecord {
-  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, model, operations, origin: { source: 'journal' }, ...(generation === undefined ? {} : { generation }) };
+function journal(
+  time: string,
+  object: string,
+  generation: number | undefined,
+  model: 'sequential' | 'phased',
+  operations: AttemptRecord['operations'],
+): AttemptRecord {
+  return {
+    time,
+    timeMs: Date.parse(time),
+    controller: 'hostedcluster',
+    object,
+    model,
+    operations,
+    origin: { source: 'journal' },
+    ...(generation === undefined ? {} : { generation }),
+  };
 }
 
 /** Three attempts, eight spans: an error with a message, stop/skip, an error without one, a time only `reconcile.time` can echo, no operations. */
@@ -81,7 +106,12 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     return `${scheme}://127.0.0.1:${receiver.address().port}/v1/traces`;
   }
 
-  function operatorTracer(encoding: Encoding, url: string, config: ExporterConfig = {}, opts: { batchSize?: number; simple?: boolean } = {}): { tracer: Tracer; flush: () => Promise<void> } {
+  function operatorTracer(
+    encoding: Encoding,
+    url: string,
+    config: ExporterConfig = {},
+    opts: { batchSize?: number; simple?: boolean } = {},
+  ): { tracer: Tracer; flush: () => Promise<void> } {
     const provider = tracerProvider(otlpExporter(encoding, url, config), opts);
     providers.push(provider);
     return { tracer: provider.getTracer('operator'), flush: () => provider.forceFlush() };
@@ -107,7 +137,10 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
         for (const a of ATTEMPTS) emitAttempt(tracer, a);
         await flush();
         await sink.until('three attempts', () => sink.attempts.length === 3);
-        deepStrictEqual(idsChecked(sink.attempts), ATTEMPTS.map((a) => asReceived(a)));
+        deepStrictEqual(
+          idsChecked(sink.attempts),
+          ATTEMPTS.map((a) => asReceived(a)),
+        );
         deepStrictEqual(sink.receivedCalls, [8]);
         deepStrictEqual(sink.rejections, []);
       });
@@ -120,14 +153,22 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     for (const a of ATTEMPTS) emitAttempt(tracer, a);
     await flush();
     await sink.until('three attempts', () => sink.attempts.length === 3);
-    deepStrictEqual(byTime(idsChecked(sink.attempts)), ATTEMPTS.map((a) => asReceived(a)));
+    deepStrictEqual(
+      byTime(idsChecked(sink.attempts)),
+      ATTEMPTS.map((a) => asReceived(a)),
+    );
     deepStrictEqual([...sink.receivedCalls].sort(), [2, 3, 3]);
   });
 
   it('assembles an attempt whose root arrives first and whose children come later, out of order', async () => {
     const url = await start();
     const { tracer, flush } = operatorTracer('json', url, {}, { simple: true });
-    const attributes = { 'reconcile.controller': 'hostedcluster', 'reconcile.object': 'clusters/hc-3', 'reconcile.model': 'phased', 'reconcile.operation_count': 2 };
+    const attributes = {
+      'reconcile.controller': 'hostedcluster',
+      'reconcile.object': 'clusters/hc-3',
+      'reconcile.model': 'phased',
+      'reconcile.operation_count': 2,
+    };
     const root = tracer.startSpan('reconcile', { root: true, startTime: [1793491205, 0], attributes });
     const a = tracer.startSpan('A', { startTime: [1793491205, 1000] }, trace.setSpan(ROOT_CONTEXT, root));
     const b = tracer.startSpan('B', { startTime: [1793491205, 2000] }, trace.setSpan(ROOT_CONTEXT, root));
@@ -155,7 +196,12 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
   it('analyzes an attempt that misses children after the max wait, marked incomplete', async () => {
     const url = await start({ assembly: { maxWaitMs: 30_000 } });
     const { tracer, flush } = operatorTracer('protobuf', url);
-    const attributes = { 'reconcile.controller': 'hostedcluster', 'reconcile.object': 'clusters/hc-1', 'reconcile.model': 'sequential', 'reconcile.operation_count': 2 };
+    const attributes = {
+      'reconcile.controller': 'hostedcluster',
+      'reconcile.object': 'clusters/hc-1',
+      'reconcile.model': 'sequential',
+      'reconcile.operation_count': 2,
+    };
     const root = tracer.startSpan('reconcile', { root: true, startTime: [1793491300, 0], attributes });
     tracer.startSpan('A', { startTime: [1793491300, 10] }, trace.setSpan(ROOT_CONTEXT, root)).end([1793491300, 20]);
     root.end([1793491301, 0]); // the second child never comes
@@ -291,7 +337,11 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     strictEqual(declared.body.toString(), '{"code":8,"message":"bodies being read hold 60 bytes (limit 64) and this one is 20: retry later"}');
     const streamed = openRequest(port);
     streamed.request.write(`{${' '.repeat(9)}`);
-    deepStrictEqual(await streamed.answer, { status: 429, retryAfter: '1', body: '{"code":8,"message":"bodies being read hold 60 bytes (limit 64): retry later"}' });
+    deepStrictEqual(await streamed.answer, {
+      status: 429,
+      retryAfter: '1',
+      body: '{"code":8,"message":"bodies being read hold 60 bytes (limit 64): retry later"}',
+    });
     open.request.end('}');
     strictEqual((await open.answer).status, 200);
     strictEqual(receiver!.bufferedBodyBytes, 0);
@@ -314,7 +364,10 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     deepStrictEqual(await send(json(2_001), true), [413, '{"code":3,"message":"the body inflates past the limit of 2000 bytes"}']);
     const incompressible = gzipSync(randomBytes(3_100), { level: 0 });
     const wire = await post(url, incompressible, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-    deepStrictEqual([wire.status, wire.body.toString()], [413, `{"code":3,"message":"content-length ${incompressible.length} exceeds the limit of 3000 bytes"}`]);
+    deepStrictEqual(
+      [wire.status, wire.body.toString()],
+      [413, `{"code":3,"message":"content-length ${incompressible.length} exceeds the limit of 3000 bytes"}`],
+    );
     deepStrictEqual(sink.reasons(), ['body_too_large', 'decompressed_too_large', 'body_too_large']);
   });
 
@@ -326,7 +379,12 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const status = async (body: Buffer, gzip: boolean): Promise<number> =>
       (await post(url, gzip ? gzipSync(body) : body, { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) })).status;
     deepStrictEqual(
-      [await status(json(maxBodyBytes), false), await status(json(maxBodyBytes + 1), false), await status(json(maxDecompressedBytes), true), await status(json(maxDecompressedBytes + 1), true)],
+      [
+        await status(json(maxBodyBytes), false),
+        await status(json(maxBodyBytes + 1), false),
+        await status(json(maxDecompressedBytes), true),
+        await status(json(maxDecompressedBytes + 1), true),
+      ],
       [200, 413, 200, 413],
     );
     deepStrictEqual(sink.reasons(), ['body_too_large', 'decompressed_too_large']);
@@ -341,10 +399,16 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const answer = await post(url, body, { 'content-type': 'application/x-protobuf' });
     strictEqual(answer.status, 400);
     const status = otlpTypes().rpcStatus.decode(answer.body) as unknown as { message: string };
-    match(status.message, /^not a protobuf ExportTraceServiceRequest: resource_spans\[0\]\.scope_spans\[0\]\.spans\[3\]: a string field at offset \d+ is not valid UTF-8$/);
+    match(
+      status.message,
+      /^not a protobuf ExportTraceServiceRequest: resource_spans\[0\]\.scope_spans\[0\]\.spans\[3\]: a string field at offset \d+ is not valid UTF-8$/,
+    );
     await assembled(1);
     deepStrictEqual(sink.receivedCalls, [20]);
-    deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message]), Array.from({ length: 20 }, () => ['undecodable_body', status.message]));
+    deepStrictEqual(
+      sink.rejections.map((r) => [r.reason, r.message]),
+      Array.from({ length: 20 }, () => ['undecodable_body', status.message]),
+    );
   });
 
   it('the exporter honours 429 + Retry-After and its retry gets through once the queue drains', async () => {
@@ -372,7 +436,10 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const url = await start({ bearerToken: 's3cret' });
     const { provider, spans } = capture();
     providers.push(provider);
-    provider.getTracer('operator').startSpan('reconcile', { attributes: { 'reconcile.controller': 'hostedcluster', 'reconcile.operation_count': 0 } }).end();
+    provider
+      .getTracer('operator')
+      .startSpan('reconcile', { attributes: { 'reconcile.controller': 'hostedcluster', 'reconcile.operation_count': 0 } })
+      .end();
     const without = await exportSpans(otlpExporter('protobuf', url), spans());
     strictEqual(without.code, 1);
     strictEqual(without.error?.code, 401);
@@ -398,7 +465,12 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
       diag.setLogger({ error: log, warn: log, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
       try {
         const { tracer, flush } = operatorTracer(encoding, url);
-        const attributes = { 'reconcile.controller': 'hostedcluster', 'reconcile.object': 'clusters/hc-1', 'reconcile.model': 'phased', 'reconcile.operation_count': 0 };
+        const attributes = {
+          'reconcile.controller': 'hostedcluster',
+          'reconcile.object': 'clusters/hc-1',
+          'reconcile.model': 'phased',
+          'reconcile.operation_count': 0,
+        };
         tracer.startSpan('reconcile', { root: true, startTime: [1793491205, 0], attributes }).end();
         tracer.startSpan('reconcile', { root: true, startTime: [1793491206, 0], attributes: { ...attributes, 'reconcile.generation': 1 } }).end();
         await flush();
@@ -410,7 +482,10 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
       const rejected = encoding === 'json' ? '"1"' : '1';
       deepStrictEqual(warnings, [`Received Partial Success response: {"rejectedSpans":${rejected},"errorMessage":${JSON.stringify(message)}}`]);
       await sink.until('the accepted attempt', () => sink.attempts.length === 1);
-      deepStrictEqual(sink.rejections.map((r) => [r.reason, r.message]), [['too_many_attributes', `${at}: attributes: 5 exceeds the limit of 4 per span`]]);
+      deepStrictEqual(
+        sink.rejections.map((r) => [r.reason, r.message]),
+        [['too_many_attributes', `${at}: attributes: 5 exceeds the limit of 4 per span`]],
+      );
       deepStrictEqual(sink.receivedCalls, [2]);
     });
   }
@@ -432,8 +507,21 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const url = await start({ tls: { cert: pem('server.pem'), key: pem('server-key.pem'), ca: pem('ca.pem'), requestCert: true } }, 'https');
     const { provider, spans } = capture();
     providers.push(provider);
-    provider.getTracer('operator').startSpan('reconcile', { attributes: { 'reconcile.controller': 'hostedcluster', 'reconcile.object': 'clusters/hc-1', 'reconcile.model': 'phased', 'reconcile.operation_count': 0 } }).end();
-    const client = await exportSpans(otlpExporter('protobuf', url, { httpAgentOptions: { ca: pem('ca.pem'), cert: pem('client.pem'), key: pem('client-key.pem') } }), spans());
+    provider
+      .getTracer('operator')
+      .startSpan('reconcile', {
+        attributes: {
+          'reconcile.controller': 'hostedcluster',
+          'reconcile.object': 'clusters/hc-1',
+          'reconcile.model': 'phased',
+          'reconcile.operation_count': 0,
+        },
+      })
+      .end();
+    const client = await exportSpans(
+      otlpExporter('protobuf', url, { httpAgentOptions: { ca: pem('ca.pem'), cert: pem('client.pem'), key: pem('client-key.pem') } }),
+      spans(),
+    );
     strictEqual(client.code, 0);
     await sink.until('the attempt', () => sink.attempts.length === 1);
     const anonymous = await exportSpans(otlpExporter('protobuf', url, { httpAgentOptions: { ca: pem('ca.pem') }, timeoutMillis: 3_000 }), spans());
@@ -483,7 +571,10 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     finishing.request.end('[]}');
     strictEqual((await finishing.answer).status, 200);
     late.socket.write('Content-Length: 2\r\n\r\n{}');
-    match(await late.answer, /^HTTP\/1\.1 503 Service Unavailable\r\n[^]*connection: close\r\n[^]*\r\n\r\n\{"code":14,"message":"the receiver is stopping"\}$/i);
+    match(
+      await late.answer,
+      /^HTTP\/1\.1 503 Service Unavailable\r\n[^]*connection: close\r\n[^]*\r\n\r\n\{"code":14,"message":"the receiver is stopping"\}$/i,
+    );
     clock.advance(2_000);
     await stopped;
     // counted before stop resolved: nothing is left to arrive later

@@ -30,8 +30,21 @@ function attempt(tracer: Tracer, ms: number, object: string, tracestate: string 
   const parent =
     tracestate === undefined
       ? ROOT_CONTEXT
-      : trace.setSpanContext(ROOT_CONTEXT, { traceId: (ms + 1).toString(16).padStart(32, 'a'), spanId: 'bbbbbbbbbbbbbbbb', traceFlags: TraceFlags.SAMPLED, isRemote: true, traceState: createTraceState(tracestate) });
-  const root = tracer.startSpan('reconcile', { startTime: at(ms), attributes: { 'reconcile.controller': 'postgrescluster', 'reconcile.object': object, 'reconcile.model': 'sequential', 'reconcile.operation_count': 2 } }, parent);
+      : trace.setSpanContext(ROOT_CONTEXT, {
+          traceId: (ms + 1).toString(16).padStart(32, 'a'),
+          spanId: 'bbbbbbbbbbbbbbbb',
+          traceFlags: TraceFlags.SAMPLED,
+          isRemote: true,
+          traceState: createTraceState(tracestate),
+        });
+  const root = tracer.startSpan(
+    'reconcile',
+    {
+      startTime: at(ms),
+      attributes: { 'reconcile.controller': 'postgrescluster', 'reconcile.object': object, 'reconcile.model': 'sequential', 'reconcile.operation_count': 2 },
+    },
+    parent,
+  );
   const ctx = trace.setSpan(ROOT_CONTEXT, root);
   tracer.startSpan('FetchCluster', { startTime: at(ms + 1) }, ctx).end(at(ms + 2));
   const secrets = tracer.startSpan('EnsureSecrets', { startTime: at(ms + 2) }, ctx);
@@ -43,7 +56,10 @@ function attempt(tracer: Tracer, ms: number, object: string, tracestate: string 
 describe('otlp/sampling: consistent-probability sampled traces are weighted by their adjusted count', () => {
   it("reads th from the tracestate's ot entry, as the OTel spec writes it, and its adjusted count", () => {
     deepStrictEqual(
-      ['ot=th:0', 'ot=th:8', 'ot=th:c;rv:9b8233f7e3a151', 'vendor=x,ot=rv:0123;th:e', 'ot=th:fd70a3d70a3d71'].map((ts) => [samplingThreshold(ts), adjustedCount(samplingThreshold(ts)!)]),
+      ['ot=th:0', 'ot=th:8', 'ot=th:c;rv:9b8233f7e3a151', 'vendor=x,ot=rv:0123;th:e', 'ot=th:fd70a3d70a3d71'].map((ts) => [
+        samplingThreshold(ts),
+        adjustedCount(samplingThreshold(ts)!),
+      ]),
       [
         ['0', 1],
         ['8', 2],
@@ -54,7 +70,14 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
       ],
     );
     // no threshold, or one that is not 1-14 lowercase hex digits: not sampled (the count is unknown, not guessed)
-    deepStrictEqual(['', 'vendor=x', 'ot=rv:0123', 'ot=th:', 'ot=th:XYZ', 'ot=th:123456789abcdef'].map(samplingThreshold), [undefined, undefined, undefined, undefined, undefined, undefined]);
+    deepStrictEqual(['', 'vendor=x', 'ot=rv:0123', 'ot=th:', 'ot=th:XYZ', 'ot=th:123456789abcdef'].map(samplingThreshold), [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   for (const encoding of ['protobuf', 'json'] as Encoding[]) {
@@ -88,17 +111,34 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
       publisher.refresh();
       const samples = parsePrometheusText(await registry.metrics());
       deepStrictEqual(
-        [valueOf(samples, 'reconcile_shadow_attempts_total'), valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }), valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'EnsureSecrets', outcome: 'error' })],
+        [
+          valueOf(samples, 'reconcile_shadow_attempts_total'),
+          valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }),
+          valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'EnsureSecrets', outcome: 'error' }),
+        ],
         [7, 4, 4],
       );
       const [summary] = analyzer.report().controllers;
-      deepStrictEqual(summary!.attempts, { total: 7, byObservedModel: { sequential: 7, phased: 0 }, bySource: { otlp: 7 }, diverged: 4, divergenceRate: 4 / 7, structural: 0, partial: 0, sampled: 2, estimate: SAMPLED_ESTIMATE });
+      deepStrictEqual(summary!.attempts, {
+        total: 7,
+        byObservedModel: { sequential: 7, phased: 0 },
+        bySource: { otlp: 7 },
+        diverged: 4,
+        divergenceRate: 4 / 7,
+        structural: 0,
+        partial: 0,
+        sampled: 2,
+        estimate: SAMPLED_ESTIMATE,
+      });
       const op = (name: string): { observed: number; outcomes: unknown; unblocked: number } => {
         const o = summary!.operations.find((x) => x.name === name)!;
         return { observed: o.observed, outcomes: o.outcomes, unblocked: o.unblocked };
       };
       deepStrictEqual(op('EnsureSecrets'), { observed: 7, outcomes: { ok: 3, error: 4, stop: 0, skip: 0 }, unblocked: 0 });
-      strictEqual(summary!.operations.filter((o) => o.unblocked > 0).every((o) => o.unblocked === 4), true);
+      strictEqual(
+        summary!.operations.filter((o) => o.unblocked > 0).every((o) => o.unblocked === 4),
+        true,
+      );
     });
   }
 });

@@ -44,7 +44,16 @@ function sameAsParsed(body: Uint8Array, limits: DecodeLimits): void {
 
 function attempt(object: string, operations: AttemptRecord['operations'], generation?: number): AttemptRecord {
   const time = '2026-11-01T00:00:05.339362Z';
-  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, model: 'phased', operations, origin: { source: 'journal' }, ...(generation === undefined ? {} : { generation }) };
+  return {
+    time,
+    timeMs: Date.parse(time),
+    controller: 'hostedcluster',
+    object,
+    model: 'phased',
+    operations,
+    origin: { source: 'journal' },
+    ...(generation === undefined ? {} : { generation }),
+  };
 }
 
 /** Attempts whose spans carry what exporters really write: error messages with quotes, newlines and non-ASCII. */
@@ -53,7 +62,12 @@ const ATTEMPTS: readonly AttemptRecord[] = [
     'clusters/hc-1',
     [
       { name: 'ValidReleaseImage', outcome: 'ok', durationSeconds: 0.25 },
-      { name: 'AuditWebhookSync', outcome: 'error', error: 'failed to get audit webhook config clusters/hc-1: secrets "hc-1-audit-webhook" not found', durationSeconds: 0.5 },
+      {
+        name: 'AuditWebhookSync',
+        outcome: 'error',
+        error: 'failed to get audit webhook config clusters/hc-1: secrets "hc-1-audit-webhook" not found',
+        durationSeconds: 0.5,
+      },
       { name: 'PayloadArch', outcome: 'skip' },
       { name: 'PersistStatus', outcome: 'stop' },
     ],
@@ -73,7 +87,20 @@ function exporterBodies(): Promise<Buffer[]> {
     (tracer) => {
       for (const a of ATTEMPTS) emitAttempt(tracer, a);
       const parent = tracer.startSpan('reconcile');
-      const span = tracer.startSpan('Extra', { attributes: { 'http.method': 'GET', 'reconcile.ratio': 0.5, 'reconcile.flag': false, 'reconcile.big': 2 ** 53 + 2, 'reconcile.list': ['a', 'b'], 'reconcile.neg': -7 } }, trace.setSpan(ROOT_CONTEXT, parent));
+      const span = tracer.startSpan(
+        'Extra',
+        {
+          attributes: {
+            'http.method': 'GET',
+            'reconcile.ratio': 0.5,
+            'reconcile.flag': false,
+            'reconcile.big': 2 ** 53 + 2,
+            'reconcile.list': ['a', 'b'],
+            'reconcile.neg': -7,
+          },
+        },
+        trace.setSpan(ROOT_CONTEXT, parent),
+      );
       span.addEvent('an event', { 'reconcile.x': 'y' });
       span.end();
       parent.end();
@@ -83,7 +110,10 @@ function exporterBodies(): Promise<Buffer[]> {
 }
 
 const hex = (bytes: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', 'a"b', 'a\\b', 'tab\there', 'ü', '€😀', '\u2028', '\ud800', 'reconcile.', 'x'.repeat(70)));
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('', 'a"b', 'a\\b', 'tab\there', 'ü', '€😀', '\u2028', '\ud800', 'reconcile.', 'x'.repeat(70)),
+);
 /** An attributes list: kept keys and others, every kind of value and junk. */
 const attributeList = fc.array(
   fc.record(
@@ -91,7 +121,14 @@ const attributeList = fc.array(
       key: fc.oneof(fc.constantFrom('reconcile.controller', 'reconcile.outcome', 'reconcile.operation_count', 'http.method'), text),
       value: fc.oneof(
         fc.record({ stringValue: fc.oneof(text, fc.integer()) }),
-        fc.record({ intValue: fc.oneof(fc.integer(), fc.bigInt({ min: -(1n << 64n), max: 1n << 64n }).map(String), fc.double(), fc.constantFrom(1e15, 123456789012345, 1234567890123456, -0, 2 ** 63, -(2 ** 63), 2 ** 63 - 1024, -(2 ** 63) - 2048, 1e19, 2 ** 64)) }),
+        fc.record({
+          intValue: fc.oneof(
+            fc.integer(),
+            fc.bigInt({ min: -(1n << 64n), max: 1n << 64n }).map(String),
+            fc.double(),
+            fc.constantFrom(1e15, 123456789012345, 1234567890123456, -0, 2 ** 63, -(2 ** 63), 2 ** 63 - 1024, -(2 ** 63) - 2048, 1e19, 2 ** 64),
+          ),
+        }),
         fc.record({ boolValue: fc.oneof(fc.boolean(), fc.string()) }),
         fc.record({ doubleValue: fc.oneof(fc.double({ noNaN: true }), fc.string()) }),
         fc.record({ stringValue: text, intValue: fc.integer() }),
@@ -116,7 +153,10 @@ const fieldValue = fc.oneof(
   text,
   fc.constant(null),
   fc.boolean(),
-  fc.record({ code: fc.oneof(fc.nat(3), fc.constantFrom('STATUS_CODE_ERROR', 'STATUS_CODE_OK', 'bad', 2.5, -1, 2 ** 40)), message: fc.oneof(text, fc.constant(null)) }, { requiredKeys: [] }),
+  fc.record(
+    { code: fc.oneof(fc.nat(3), fc.constantFrom('STATUS_CODE_ERROR', 'STATUS_CODE_OK', 'bad', 2.5, -1, 2 ** 40)), message: fc.oneof(text, fc.constant(null)) },
+    { requiredKeys: [] },
+  ),
   attributeList,
   fc.anything({ maxDepth: 2, maxKeys: 3 }),
 );
@@ -144,7 +184,10 @@ const EDGE_VALUES: readonly unknown[] = [
   { code: 2, message: 'boom "quoted"' },
   { code: 'STATUS_CODE_ERROR' },
   [],
-  [{ key: 'reconcile.outcome', value: { stringValue: 'stop' } }, { key: 'reconcile.n', value: { intValue: 7 } }],
+  [
+    { key: 'reconcile.outcome', value: { stringValue: 'stop' } },
+    { key: 'reconcile.n', value: { intValue: 7 } },
+  ],
   [{ key: 'reconcile.n', value: { intValue: 2 ** 63 } }],
 ];
 const FIELDS = ['traceId', 'spanId', 'parentSpanId', 'name', 'startTimeUnixNano', 'endTimeUnixNano', 'status', 'attributes', 'kind', 'events'] as const;
@@ -315,7 +358,21 @@ describe('otlp/scan-json: the scanner decodes exactly as JSON.parse and the walk
 
   it('agrees on bodies that are not requests, or not JSON, and on dense ones', () => {
     const dense = `{"resourceSpans":[${'{},'.repeat(2000)}{}]}`;
-    for (const text of ['', ' ', '{}', '[]', 'null', '"x"', '{"resourceSpans":null}', '{"resourceSpans":{}}', '{"resourceSpans":[1]}', '{"resourceSpans":[{"scopeSpans":[{"spans":[1,null,"x",[]]}]}]}', dense, '{"a":1}x', '{"a":1,}']) {
+    for (const text of [
+      '',
+      ' ',
+      '{}',
+      '[]',
+      'null',
+      '"x"',
+      '{"resourceSpans":null}',
+      '{"resourceSpans":{}}',
+      '{"resourceSpans":[1]}',
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[1,null,"x",[]]}]}]}',
+      dense,
+      '{"a":1}x',
+      '{"a":1,}',
+    ]) {
       sameAsParsed(Buffer.from(text), LIMITS);
     }
     const deep = '{"arrayValue":{"values":['.repeat(100_000) + ']}}'.repeat(100_000);

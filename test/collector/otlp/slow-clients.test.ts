@@ -26,7 +26,15 @@ function batch(): ReturnType<ReturnType<typeof capture>['spans']> {
   const tracer = provider.getTracer('operator');
   for (const [i, ops] of [['A', 'B'], ['A', 'B', 'C'], []].entries()) {
     const time = `2026-11-01T00:00:0${i}Z`;
-    emitAttempt(tracer, { time, timeMs: Date.parse(time), controller: 'hostedcluster', object: `clusters/hc-${i}`, model: 'phased', operations: ops.map((name) => ({ name, outcome: 'ok' as const })), origin: { source: 'journal' } });
+    emitAttempt(tracer, {
+      time,
+      timeMs: Date.parse(time),
+      controller: 'hostedcluster',
+      object: `clusters/hc-${i}`,
+      model: 'phased',
+      operations: ops.map((name) => ({ name, outcome: 'ok' as const })),
+      origin: { source: 'journal' },
+    });
   }
   return spans();
 }
@@ -75,25 +83,33 @@ describe('otlp/receiver: slow and idle clients cannot starve intake', function (
     const port = await start(timeouts);
     clients = slowClients(port, 2);
     const outcomes = await Promise.all(clients.map(async (c) => ({ kind: c.kind, ...(await c.closed) })));
-    const deadline: Record<SlowKind, number> = { idle: timeouts.headersTimeoutMs, partialHeaders: timeouts.headersTimeoutMs, noBody: timeouts.bodyIdleTimeoutMs, trickle: timeouts.bodyTimeoutMs };
+    const deadline: Record<SlowKind, number> = {
+      idle: timeouts.headersTimeoutMs,
+      partialHeaders: timeouts.headersTimeoutMs,
+      noBody: timeouts.bodyIdleTimeoutMs,
+      trickle: timeouts.bodyTimeoutMs,
+    };
     for (const o of outcomes) {
       // Node checks the headers timeout every TIMEOUT_CHECK_MS; a loaded machine gets a little more slack. Node dates
       // the connection by its event loop's clock of the turn, so the cut can come a little before the deadline
-      ok(o.afterMs >= deadline[o.kind] - TIMER_SLACK_MS && o.afterMs < deadline[o.kind] + TIMEOUT_CHECK_MS + 500, `${o.kind}: cut after ${Math.round(o.afterMs)} ms, deadline ${deadline[o.kind]} ms`);
+      ok(
+        o.afterMs >= deadline[o.kind] - TIMER_SLACK_MS && o.afterMs < deadline[o.kind] + TIMEOUT_CHECK_MS + 500,
+        `${o.kind}: cut after ${Math.round(o.afterMs)} ms, deadline ${deadline[o.kind]} ms`,
+      );
       ok(o.answer.startsWith('HTTP/1.1 408 '), `${o.kind}: answered ${JSON.stringify(o.answer.slice(0, 40))}`);
     }
     await sink.until('eight counted', () => sink.rejections.length === 8);
     deepStrictEqual(sink.reasons().sort(), ['idle_connection', 'idle_connection', ...Array.from({ length: 6 }, () => 'request_timeout')]);
+    deepStrictEqual([...new Set(sink.rejections.map((r) => r.message))].sort(), [
+      'no byte of the body arrived for 1000 ms',
+      'no request within 1000 ms of connecting',
+      'the body did not end within 2000 ms of the headers',
+      "the request's headers did not arrive within 1000 ms",
+    ]);
     deepStrictEqual(
-      [...new Set(sink.rejections.map((r) => r.message))].sort(),
-      [
-        'no byte of the body arrived for 1000 ms',
-        'no request within 1000 ms of connecting',
-        'the body did not end within 2000 ms of the headers',
-        "the request's headers did not arrive within 1000 ms",
-      ],
+      sink.receivedCalls,
+      Array.from({ length: 8 }, () => 1),
     );
-    deepStrictEqual(sink.receivedCalls, Array.from({ length: 8 }, () => 1));
   });
 
   it('over TLS too: a connection that never finishes its handshake, or sends nothing after it, is cut and counted as idle', async () => {

@@ -32,22 +32,36 @@ function child(tracer: Tracer, parent: Span, name: string, from: number, to: num
 
 /** What kube-rs exports: the runtime's span around the reconciler, the reconciler's own spans (tracing) under it. */
 function kubeRs(tracer: Tracer): void {
-  const lorem = tracer.startSpan('reconciling object', { root: true, startTime: at(0), attributes: { 'object.ref': 'Document.v1.kube.rs/lorem.default', 'object.reason': 'object updated' } });
+  const lorem = tracer.startSpan('reconciling object', {
+    root: true,
+    startTime: at(0),
+    attributes: { 'object.ref': 'Document.v1.kube.rs/lorem.default', 'object.reason': 'object updated' },
+  });
   child(tracer, lorem, 'apply', 1, 5);
   child(tracer, lorem, 'publish', 5, 7, 'failed to publish: 409 Conflict');
   lorem.end(at(8));
   // a reconciler with no spans of its own: the attempt is its one operation
-  const ipsum = tracer.startSpan('reconciling object', { root: true, startTime: at(10), attributes: { 'object.ref': 'Document.v1.kube.rs/ipsum.default', 'object.reason': 'reconciler requested retry' } });
+  const ipsum = tracer.startSpan('reconciling object', {
+    root: true,
+    startTime: at(10),
+    attributes: { 'object.ref': 'Document.v1.kube.rs/ipsum.default', 'object.reason': 'reconciler requested retry' },
+  });
   ipsum.setStatus({ code: SpanStatusCode.ERROR, message: 'boom' });
   ipsum.end(at(12));
   // a cluster-scoped kind while the mapping expects a namespace: refused, not guessed
-  tracer.startSpan('reconciling object', { root: true, startTime: at(20), attributes: { 'object.ref': 'Node.v1./worker-1', 'object.reason': 'object updated' } }).end(at(21));
+  tracer
+    .startSpan('reconciling object', { root: true, startTime: at(20), attributes: { 'object.ref': 'Node.v1./worker-1', 'object.reason': 'object updated' } })
+    .end(at(21));
 }
 
 /** What Tekton exports: `TaskRun:Reconciler` (kept in the run's status) over each `TaskRun:ReconcileKind`. */
 function tekton(tracer: Tracer): void {
   const reconciler = tracer.startSpan('TaskRun:Reconciler', { root: true, startTime: at(30), attributes: { taskrun: 'build-1', namespace: 'ci' } });
-  const kind = tracer.startSpan('TaskRun:ReconcileKind', { startTime: at(31), attributes: { taskrun: 'build-1', namespace: 'ci' } }, trace.setSpan(ROOT_CONTEXT, reconciler));
+  const kind = tracer.startSpan(
+    'TaskRun:ReconcileKind',
+    { startTime: at(31), attributes: { taskrun: 'build-1', namespace: 'ci' } },
+    trace.setSpan(ROOT_CONTEXT, reconciler),
+  );
   const prepare = tracer.startSpan('prepare', { startTime: at(32) }, trace.setSpan(ROOT_CONTEXT, kind));
   child(tracer, prepare, 'ValidateResolvedTask', 33, 34);
   prepare.end(at(35));
@@ -60,7 +74,15 @@ function tekton(tracer: Tracer): void {
 
 function record(ms: number, controller: string, object: string, operations: AttemptRecord['operations']): AttemptRecord {
   const time = new Date(Date.UTC(2026, 10, 1) + ms).toISOString().replace('.000Z', 'Z');
-  return { time, timeMs: Date.parse(time), controller, object, model: 'sequential', operations, origin: { source: 'otlp', traceId: 'hex', spanId: 'hex', incomplete: false } };
+  return {
+    time,
+    timeMs: Date.parse(time),
+    controller,
+    object,
+    model: 'sequential',
+    operations,
+    origin: { source: 'otlp', traceId: 'hex', spanId: 'hex', incomplete: false },
+  };
 }
 
 const EXPECTED: readonly AttemptRecord[] = [
@@ -96,10 +118,22 @@ describe('otlp/span-mappings: kube-rs and Tekton reconcile spans become attempts
           EXPECTED,
         );
         deepStrictEqual(
-          sink.rejections.map((r) => [r.reason, r.message.replaceAll(/ in trace [0-9a-f]{32}/g, '').replace(/span [0-9a-f]{16}/, 'span S').replace(/root( span)? \(?[0-9a-f]{16}\)?/, 'root$1 R')]),
+          sink.rejections.map((r) => [
+            r.reason,
+            r.message
+              .replaceAll(/ in trace [0-9a-f]{32}/g, '')
+              .replace(/span [0-9a-f]{16}/, 'span S')
+              .replace(/root( span)? \(?[0-9a-f]{16}\)?/, 'root$1 R'),
+          ]),
           [
-            ['orphan_span', 'span S ("TaskRun:Reconciler"): neither an attempt root (no reconcile.controller attribute, and no span mapping matches: reconcile, kube-rs, tekton) nor the child of one'],
-            ['invalid_record', 'span S ("reconciling object"): attempt of root R: kube-rs mapping: object.ref "Node.v1./worker-1" has no .namespace after the name (a cluster-scoped kind: set namespaced: false)'],
+            [
+              'orphan_span',
+              'span S ("TaskRun:Reconciler"): neither an attempt root (no reconcile.controller attribute, and no span mapping matches: reconcile, kube-rs, tekton) nor the child of one',
+            ],
+            [
+              'invalid_record',
+              'span S ("reconciling object"): attempt of root R: kube-rs mapping: object.ref "Node.v1./worker-1" has no .namespace after the name (a cluster-scoped kind: set namespaced: false)',
+            ],
             ['orphan_span', 'span S ("ValidateResolvedTask"): its root span R did not arrive within 30000 ms'],
           ],
         );

@@ -13,9 +13,15 @@ describe('otlp/time: RFC 3339 <-> nanoseconds', () => {
 
   it('refuses text that is not an RFC 3339 time, including impossible dates', () => {
     deepStrictEqual(
-      ['2026-02-30T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T00:00:60Z', '2026-11-01 00:00:00Z', '2026-11-01T00:00:00', '2026-11-01T00:00:00.1234567891Z', ''].map(
-        parseRfc3339Nanos,
-      ),
+      [
+        '2026-02-30T00:00:00Z',
+        '2026-11-01T24:00:00Z',
+        '2026-11-01T00:00:60Z',
+        '2026-11-01 00:00:00Z',
+        '2026-11-01T00:00:00',
+        '2026-11-01T00:00:00.1234567891Z',
+        '',
+      ].map(parseRfc3339Nanos),
       [undefined, undefined, undefined, undefined, undefined, undefined, undefined],
     );
   });

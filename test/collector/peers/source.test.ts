@@ -78,7 +78,13 @@ describe('the peers source', () => {
     // Peers are read at once, so failures come in the order they happen: compared by peer.
     assert.deepEqual(
       sink.failures.map(([peer, reason]) => `${peer} ${reason}`).sort(),
-      [`${urls[1]} unauthorized`, `${urls[2]} http_status`, `${urls[3]} body_too_large`, `${urls[4]} timeout`, `http://127.0.0.1:${gonePort}/partial connection`].sort(),
+      [
+        `${urls[1]} unauthorized`,
+        `${urls[2]} http_status`,
+        `${urls[3]} body_too_large`,
+        `${urls[4]} timeout`,
+        `http://127.0.0.1:${gonePort}/partial connection`,
+      ].sort(),
     );
     assert.equal(sink.failures.find((f) => f[1] === 'http_status')![2], `${urls[2]}: GET ${urls[2]}/partial: HTTP 503`);
   });
@@ -89,13 +95,21 @@ describe('the peers source', () => {
     api = new FakeKubeApiServer();
     await api.start();
     const pod = (name: string, phase: string, podIP?: string, labels = { app: 'operator' }): void => {
-      api!.create(RESOURCES.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'hypershift', name, labels }, status: { phase, ...(podIP ? { podIP } : {}) } });
+      api!.create(RESOURCES.pods, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { namespace: 'hypershift', name, labels },
+        status: { phase, ...(podIP ? { podIP } : {}) },
+      });
     };
     pod('operator-a', 'Running', '127.0.0.1');
     pod('operator-b', 'Pending');
     pod('other', 'Running', '127.0.0.1', { app: 'other' });
     const sink = new RecordingSink();
-    const source = new PeersSource(options({ discovery: { kubeConfig: kubeConfigFor(api), namespaces: ['hypershift'], labelSelector: 'app=operator', port: portOf(peer) } }), sink);
+    const source = new PeersSource(
+      options({ discovery: { kubeConfig: kubeConfigFor(api), namespaces: ['hypershift'], labelSelector: 'app=operator', port: portOf(peer) } }),
+      sink,
+    );
     await source.poll();
     assert.deepEqual(sink.rosters, [['hypershift/operator-a']]);
     assert.deepEqual(sink.bodies, [['hypershift/operator-a', '{}']]);
@@ -103,6 +117,9 @@ describe('the peers source', () => {
     await source.poll();
     await source.stop();
     assert.deepEqual(sink.rosters[1], ['hypershift/operator-a']);
-    assert.deepEqual(sink.failures.map(([peer, reason]) => [peer, reason]), [['namespace hypershift', 'discovery']]);
+    assert.deepEqual(
+      sink.failures.map(([peer, reason]) => [peer, reason]),
+      [['namespace hypershift', 'discovery']],
+    );
   });
 });

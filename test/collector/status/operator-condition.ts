@@ -49,7 +49,11 @@ function aggregate(messages: readonly string[]): string {
 export function operatorCondition(cm: CompiledModel, attempt: AttemptRecord): Expectation {
   const failures = attempt.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
   if (failures.length === 0) {
-    return { condition: { type: 'ReconciliationSucceeded', status: 'True', reason: 'ReconciliatonSucceeded', message: 'Reconciliation completed successfully' }, visibleFailures: [], blocked: [] };
+    return {
+      condition: { type: 'ReconciliationSucceeded', status: 'True', reason: 'ReconciliatonSucceeded', message: 'Reconciliation completed successfully' },
+      visibleFailures: [],
+      blocked: [],
+    };
   }
   const fail = (message: string, visibleFailures: readonly string[], blocked: readonly string[] = []): Expectation => ({
     condition: { type: 'ReconciliationSucceeded', status: 'False', reason: 'ReconciliationError', message },
@@ -63,7 +67,12 @@ export function operatorCondition(cm: CompiledModel, attempt: AttemptRecord): Ex
   const last = attempt.operations.at(-1)!.name;
   if (!groupOf.has(last) && failures.includes(last)) return fail(errorText(cm, last, 'phased'), [last]);
   const returned = failures.filter((op) => groupOf.has(op));
-  if (returned.length === 0) return { condition: { type: 'ReconciliationSucceeded', status: 'True', reason: 'ReconciliatonSucceeded', message: 'Reconciliation completed successfully' }, visibleFailures: [], blocked: [] };
+  if (returned.length === 0)
+    return {
+      condition: { type: 'ReconciliationSucceeded', status: 'True', reason: 'ReconciliatonSucceeded', message: 'Reconciliation completed successfully' },
+      visibleFailures: [],
+      blocked: [],
+    };
   const critical = returned.filter((op) => groupOf.get(op)?.category === 'critical');
   if (critical.length === 0) return fail(aggregate(returned.map((op) => errorText(cm, op, 'phased'))), returned);
 

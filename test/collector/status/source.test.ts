@@ -27,7 +27,9 @@ const LEGACY_ENV = HYPERSHIFT_OPERATOR.legacyEnv;
 
 /** The operator Deployment as `hypershift install` writes it: its build's version annotation, and `env`. */
 function operatorDeployment(env: { name: string; value: string }[]): FakeObject {
-  const annotations = { [HYPERSHIFT_OPERATOR.versionAnnotation]: 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0' };
+  const annotations = {
+    [HYPERSHIFT_OPERATOR.versionAnnotation]: 'openshift/hypershift: 3ee9615567acffaf3e3ee25c2ca2942d650565cf. Latest supported OCP: 5.1.0',
+  };
   return { metadata: { name: 'operator', namespace: 'hypershift', annotations }, spec: { template: { spec: { containers: [{ name: 'operator', env }] } } } };
 }
 
@@ -124,14 +126,23 @@ describe('HostedClusterStatusSource', function () {
           ['2026-11-01T10:06:00Z', Date.parse('2026-11-01T10:06:00Z'), []],
         ],
       );
-      assert.deepEqual(t.transitions.map((x) => [x.time.from, x.initial]), [
-        ['lastTransitionTime', false],
-        ['observed', false],
-        ['lastTransitionTime', false],
-      ]);
+      assert.deepEqual(
+        t.transitions.map((x) => [x.time.from, x.initial]),
+        [
+          ['lastTransitionTime', false],
+          ['observed', false],
+          ['lastTransitionTime', false],
+        ],
+      );
       const sequentialOps = model.operations.filter((o) => o.only !== 'phased').map((o) => o.name);
-      assert.deepEqual(t.records[0]!.operations.map((o) => o.name), sequentialOps.slice(0, sequentialOps.indexOf('SSHKeySync') + 1));
-      assert.deepEqual(t.records[2]!.operations.map((o) => `${o.name}:${o.outcome}`), sequentialOps.map((n) => `${n}:ok`));
+      assert.deepEqual(
+        t.records[0]!.operations.map((o) => o.name),
+        sequentialOps.slice(0, sequentialOps.indexOf('SSHKeySync') + 1),
+      );
+      assert.deepEqual(
+        t.records[2]!.operations.map((o) => `${o.name}:${o.outcome}`),
+        sequentialOps.map((n) => `${n}:ok`),
+      );
       assert.deepEqual(t.rejections, []);
     });
 
@@ -158,10 +169,13 @@ describe('HostedClusterStatusSource', function () {
       server.delete(HC, 'clusters', 'a');
       server.create(HC, hostedCluster('a', condition('False', SSH, '2026-11-01T09:02:00Z')));
       await t.transitionsReach(2);
-      assert.deepEqual(t.transitions.map((x) => [x.initial, x.record.time]), [
-        [false, '2026-11-01T09:01:00Z'],
-        [true, '2026-11-01T09:02:00Z'],
-      ]);
+      assert.deepEqual(
+        t.transitions.map((x) => [x.initial, x.record.time]),
+        [
+          [false, '2026-11-01T09:01:00Z'],
+          [true, '2026-11-01T09:02:00Z'],
+        ],
+      );
     });
 
     it('counts and samples unmapped messages (bounded), still recording that an attempt happened', async () => {
@@ -175,15 +189,21 @@ describe('HostedClusterStatusSource', function () {
       assert.deepEqual(t.rejections, [], 'an unmapped message is noted, never a dropped transition');
       assert.equal(t.source.stats.notes.unmapped_error, 4);
       const sample = t.source.unmappedSample();
-      assert.deepEqual([sample.total, sample.truncated, sample.distinct.map((e) => [e.message, e.count, e.why])], [
-        4,
-        true,
+      assert.deepEqual(
+        [sample.total, sample.truncated, sample.distinct.map((e) => [e.message, e.count, e.why])],
         [
-          ['boom one', 2, 'no_format'],
-          ['boom two', 1, 'no_format'],
+          4,
+          true,
+          [
+            ['boom one', 2, 'no_format'],
+            ['boom two', 1, 'no_format'],
+          ],
         ],
-      ]);
-      assert.deepEqual(t.records.map((r) => r.operations.length), [0, 0, 0, 0]);
+      );
+      assert.deepEqual(
+        t.records.map((r) => r.operations.length),
+        [0, 0, 0, 0],
+      );
       assert.equal(t.source.stats.unmappedErrors, 4);
     });
 
@@ -192,10 +212,13 @@ describe('HostedClusterStatusSource', function () {
       server.create(HC, hostedCluster('b'));
       server.create(HC, hostedCluster('c'));
       const t = await started({ loop: 'sequential', maxTrackedObjects: 1 });
-      assert.deepEqual(t.rejections.map((r) => [r.reason, r.where, r.message]), [
-        ['invalid_object', 'hostedcluster clusters/a', 'status.conditions[0].status: not a string'],
-        ['pending_limit', 'hostedcluster clusters/c', 'more than 1 HostedClusters tracked; raise maxTrackedObjects or narrow namespace/labelSelector'],
-      ]);
+      assert.deepEqual(
+        t.rejections.map((r) => [r.reason, r.where, r.message]),
+        [
+          ['invalid_object', 'hostedcluster clusters/a', 'status.conditions[0].status: not a string'],
+          ['pending_limit', 'hostedcluster clusters/c', 'more than 1 HostedClusters tracked; raise maxTrackedObjects or narrow namespace/labelSelector'],
+        ],
+      );
       assert.equal(t.records.length, 0);
     });
   });
@@ -209,7 +232,14 @@ describe('HostedClusterStatusSource', function () {
       await t.transitionsReach(2);
       const [critical, aggregate] = t.transitions as [StatusTransition, StatusTransition];
       assert.deepEqual(failing(critical.record), ['GetPullSecretBytes']);
-      assert.deepEqual(critical.blocked, ['KubeconfigAndPasswordSync', 'MonitoringAndCLISecrets', 'OperatorDeployments', 'PlatformOIDCAndCSI', 'PublicEndpointExposed', 'RBACAndPolicies']);
+      assert.deepEqual(critical.blocked, [
+        'KubeconfigAndPasswordSync',
+        'MonitoringAndCLISecrets',
+        'OperatorDeployments',
+        'PlatformOIDCAndCSI',
+        'PublicEndpointExposed',
+        'RBACAndPolicies',
+      ]);
       assert.ok(!critical.record.operations.some((o) => ['SSHKeySync', 'KubeconfigSync', 'ControlPlaneOperator'].includes(o.name)));
       assert.deepEqual(failing(aggregate.record), ['SSHKeySync', 'ControlPlaneOperator']);
       assert.ok(aggregate.record.operations.some((o) => o.name === 'PublicEndpointExposed' && o.outcome === 'ok'));
@@ -227,12 +257,17 @@ describe('HostedClusterStatusSource', function () {
       await waitFor(() => t.source.deploymentLoop === 'phased');
       set('a', 'False', PULL, '2026-11-01T09:00:00Z');
       await t.transitionsReach(2);
-      assert.deepEqual(t.transitions.map((x) => [x.loop, x.loopDecidedBy]), [
-        ['sequential', 'deployment'],
-        ['phased', 'deployment'],
-      ]);
+      assert.deepEqual(
+        t.transitions.map((x) => [x.loop, x.loopDecidedBy]),
+        [
+          ['sequential', 'deployment'],
+          ['phased', 'deployment'],
+        ],
+      );
       const deploymentRequests = server.requests.filter((r) => r.path.includes('/deployments'));
-      assert.ok(deploymentRequests.every((r) => r.path === '/apis/apps/v1/namespaces/hypershift/deployments' && r.query.fieldSelector === 'metadata.name=operator'));
+      assert.ok(
+        deploymentRequests.every((r) => r.path === '/apis/apps/v1/namespaces/hypershift/deployments' && r.query.fieldSelector === 'metadata.name=operator'),
+      );
     });
 
     it('auto without a readable Deployment: not known until a message proves its loop (dropped, never assumed), then that loop', async () => {
@@ -242,13 +277,22 @@ describe('HostedClusterStatusSource', function () {
       set('a', 'False', CRITICAL, '2026-11-01T09:00:00Z');
       set('a', 'False', SSH + ' again', '2026-11-01T09:00:00Z');
       await t.transitionsReach(2);
-      assert.deepEqual(t.rejections.map((r) => [r.reason, r.where]), [['loop_unknown', 'hostedcluster clusters/a']]);
-      assert.deepEqual(t.transitions.map((x) => [x.loop, x.loopDecidedBy]), [
-        ['phased', 'message'],
-        ['phased', 'message'],
-      ]);
+      assert.deepEqual(
+        t.rejections.map((r) => [r.reason, r.where]),
+        [['loop_unknown', 'hostedcluster clusters/a']],
+      );
+      assert.deepEqual(
+        t.transitions.map((x) => [x.loop, x.loopDecidedBy]),
+        [
+          ['phased', 'message'],
+          ['phased', 'message'],
+        ],
+      );
       const report = t.source.inputReport();
-      assert.deepEqual([report.unit, report.received, report.analyzed, report.dropped, report.notes.loop_inherited], ['transitions', 3, 2, { loop_unknown: 1 }, 1]);
+      assert.deepEqual(
+        [report.unit, report.received, report.analyzed, report.dropped, report.notes.loop_inherited],
+        ['transitions', 3, 2, { loop_unknown: 1 }, 1],
+      );
       assert.equal(report.loop.statement, 'Deployment hypershift/operator: not read yet; a condition message last proved the phased loop');
     });
 
@@ -303,7 +347,10 @@ describe('HostedClusterStatusSource', function () {
       change('a');
       await t.transitionsReach(faults.length * 2 + 1);
       const seen = t.transitions.map((x) => `${x.object} ${x.condition.message}`).sort();
-      const happened = server.events.filter((e) => e.type === 'MODIFIED').map((e) => `clusters/${e.name} ${(e.object.status as { conditions: { message: string }[] }).conditions[0]!.message}`).sort();
+      const happened = server.events
+        .filter((e) => e.type === 'MODIFIED')
+        .map((e) => `clusters/${e.name} ${(e.object.status as { conditions: { message: string }[] }).conditions[0]!.message}`)
+        .sort();
       assert.deepEqual(seen, happened);
       assert.equal(t.states[0], true);
       assert.equal(t.states.at(-1), true);

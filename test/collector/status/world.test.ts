@@ -39,7 +39,12 @@ interface Written {
 }
 
 const WORLDS = [
-  { name: 'world-sequential', loop: 'sequential', objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'], legacyEnv: [{ name: HYPERSHIFT_OPERATOR.legacyEnv, value: '1' }] },
+  {
+    name: 'world-sequential',
+    loop: 'sequential',
+    objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'],
+    legacyEnv: [{ name: HYPERSHIFT_OPERATOR.legacyEnv, value: '1' }],
+  },
   { name: 'world-phased', loop: 'phased', objects: ['clusters/hc-0000', 'clusters/hc-0001', 'clusters/hc-0002', 'clusters/hc-0003'], legacyEnv: [] },
 ] as const;
 
@@ -66,7 +71,10 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
         { attempt: (r) => records.push(r), reject: (r) => rejections.push(r) },
       );
       try {
-        server.create(RESOURCES.deployments, { metadata: { name: 'operator', namespace: 'hypershift', annotations: VERSION }, spec: { template: { spec: { containers: [{ name: 'operator', env: [...world.legacyEnv] }] } } } });
+        server.create(RESOURCES.deployments, {
+          metadata: { name: 'operator', namespace: 'hypershift', annotations: VERSION },
+          spec: { template: { spec: { containers: [{ name: 'operator', env: [...world.legacyEnv] }] } } },
+        });
         for (const object of world.objects) {
           const [namespace, name] = object.split('/') as [string, string];
           server.create(RESOURCES.hostedClusters, { metadata: { name, namespace }, spec: {} });
@@ -112,7 +120,11 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
 
           const failing = r.operations.filter((o) => o.outcome === 'error').map((o) => o.name);
           const visible = w.expectation.visibleFailures;
-          assert.deepEqual(failing, visible.filter((op) => recoverable(op, w.attempt.model)), `${at}: failing operations`);
+          assert.deepEqual(
+            failing,
+            visible.filter((op) => recoverable(op, w.attempt.model)),
+            `${at}: failing operations`,
+          );
           unrecoverable += visible.filter((op) => !recoverable(op, w.attempt.model)).length;
           assert.deepEqual([...t.blocked].sort(), w.expectation.blocked, `${at}: blocked groups`);
 
@@ -126,10 +138,19 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
             }
           }
         });
-        assert.ok(written.some((w) => w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))), 'some failures map');
+        assert.ok(
+          written.some((w) => w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))),
+          'some failures map',
+        );
         if (world.name === 'world-phased') {
-          assert.ok(written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))), 'a mapped critical failure with blocked groups');
-          assert.ok(written.some((w) => w.expectation.condition.message.startsWith('[')), 'a non-critical aggregate');
+          assert.ok(
+            written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))),
+            'a mapped critical failure with blocked groups',
+          );
+          assert.ok(
+            written.some((w) => w.expectation.condition.message.startsWith('[')),
+            'a non-critical aggregate',
+          );
         }
         assert.deepEqual(rejections, [], 'an unmapped message is noted, never a dropped transition');
         assert.equal(source.unmappedSample().total, unrecoverable);

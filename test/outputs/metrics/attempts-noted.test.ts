@@ -37,7 +37,10 @@ describe('reconcile_shadow_attempts_noted_total', function () {
     analyzer.listen(publisher);
 
     const text = gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs/real/phased.operator.log.gz'))).toString('utf8');
-    const source = new OperatorLogSource({ input: { stream: Readable.from([text]), name: 'phased.operator.log' }, model, loop: 'auto', scheduler: () => () => undefined }, analyzer);
+    const source = new OperatorLogSource(
+      { input: { stream: Readable.from([text]), name: 'phased.operator.log' }, model, loop: 'auto', scheduler: () => () => undefined },
+      analyzer,
+    );
 
     publisher.refresh();
     const zero = Object.fromEntries(SOURCE_NOTES.map((note) => [`logs/${note}`, 0]));

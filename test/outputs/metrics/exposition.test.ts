@@ -62,7 +62,9 @@ function originOf(i: number): AttemptOrigin {
 }
 
 function fleet(): AttemptRecord[] {
-  const hypershift = [...new World({ model: resolveModel('hypershift-hostedcluster'), objects: 30, durationMs: 2 * HOUR, seed: 11, observe: 'mixed', startMs: START }).attempts()];
+  const hypershift = [
+    ...new World({ model: resolveModel('hypershift-hostedcluster'), objects: 30, durationMs: 2 * HOUR, seed: 11, observe: 'mixed', startMs: START }).attempts(),
+  ];
   const widget = [...new World({ model: WIDGET, objects: 12, durationMs: 2 * HOUR, seed: 12, observe: 'mixed', startMs: START }).attempts()];
   return [...hypershift, ...widget].sort((a, b) => a.timeMs - b.timeMs).map((r, i) => ({ ...r, origin: originOf(i) }));
 }
@@ -72,7 +74,11 @@ async function exposition(): Promise<string> {
   // A cap below the fleet's 30 objects, so evictions are counted.
   const analyzer = new ShadowAnalyzer([resolveModel('hypershift-hostedcluster'), WIDGET], undefined, 25);
   // The journal is not a declared source: its series appear only with its rejection.
-  const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => NOW, { version: 'golden', sources: [SOURCES.simulator, SOURCES.otlp, SOURCES.logs, SOURCES.status], wallClock: () => WALL });
+  const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => NOW, {
+    version: 'golden',
+    sources: [SOURCES.simulator, SOURCES.otlp, SOURCES.logs, SOURCES.status],
+    wallClock: () => WALL,
+  });
   analyzer.listen(publisher);
 
   const records = fleet();
@@ -86,8 +92,17 @@ async function exposition(): Promise<string> {
   analyzer.reject({ source: 'otlp', reason: 'too_many_spans', where: 'request 3', message: 'y' });
   analyzer.reject({ source: 'journal', reason: 'invalid_json', where: 'j.jsonl:2', message: 'z' });
 
-  const recreations = new RecreationMetrics(metrics, { maxStuckSeries: 2, kinds: ['Job'], stuckThresholdMs: () => 600_000, resourceTypes: ['cluster', 'nodepool'] });
-  const shadow = new RecreationShadow(CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()), trackerOptions(), recreations);
+  const recreations = new RecreationMetrics(metrics, {
+    maxStuckSeries: 2,
+    kinds: ['Job'],
+    stuckThresholdMs: () => 600_000,
+    resourceTypes: ['cluster', 'nodepool'],
+  });
+  const shadow = new RecreationShadow(
+    CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
+    trackerOptions(),
+    recreations,
+  );
   const end = DEFAULT_ADAPTER_WORLD.startMs + 8 * HOUR;
   for (const o of new AdapterWorld({ ...DEFAULT_ADAPTER_WORLD, seed: 1 }).advance(end)) shadow.observe(o);
 

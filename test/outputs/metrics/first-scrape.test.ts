@@ -78,14 +78,22 @@ describe('the first scrape', () => {
     );
     const exported = s.filter((x) => x.name !== 'reconcile_shadow_operation_info' && x.name !== 'reconcile_shadow_info');
     deepStrictEqual([...new Set(exported.map((x) => x.value))], [0]);
-    deepStrictEqual(named(s, 'reconcile_shadow_operation_structural_total').map((x) => x.labels.operation), oneLoop);
+    deepStrictEqual(
+      named(s, 'reconcile_shadow_operation_structural_total').map((x) => x.labels.operation),
+      oneLoop,
+    );
     deepStrictEqual([...new Set(named(s, 'reconcile_shadow_records_dropped_total').map((x) => x.labels.source))], ['otlp', 'simulator']);
-    const reasonsOf = (source: string): string[] => named(s, 'reconcile_shadow_records_dropped_total').filter((x) => x.labels.source === source).map((x) => x.labels.reason!);
+    const reasonsOf = (source: string): string[] =>
+      named(s, 'reconcile_shadow_records_dropped_total')
+        .filter((x) => x.labels.source === source)
+        .map((x) => x.labels.reason!);
     deepStrictEqual(reasonsOf('simulator'), ['unknown_operation', 'unknown_controller']);
     deepStrictEqual(new Set(reasonsOf('otlp')), new Set(SOURCES.otlp.reasons));
     // Blocked-by: every critical group with every blockable group after it in the phased loop.
     deepStrictEqual(
-      named(s, 'reconcile_shadow_blocked_by_total').filter((x) => x.labels.blocked === 'PublicEndpointExposed').map((x) => x.labels.blocker),
+      named(s, 'reconcile_shadow_blocked_by_total')
+        .filter((x) => x.labels.blocked === 'PublicEndpointExposed')
+        .map((x) => x.labels.blocker),
       cm.groups.filter((g) => g.category === 'critical').map((g) => g.name),
     );
   });
@@ -107,10 +115,22 @@ describe('the first scrape', () => {
       named(s, 'reconcile_shadow_lifecycle_decisions_total').map((x) => x.labels.decision),
       ['create', 'update', 'skip', 'delete', 'recreate', 'error', 'conflict'],
     );
-    deepStrictEqual(named(s, 'reconcile_shadow_recreation_evictions_total').map((x) => x.labels.cap), ['in_flight', 'stuck_series']);
-    deepStrictEqual(named(s, 'reconcile_shadow_recreation_duration_seconds_count').map((x) => x.labels.phase), ['deletion', 'creation', 'availability', 'total']);
-    deepStrictEqual(named(s, 'reconcile_shadow_recreation_predicted_unreconciled_seconds_count').map((x) => x.labels.flow), ['blocking', 'sentinel']);
-    deepStrictEqual(named(s, 'reconcile_shadow_unreconciled_seconds_count').map((x) => x.labels.flow), ['create', 'update', 'recreate', 'delete']);
+    deepStrictEqual(
+      named(s, 'reconcile_shadow_recreation_evictions_total').map((x) => x.labels.cap),
+      ['in_flight', 'stuck_series'],
+    );
+    deepStrictEqual(
+      named(s, 'reconcile_shadow_recreation_duration_seconds_count').map((x) => x.labels.phase),
+      ['deletion', 'creation', 'availability', 'total'],
+    );
+    deepStrictEqual(
+      named(s, 'reconcile_shadow_recreation_predicted_unreconciled_seconds_count').map((x) => x.labels.flow),
+      ['blocking', 'sentinel'],
+    );
+    deepStrictEqual(
+      named(s, 'reconcile_shadow_unreconciled_seconds_count').map((x) => x.labels.flow),
+      ['create', 'update', 'recreate', 'delete'],
+    );
     deepStrictEqual([...new Set(s.map((x) => x.value))], [0]);
   });
 });
@@ -124,7 +144,12 @@ describe('wall-clock times on a simulated clock', () => {
     const { registry, metrics } = createMetrics();
     const analyzer = new ShadowAnalyzer([MODEL]);
     let virtualNow = START;
-    const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => virtualNow, { version: 'test', sources: [SOURCES.simulator], wallClock: () => WALL, speed: SPEED });
+    const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => virtualNow, {
+      version: 'test',
+      sources: [SOURCES.simulator],
+      wallClock: () => WALL,
+      speed: SPEED,
+    });
     analyzer.listen(publisher);
     // The simulated fleet until some operation has starved for ten simulated minutes.
     const starvation = analyzer.shadows[0]!.starvation;
@@ -147,7 +172,12 @@ describe('wall-clock times on a simulated clock', () => {
   it('recreation ages, durations and thresholds are wall-clock seconds', async () => {
     const { registry, metrics } = createMetrics();
     const settings = { stuckThresholdsMs: { default: 30_000 } };
-    const publisher = new RecreationMetrics(metrics, { maxStuckSeries: 50, kinds: ['Job'], stuckThresholdMs: trackerOptions(settings).stuckThresholdMs, speed: SPEED });
+    const publisher = new RecreationMetrics(metrics, {
+      maxStuckSeries: 50,
+      kinds: ['Job'],
+      stuckThresholdMs: trackerOptions(settings).stuckThresholdMs,
+      speed: SPEED,
+    });
     const shadow = shadowOf(JOB_TASK_CONFIG, publisher, settings);
     // Job c1 recreated: deleted at 102 s, gone at 104, recreated at 105, complete at 160 (simulated seconds).
     const old = { cluster: 'c1', uid: 'old', generation: 1, created: at(0), complete: at(30) };

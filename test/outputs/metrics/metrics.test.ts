@@ -59,7 +59,11 @@ describe('metrics publisher', () => {
     const errors: unknown[] = [];
     const analyzer = new ShadowAnalyzer([model], (e) => errors.push(e));
     let seen = 0;
-    analyzer.listen({ attempt: () => { throw new Error('publish broke'); } });
+    analyzer.listen({
+      attempt: () => {
+        throw new Error('publish broke');
+      },
+    });
     analyzer.listen({ attempt: () => void seen++ });
     const records = [...new World({ model, objects: 2, durationMs: 600_000, seed: 1, observe: 'sequential' }).attempts()];
     for (const r of records) analyzer.attempt(r);
@@ -80,7 +84,10 @@ describe('tracked objects cap', () => {
     // a was seen again before d arrived, so b goes first, then c.
     const shadow = analyzer.shadows[0]!;
     assert.equal(shadow.trackedObjects, 3);
-    assert.deepEqual(['a', 'b', 'c', 'd', 'e'].map((n) => shadow.history.lookup(`hostedcluster\u0000clusters/${n}`) !== undefined), [true, false, false, true, true]);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd', 'e'].map((n) => shadow.history.lookup(`hostedcluster\u0000clusters/${n}`) !== undefined),
+      [true, false, false, true, true],
+    );
     assert.match(await registry.metrics(), /\nreconcile_shadow_tracked_objects_evicted_total\{controller="hostedcluster"\} 2\n/);
     assert.equal(analyzer.report().controllers[0]!.attempts.total, 6);
   });

@@ -25,17 +25,33 @@ describe('published series the alerts and dashboards join on', () => {
     new MetricsPublisher(metrics.metrics, new ShadowAnalyzer([model]).shadows, () => 0, { version: 'test' });
     const info = (await scrape(metrics)).filter((s) => s.name === 'reconcile_shadow_operation_info');
 
-    deepStrictEqual(info.map((s) => s.labels.operation), model.operations.map((o) => o.name));
+    deepStrictEqual(
+      info.map((s) => s.labels.operation),
+      model.operations.map((o) => o.name),
+    );
     deepStrictEqual([...new Set(info.map((s) => s.value))], [1]);
     const labelsOf = (operation: string): Readonly<Record<string, string>> | undefined => info.find((s) => s.labels.operation === operation)?.labels;
     deepStrictEqual(labelsOf('PullSecretSync'), { controller: 'hostedcluster', operation: 'PullSecretSync', group: 'PullSecretSync', category: 'critical' });
-    deepStrictEqual(labelsOf('HostedControlPlane'), { controller: 'hostedcluster', operation: 'HostedControlPlane', group: 'CoreHCPChain', category: 'critical' });
+    deepStrictEqual(labelsOf('HostedControlPlane'), {
+      controller: 'hostedcluster',
+      operation: 'HostedControlPlane',
+      group: 'CoreHCPChain',
+      category: 'critical',
+    });
     deepStrictEqual(labelsOf('SSHKeySync'), { controller: 'hostedcluster', operation: 'SSHKeySync', group: 'SSHKeySync', category: 'nonCritical' });
     deepStrictEqual(labelsOf('GetHCP'), { controller: 'hostedcluster', operation: 'GetHCP', group: '', category: 'failFast' });
-    deepStrictEqual(labelsOf('ManagedHSMVersionCheck'), { controller: 'hostedcluster', operation: 'ManagedHSMVersionCheck', group: 'ManagedHSMVersionCheck', category: 'critical' });
+    deepStrictEqual(labelsOf('ManagedHSMVersionCheck'), {
+      controller: 'hostedcluster',
+      operation: 'ManagedHSMVersionCheck',
+      group: 'ManagedHSMVersionCheck',
+      category: 'critical',
+    });
     // What the critical-operation alert selects: the ops of the model's critical groups, `only: phased` ones included.
     deepStrictEqual(
-      info.filter((s) => s.labels.category === 'critical').map((s) => s.labels.operation).sort(),
+      info
+        .filter((s) => s.labels.category === 'critical')
+        .map((s) => s.labels.operation)
+        .sort(),
       [
         'AutoscalerAndNTHNeeded',
         'CAPICluster',
@@ -59,10 +75,12 @@ describe('published series the alerts and dashboards join on', () => {
     const publisher = new RecreationMetrics(metrics.metrics, { maxStuckSeries: 50, kinds: ['Job', 'Deployment'], stuckThresholdMs: tracker.stuckThresholdMs });
     publisher.update(new RecreationTracker(tracker).snapshot(0));
     const thresholds = (await scrape(metrics)).filter((s) => s.name === 'reconcile_shadow_recreation_stuck_threshold_seconds');
-    deepStrictEqual(thresholds.map((s) => [s.labels.kind, s.value]), [
-      ['Job', 1.5],
-      ['Deployment', 300],
-    ]);
+    deepStrictEqual(
+      thresholds.map((s) => [s.labels.kind, s.value]),
+      [
+        ['Job', 1.5],
+        ['Deployment', 300],
+      ],
+    );
   });
-
 });

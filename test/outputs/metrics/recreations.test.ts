@@ -32,7 +32,9 @@ describe('recreation metrics', () => {
     publisher.update(shadow.snapshot(at(200)));
     s = await scrape(registry);
     assert.deepEqual(
-      ['create', 'skip', 'recreate', 'update', 'delete', 'conflict', 'error'].map((d) => valueOf(s, 'reconcile_shadow_lifecycle_decisions_total', { kind: 'Job', decision: d })),
+      ['create', 'skip', 'recreate', 'update', 'delete', 'conflict', 'error'].map((d) =>
+        valueOf(s, 'reconcile_shadow_lifecycle_decisions_total', { kind: 'Job', decision: d }),
+      ),
       [2, 4, 2, 0, 0, 0, 0],
     );
     const sum = (phase: string) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_sum', { kind: 'Job', phase });

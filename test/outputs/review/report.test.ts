@@ -33,7 +33,19 @@ function decidePlanted(): ControllerDecisions {
 
 const OUT = join(REPO, 'test-output');
 const CHARTS = ['loop-comparison', 'unblocked-vs-newly-blocked', 'blocked-by', 'starvation-over-time', 'ordering-evidence', 'recreation-durations'];
-const SECTIONS = ['rules', 'rollout', 'loop-comparison', 'starvation', 'reordered-pairs', 'other-dependence', 'classification', 'noise-floor', 'operations', 'blocked-by', 'thresholds'];
+const SECTIONS = [
+  'rules',
+  'rollout',
+  'loop-comparison',
+  'starvation',
+  'reordered-pairs',
+  'other-dependence',
+  'classification',
+  'noise-floor',
+  'operations',
+  'blocked-by',
+  'thresholds',
+];
 const RECREATIONS: RecreationDurations[] = [
   { kind: 'Job', blockingSeconds: [42, 55, 61, 70, 95], sentinelSeconds: [48, 60, 70, 80, 100] },
   { kind: 'Deployment', blockingSeconds: [20, 22, 30], sentinelSeconds: [30, 31, 40] },
@@ -57,7 +69,8 @@ describe('html report', function () {
   it('is one self-contained file: no script, no external reference, charts inline as SVG', () => {
     assert.ok(html.startsWith('<!DOCTYPE html>'));
     // Only in-document references: `url(#clip0)` inside the SVGs.
-    for (const external of [/<script|<link|<img|<iframe|@import/i, /url\((?!#)/i, /\s(?:src|href)=/i]) assert.equal(html.match(external)?.[0], undefined, String(external));
+    for (const external of [/<script|<link|<img|<iframe|@import/i, /url\((?!#)/i, /\s(?:src|href)=/i])
+      assert.equal(html.match(external)?.[0], undefined, String(external));
     assert.equal(html.match(/<svg /g)?.length, CHARTS.length);
     // Verdict first: before any chart or table.
     assert.ok(html.indexOf('data-verdict="not-ready"') < html.indexOf('<figure'));
@@ -93,7 +106,8 @@ describe('html report', function () {
       assert.match(await verdict.innerText(), /RestoredFromBackup depends on PullSecretSync failing earlier in the attempt/);
       assert.match(await verdict.innerText(), /GlobalConfigSync is non-critical, but downstream failures follow its failures/);
 
-      const attributes = async (selector: string, name: string): Promise<(string | null)[]> => Promise.all((await page.locator(selector).all()).map((l) => l.getAttribute(name)));
+      const attributes = async (selector: string, name: string): Promise<(string | null)[]> =>
+        Promise.all((await page.locator(selector).all()).map((l) => l.getAttribute(name)));
       assert.deepEqual(await attributes('figure.chart', 'data-chart'), CHARTS);
       for (const id of CHARTS) {
         const figure = page.locator(`figure.chart[data-chart="${id}"]`);
@@ -118,7 +132,10 @@ describe('html report', function () {
 
   it('Markdown: the same verdict, reasons, tables and per-loop chart (as text) in the same order, the other charts left to the HTML', () => {
     const md = renderMarkdown(reportDocument(report));
-    assert.match(md, /^# reconcile-shadow: switch readiness\n\n## hostedcluster \(model hypershift-hostedcluster\)\n\n\*\*❌ NOT-READY\*\*: Not ready to switch to the phased loop/);
+    assert.match(
+      md,
+      /^# reconcile-shadow: switch readiness\n\n## hostedcluster \(model hypershift-hostedcluster\)\n\n\*\*❌ NOT-READY\*\*: Not ready to switch to the phased loop/,
+    );
     const headings = [...md.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
     assert.deepEqual(headings, [
       'Rules: what each decided, on what',
@@ -134,10 +151,16 @@ describe('html report', function () {
       'Thresholds used',
     ]);
     // Columns: counts after failure and success, difference, margin, e-value (its e-BH bar), fixed-sample q, noise floor, status.
-    assert.match(md, /\n\| PullSecretSync \| RestoredFromBackup \| phased \| (\d+)\/\1 \| 0\/[\d,]+ \| \+100 pp \| 0\.5% \| [\d.]+e\+\d+ \([\d.e+]+\) \| < 0\.0001 \| [\d.]+% \| \*\*dependent\*\* \| /);
+    assert.match(
+      md,
+      /\n\| PullSecretSync \| RestoredFromBackup \| phased \| (\d+)\/\1 \| 0\/[\d,]+ \| \+100 pp \| 0\.5% \| [\d.]+e\+\d+ \([\d.e+]+\) \| < 0\.0001 \| [\d.]+% \| \*\*dependent\*\* \| /,
+    );
     assert.match(md, /\n\| GlobalConfigSync \| non-critical \| [\d,]+ \| \d+ \| \d+ \| - \| [\d,]+ \| \*\*should-be-critical\*\* \| should-be-critical \| /);
     // The per-loop comparison chart, as text: here nothing to compare (no attempt ran the sequential loop).
-    assert.match(md, /\*\*Failure rate per operation, per loop\*\*: .*\n\n```text\n0 objects ran the sequential loop \(10 per loop needed to compare the loops’ failure rates\)\n```\n/);
+    assert.match(
+      md,
+      /\*\*Failure rate per operation, per loop\*\*: .*\n\n```text\n0 objects ran the sequential loop \(10 per loop needed to compare the loops’ failure rates\)\n```\n/,
+    );
     assert.match(md, /_\d+ more pairs never seen after the first op failed \(\d+ of them cannot be: .*\): see the HTML report\._/);
     assert.doesNotMatch(md, /<svg/);
   });
@@ -152,7 +175,10 @@ describe('charts', function () {
     for (const chart of [recreationChart(undefined), recreationChart([]), blockedByChart(summary), starvationChart(empty.starvation)]) {
       const svg = await renderSvg(chart.spec);
       assert.ok(markCount(svg) > 0, chart.id);
-      assert.match(svg, /<text[^>]*>(no recreation data|no critical group failed, so the phased loop blocked nothing|no starvation: the observed loop ran everything the other loop would have)<\/text>/);
+      assert.match(
+        svg,
+        /<text[^>]*>(no recreation data|no critical group failed, so the phased loop blocked nothing|no starvation: the observed loop ran everything the other loop would have)<\/text>/,
+      );
     }
   });
 
@@ -161,11 +187,17 @@ describe('charts', function () {
     const chart = loopComparisonChart(c.comparison);
     const svg = await renderSvg(chart.spec);
     const labels = [...svg.matchAll(/<text[^>]*>([A-Za-z]+)<\/text>/g)].map((m) => m[1]);
-    assert.equal(labels.find((l) => SMALL.operations.some((o) => o.name === l)), 'Report');
+    assert.equal(
+      labels.find((l) => SMALL.operations.some((o) => o.name === l)),
+      'Report',
+    );
     assert.match(svg, /fill="#c5221f"/);
     assert.match(chart.text![0]!, /^Report +sequential .* +\d+\.\d+%$/);
     assert.match(chart.text![1]!, /^ +phased +█+.* +\d+\.\d+% {2}worse-under-phased$/);
-    assert.equal(chart.text!.length, 2 * SMALL.operations.filter((o) => c.comparison.operations.some((x) => x.operation === o.name && x.sequential.failures + x.phased.failures > 0)).length);
+    assert.equal(
+      chart.text!.length,
+      2 * SMALL.operations.filter((o) => c.comparison.operations.some((x) => x.operation === o.name && x.sequential.failures + x.phased.failures > 0)).length,
+    );
   });
 
   it('recreation durations: one box per flow and kind', async () => {
