@@ -38,8 +38,11 @@ run: build
 typecheck: install
 	$(NODE_BIN)/tsc --noEmit -p tsconfig.json
 
+# The layer rules and the code's style: eslint, then Prettier's check (an unformatted file fails; `npx prettier
+# --write .` formats it).
 lint: install
 	$(NODE_BIN)/eslint .
+	$(NODE_BIN)/prettier --check --log-level warn .
 
 unit: install
 	$(NODE_BIN)/mocha
