@@ -19,6 +19,7 @@
 import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
 import { SYSTEM_TIMERS, type Timers } from '../kube/informer.js';
+import { PollLoop } from './poll-loop.js';
 import { ObservationProblem, toHyperFleetResource, type HyperFleetResource, type ObservationSink } from '../objects/observation.js';
 import { isRecord } from '../../lib/is-record.js';
 import { JsonClient, PollError, type PollFailure } from './http.js';
@@ -113,9 +114,7 @@ export class HyperFleetPoller implements Source {
   private readonly passes = new Map<HyperFleetCollection, Pass>();
   /** Per collection: its latest pass, or the one under way, took more than one poll. */
   private readonly spansPolls = new Map<HyperFleetCollection, boolean>();
-  private running = false;
-  private timer: unknown;
-  private inFlight: Promise<void> | undefined;
+  private readonly loop: PollLoop;
   private state: PollerHealth = { up: false, stale: true, consecutiveFailures: 0, truncated: false };
 
   constructor(
@@ -123,6 +122,13 @@ export class HyperFleetPoller implements Source {
     private readonly sink: ObservationSink,
   ) {
     this.timers = options.timers ?? SYSTEM_TIMERS;
+    this.loop = new PollLoop(
+      () => this.poll(),
+      () => this.state.consecutiveFailures,
+      options.intervalMs,
+      this.timers,
+      options.backoff,
+    );
     const size = options.pageSize ?? MAX_PAGE_SIZE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new RangeError(`pageSize ${size}: the API takes 1..${MAX_PAGE_SIZE}`);
     this.http = new JsonClient({
@@ -146,36 +152,17 @@ export class HyperFleetPoller implements Source {
   }
 
   /** Polls once now, then on the interval (or the backoff after a failure). Never fails: see health. */
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    await this.cycle();
+  start(): Promise<void> {
+    return this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.inFlight;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One poll: up to maxPagesPerPoll pages of every collection, then lookups of the vanished. */
-  async pollOnce(): Promise<void> {
-    const run = this.poll();
-    this.inFlight = run;
-    await run;
-  }
-
-  private async cycle(): Promise<void> {
-    await this.pollOnce();
-    if (!this.running) return;
-    const backoff = this.options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
-    const n = this.state.consecutiveFailures;
-    const delay = n === 0 ? this.options.intervalMs : Math.min(backoff.maxMs, backoff.initialMs * 2 ** (n - 1));
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      if (this.running) void this.cycle();
-    }, delay);
+  pollOnce(): Promise<void> {
+    return this.loop.pollOnce();
   }
 
   private async poll(): Promise<void> {

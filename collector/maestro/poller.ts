@@ -17,6 +17,7 @@
 import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
 import { SYSTEM_TIMERS, type Timers } from '../kube/informer.js';
+import { PollLoop } from '../hyperfleet/poll-loop.js';
 import { JsonClient, PollError, type PollFailure } from '../hyperfleet/http.js';
 import type { FileToken } from '../hyperfleet/token.js';
 import { managedObjectOfBundle } from '../objects/manifestwork.js';
@@ -71,9 +72,7 @@ export class MaestroPoller implements Source {
   private readonly timers: Timers;
   private readonly http: JsonClient;
   private readonly known = new Map<string, Known>();
-  private running = false;
-  private timer: unknown;
-  private inFlight: Promise<void> | undefined;
+  private readonly loop: PollLoop;
   private state: MaestroPollerHealth = { up: false, consecutiveFailures: 0, truncated: false };
 
   constructor(
@@ -81,6 +80,13 @@ export class MaestroPoller implements Source {
     private readonly sink: ObservationSink,
   ) {
     this.timers = options.timers ?? SYSTEM_TIMERS;
+    this.loop = new PollLoop(
+      () => this.poll(),
+      () => this.state.consecutiveFailures,
+      options.intervalMs,
+      this.timers,
+      options.backoff,
+    );
     this.http = new JsonClient({
       baseUrl: options.baseUrl,
       timeoutMs: options.timeoutMs,
@@ -110,35 +116,16 @@ export class MaestroPoller implements Source {
     return `${source} and (${consumers.map((c) => `consumer_name=${quoted(c)}`).join(' or ')})`;
   }
 
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    await this.cycle();
+  start(): Promise<void> {
+    return this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.inFlight;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  async pollOnce(): Promise<void> {
-    const run = this.poll();
-    this.inFlight = run;
-    await run;
-  }
-
-  private async cycle(): Promise<void> {
-    await this.pollOnce();
-    if (!this.running) return;
-    const backoff = this.options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
-    const n = this.state.consecutiveFailures;
-    const delay = n === 0 ? this.options.intervalMs : Math.min(backoff.maxMs, backoff.initialMs * 2 ** (n - 1));
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      if (this.running) void this.cycle();
-    }, delay);
+  pollOnce(): Promise<void> {
+    return this.loop.pollOnce();
   }
 
   private async poll(): Promise<void> {
