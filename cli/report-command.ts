@@ -137,7 +137,7 @@ async function decide(
   analyzer.listen(evidence);
   const rejections = new RejectionEcho(io.stderr);
   analyzer.listen({ reject: rejections.reject });
-  // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: ~0.4 s CPU at start
+  // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: a journal does not pay its start-up
   if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container }, io);
   else {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
