@@ -53,8 +53,8 @@ test: tools typecheck lint unit
 verify: install
 	node --import tsx cli/generate.ts --check
 
-# The dashboards and alerts against a real Prometheus scraping the embedded default for a minute (~80 s; not part
-# of make test): every dashboard query evaluates, >= 90 % of panel targets return data, every rule is healthy.
+# The dashboards and alerts against a real Prometheus scraping the embedded default for a minute (not part of make
+# test): every dashboard query evaluates, >= 90 % of panel targets return data, every rule is healthy.
 e2e: install tools
 	$(NODE_BIN)/mocha --no-config --import=tsx --timeout 0 --exit --reporter ./test/summary-reporter.cjs 'test/e2e/**/*.e2e.ts'
 

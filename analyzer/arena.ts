@@ -1,7 +1,7 @@
 /**
  * Zeroed byte arrays for an attempt's own results (its outcomes, what it observed, its variants), cut from shared
  * 64 KiB chunks. A Uint8Array of more than 64 bytes lives off the V8 heap: `new Uint8Array(70)` costs a malloc, a
- * finalizer and a GC sweep, ~230 ns on the HyperShift model's 70 ops, where a view on a chunk costs the view object.
+ * finalizer and a GC sweep for the HyperShift model's 70 ops, where a view on a chunk costs the view object.
  * A chunk is never reused: each array is fresh zeroed memory that stays valid as long as anyone holds it (it keeps
  * its chunk alive), so nothing about the results changes, only where their bytes live.
  */

@@ -1,8 +1,8 @@
 /**
  * An attempt's projection: both loops' runs and what differs between them. The loops read an outcome only to know
  * whether it is an error (with its variant) or a stop (ok and skip do the same), so the projection is a function of
- * the attempt's failing ops alone, and a fleet has few distinct sets of them (186 in a day of 40 HostedClusters, 519
- * in a day of 400): each is projected once and its projection shared, never written to, by every attempt with the
+ * the attempt's failing ops alone, and a fleet has few distinct sets of them (bench/README.md has the counts of the
+ * simulated fleets): each is projected once and its projection shared, never written to, by every attempt with the
  * same failures. Running both loops and comparing them afresh cost each attempt more than the rest of the engine.
  */
 import { ERROR, STOP, type CompiledModel } from './compiled-model.js';

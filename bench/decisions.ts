@@ -3,8 +3,8 @@
  * the compiled CLI, run as a person runs it, in a process of its own so its CPU time and peak RSS are its own, next
  * to `analyze --format json` over the same file (the replay alone, without the decisions). The journal is the
  * simulator's HyperShift fleet (40 clusters, half on each loop, seed 42), written once to a temporary file. The two
- * commands alternate, RUNS times each; the figure is the median CPU time and the highest peak RSS: one run's CPU time moved by up to 40 % on the
- * shared machine (11.7 s in one full `make bench`, 8.3–9.5 s alone minutes later).
+ * commands alternate, RUNS times each; the figure is the median CPU time and the highest peak RSS, as one run's CPU
+ * time moves a lot on a shared machine (bench/README.md).
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -2,8 +2,9 @@
  * Journal replay: the whole `analyze` command over a 1M-attempt journal, streamed from a generator (a 38k-line day
  * replayed 27 times, so no 4 GB file is written), vs line split + JSON.parse of the same days in the same process.
  * The two are interleaved day by day: before handing the command a day, the generator runs the baseline over that day
- * and keeps its CPU time apart, so both see the same load on a shared machine (run one after the other, 50 s apart,
- * their ratio moved by ±10 %). RSS is sampled at every day: flat means streamed, not loaded whole.
+ * and keeps its CPU time apart, so both see the same load on a shared machine (run one after the other, minutes
+ * apart, their ratio moved with the load; bench/README.md). RSS is sampled at every day: flat means streamed, not
+ * loaded whole.
  */
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { analyzeCommand } from '../cli/analyze.js';

@@ -2,8 +2,8 @@
  * The least any log source must do per line of the log source row's input, measured beside the row as its floor.
  *
  * The row asks for attempts from controller-runtime's JSON lines. Whatever else a source does, it has to split the
- * lines, parse each one (a byte scanner in JavaScript read these lines 1.7–2.5× slower than `JSON.parse`), find the
- * attempt a line belongs to by its reconcileID, hold the attempt until the log is two seconds past its last line
+ * lines, parse each one (a byte scanner in JavaScript read these lines slower than `JSON.parse`; bench/README.md),
+ * find the attempt a line belongs to by its reconcileID, hold the attempt until the log is two seconds past its last line
  * (its partners are written together), remember the reconcileIDs it handed on (10,000, as the source does) to know a
  * late line from a new attempt, and hand on one record per attempt, its operations looked up by its error text.
  * This does that and nothing more: no field checks, redaction, sampling detection, loop detection or books, and a

@@ -152,7 +152,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** How long an idle process is watched for V8's idle collection (the memory reducer runs ~10–25 s after start). */
+/** How long an idle process is watched for V8's idle collection (its memory reducer runs some time after start; bench/README.md). */
 const SETTLE_LIMIT_MS = 60_000;
 /** Settled: lower than 2 s after start, and unchanged for this long. */
 const SETTLED_FOR_MS = 5_000;

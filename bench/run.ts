@@ -1,7 +1,7 @@
 /**
  * `make bench`: every benchmark, its side-by-side baseline, ratio and target; results in bench/results.json.
  * Each benchmark runs in a process of its own (this file again, with `--one <name>`), so none inherits the heap another
- * left behind: the OTLP bodies alone leave ~1 GiB of RSS, and a later benchmark's garbage collection paid for it.
+ * left behind: the OTLP bodies alone leave much RSS behind, and a later benchmark's garbage collection paid for it.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

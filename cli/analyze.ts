@@ -58,7 +58,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   const afterChunk = (): Promise<void> | undefined => (out.needsFlush ? out.flush() : undefined);
   const [kind, file] = logs.length > 0 ? ['log', inputName(logs)] : ['journal', args.values.journal!];
   try {
-    // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: ~0.4 s CPU at start
+    // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: a journal does not pay its start-up
     if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container, afterChunk }, io);
     else {
       const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });

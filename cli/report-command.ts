@@ -25,7 +25,7 @@ import { YamlSource } from '../lib/yaml-source.js';
 import type { ReconcileModel } from '../model/types.js';
 import { resolveModel } from '../sidecar/files.js';
 import { selectBuild } from '../model/builds.js';
-import { currentKey, validate } from '../lib/schema.js';
+import { validate } from '../lib/schema.js';
 import { readArgs } from './args.js';
 import { REPORT } from './commands.js';
 import { BufferedWriter, EXIT, RejectionEcho, type CommandIO } from './io.js';
@@ -37,14 +37,13 @@ export class ThresholdsError extends Error {}
 
 /**
  * The DECISIONS_SECTION fields of YAML or JSON text named `where`: the ones given, every problem as
- * `where:line field: message`; an old spelling is read as its new key and warned about.
+ * `where:line field: message`.
  */
-function thresholdValues(text: string, where: string, warn: (line: string) => void): Partial<DecisionThresholds> {
+function thresholdValues(text: string, where: string): Partial<DecisionThresholds> {
   const src = new YamlSource(text, where);
   const raw = src.problems.length === 0 ? validate(src, DECISIONS_SECTION, src.value ?? {}) : undefined;
   if (src.problems.length > 0 || !raw) throw new ThresholdsError(src.problems.join('\n'));
-  for (const w of src.warnings) warn(w);
-  const given = new Set(Object.keys(src.value ?? {}).map((k) => currentKey(DECISIONS_SECTION, k)));
+  const given = new Set(Object.keys(src.value ?? {}));
   return Object.fromEntries(Object.entries(raw).filter(([k]) => given.has(k)));
 }
 
@@ -52,11 +51,7 @@ function thresholdValues(text: string, where: string, warn: (line: string) => vo
  * The thresholds: defaults, then a file's (YAML or JSON), then each `--threshold name=value` in order. Flags are
  * read as lines of one YAML text, so a problem names the flag by its position: `--threshold:2 minObjects: ...`.
  */
-export async function loadThresholds(
-  path: string | undefined,
-  flags: readonly string[] = [],
-  warn: (line: string) => void = () => undefined,
-): Promise<DecisionThresholds> {
+export async function loadThresholds(path: string | undefined, flags: readonly string[] = []): Promise<DecisionThresholds> {
   let fromFile: Partial<DecisionThresholds> = {};
   if (path !== undefined) {
     let text: string;
@@ -65,14 +60,14 @@ export async function loadThresholds(
     } catch (e) {
       throw new ThresholdsError(`${path}: cannot read thresholds: ${(e as Error).message}`);
     }
-    fromFile = thresholdValues(text, path, warn);
+    fromFile = thresholdValues(text, path);
   }
   const lines = flags.map((flag, i) => {
     const eq = flag.indexOf('=');
     if (eq < 1) throw new ThresholdsError(`--threshold:${i + 1} ${flag}: expected name=value`);
     return `${flag.slice(0, eq)}: ${flag.slice(eq + 1)}`;
   });
-  const fromFlags = lines.length === 0 ? {} : thresholdValues(lines.join('\n'), '--threshold', warn);
+  const fromFlags = lines.length === 0 ? {} : thresholdValues(lines.join('\n'), '--threshold');
   try {
     return thresholdsFrom({ ...fromFile, ...fromFlags });
   } catch (e) {
@@ -89,7 +84,7 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
   let thresholds;
   try {
     model = selectBuild(resolveModel(args.values.model), args.values['operator-version'], '--operator-version');
-    thresholds = await loadThresholds(args.values.thresholds, args.values.threshold, (w) => io.stderr.write(`${w}\n`));
+    thresholds = await loadThresholds(args.values.thresholds, args.values.threshold);
   } catch (e) {
     if (e instanceof ValidationError) io.stderr.write(`invalid model:\n${e.message}\n`);
     else if (e instanceof ThresholdsError) io.stderr.write(`invalid thresholds:\n${e.message}\n`);
@@ -142,7 +137,7 @@ async function decide(
   analyzer.listen(evidence);
   const rejections = new RejectionEcho(io.stderr);
   analyzer.listen({ reject: rejections.reject });
-  // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: ~0.4 s CPU at start
+  // the log source (and the Kubernetes client it can follow a pod with) is loaded only for a log: a journal does not pay its start-up
   if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container }, io);
   else {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });

@@ -78,7 +78,7 @@ const CHUNK_BYTES = 1 << 20;
  * A file's bytes, read in chunks into one buffer: each chunk is valid until the next is asked for, which a LineSplitter
  * allows (it copies the part of a line it keeps). Every worker reads the whole journal and skips most of it, so the
  * reading is most of what skipping costs: a stream's fresh 1 MiB buffer per chunk, read on libuv's threads and handed
- * over through the event loop, cost ~0.45 s CPU per pass over 1.2 GiB, these reads ~0.1 s (bench/README.md). A shard
+ * over through the event loop, cost several times what these reads do (bench/README.md, the workers row). A shard
  * is all its thread does, so reading synchronously blocks nothing.
  */
 export function* fileChunks(file: string): Generator<Buffer> {
@@ -120,7 +120,7 @@ export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOut
     if ((spec.worker ?? WHOLE).count > 1) throw new Error('a log is read by one worker');
     const sink = new ShardSink(shard.analyzer, spec.shard);
     shard.position = () => sink.position;
-    // Loaded only for a log: the log source's modules take ~0.5 s to load (the Kubernetes client among them), which a
+    // Loaded only for a log: the log source's modules are slow to load (the Kubernetes client among them), which a
     // worker reading a journal would pay for nothing.
     const { readLogInto } = await import('./log-input.js');
     await readLogInto(sink, { files: spec.input.files, model: spec.model, loop: spec.input.loop, container: spec.input.container }, io);

@@ -1,9 +1,9 @@
 /**
  * The schema of a file people write (the sidecar config, a model, a thresholds file), as data: each field says its
  * kind, default, unit and what it is for. `validate` walks the parsed YAML and reports every problem as
- * `file:line field: message` (unknown keys are errors), returns the value with its defaults, and reads the old
- * spellings a schema keeps (`renamed`, `removed`) with a warning. `Infer<typeof schema>` is the value's type, so no
- * type is written beside a schema, and `describe` lists every key for the generated config reference.
+ * `file:line field: message` (unknown keys are errors) and returns the value with its defaults. `Infer<typeof schema>`
+ * is the value's type, so no type is written beside a schema, and `describe` lists every key for the generated config
+ * reference.
  *
  * Schemas are written as literals (`{...} as const satisfies Field`), so their types keep every key and enum value.
  * Durations are written with their unit (`500ms`, `10s`, `5m`, `1h30m`) under keys that name none, and are
@@ -82,32 +82,9 @@ export interface OneOfField extends Common {
   /** What the value is, for messages: `must be ${expected}`. */
   readonly expected: string;
 }
-/** An old spelling of the sibling key `to`: still read, with a warning; a bare number is in `unit`. */
-export interface RenamedField {
-  readonly kind: 'renamed';
-  readonly to: string;
-  readonly unit?: 'ms' | 's';
-}
-/** A key that no longer does anything: accepted with a warning that says what replaced it. */
-export interface RemovedField {
-  readonly kind: 'removed';
-  readonly why: string;
-}
 
 export type Field =
-  | StringField
-  | BooleanField
-  | NumberField
-  | DurationField
-  | AddressField
-  | EnumField
-  | ListField
-  | MapField
-  | ObjectField
-  | AnyField
-  | OneOfField
-  | RenamedField
-  | RemovedField;
+  StringField | BooleanField | NumberField | DurationField | AddressField | EnumField | ListField | MapField | ObjectField | AnyField | OneOfField;
 
 export interface Address {
   readonly host: string;
@@ -115,7 +92,6 @@ export interface Address {
 }
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type Deprecated = { readonly kind: 'renamed' | 'removed' };
 /** A field whose value is always there once validated: required, defaulted, or an object that is `present`. */
 type AlwaysThere<F> = F extends { readonly required: true }
   ? true
@@ -125,8 +101,8 @@ type AlwaysThere<F> = F extends { readonly required: true }
       ? true
       : false;
 type InferFields<Fs> = Simplify<
-  { readonly [K in keyof Fs as Fs[K] extends Deprecated ? never : AlwaysThere<Fs[K]> extends true ? K : never]: Infer<Fs[K]> } & {
-    readonly [K in keyof Fs as Fs[K] extends Deprecated ? never : AlwaysThere<Fs[K]> extends true ? never : K]?: Infer<Fs[K]>;
+  { readonly [K in keyof Fs as AlwaysThere<Fs[K]> extends true ? K : never]: Infer<Fs[K]> } & {
+    readonly [K in keyof Fs as AlwaysThere<Fs[K]> extends true ? never : K]?: Infer<Fs[K]>;
   }
 >;
 
@@ -176,7 +152,7 @@ export function durationText(ms: number): string {
 }
 
 /**
- * Validates `value` (the whole document by default) against `field`; every problem, warning and notice goes to `src`.
+ * Validates `value` (the whole document by default) against `field`; every problem and notice goes to `src`.
  * Returns the value with defaults, or undefined when a problem was found or the value is absent and optional.
  */
 export function validate<F extends Field>(src: YamlSource, field: F, value?: unknown, path?: FieldPath): Infer<F> | undefined;
@@ -204,7 +180,6 @@ export function checkKeys(src: YamlSource, path: FieldPath, value: Readonly<Reco
 const unknownField = (allowed: readonly string[]): string => `unknown field (allowed: ${allowed.join(', ')})`;
 
 function check(src: YamlSource, path: FieldPath, value: unknown, field: Field): unknown {
-  if (field.kind === 'renamed' || field.kind === 'removed') return undefined;
   if (value === undefined || value === null) {
     if (field.required) src.fail(path, field.kind === 'object' && field.expected ? `required ${field.expected}` : 'required');
     if (field.kind === 'object') return field.present ? check(src, path, {}, field) : undefined;
@@ -260,34 +235,13 @@ function check(src: YamlSource, path: FieldPath, value: unknown, field: Field): 
 }
 
 function checkObject(src: YamlSource, path: FieldPath, value: Record<string, unknown>, field: ObjectField): Record<string, unknown> {
-  const current = Object.entries(field.fields).filter(([, f]) => f.kind !== 'renamed' && f.kind !== 'removed');
-  const given = { ...value };
-  for (const key of Object.keys(value)) {
-    const f = field.fields[key];
-    const at = [...path, key];
-    // Deprecated spellings are accepted but never offered.
-    if (!f) src.fail(at, unknownField(current.map(([k]) => k)));
-    else if (f.kind === 'removed') src.warn(at, `no longer used: ${f.why}; remove it`);
-    else if (f.kind === 'renamed') {
-      if (value[f.to] !== undefined) src.fail(at, `is the old spelling of ${f.to}: give only ${f.to}`);
-      else given[f.to] = renamedValue(src, at, value[key], f);
-    }
-  }
+  checkKeys(src, path, value, Object.keys(field.fields));
   const out: Record<string, unknown> = {};
-  for (const [key, sub] of current) {
-    const v = check(src, [...path, key], given[key], sub);
+  for (const [key, sub] of Object.entries(field.fields)) {
+    const v = check(src, [...path, key], value[key], sub);
     if (v !== undefined) out[key] = v;
   }
   return out;
-}
-
-/** An old spelling's value, warned about with the exact replacement; a bare number is in the old key's unit. */
-function renamedValue(src: YamlSource, path: FieldPath, value: unknown, field: RenamedField): unknown {
-  const converted = typeof value === 'number' && field.unit ? `${value}${field.unit}` : value;
-  const ms = typeof converted === 'string' ? parseDuration(converted) : undefined;
-  const replacement = ms === undefined ? JSON.stringify(converted) : durationText(ms);
-  src.warn(path, `deprecated: write ${field.to}: ${replacement}`);
-  return converted;
 }
 
 function checkOneOf(src: YamlSource, path: FieldPath, value: unknown, field: OneOfField): unknown {
@@ -303,12 +257,6 @@ function checkOneOf(src: YamlSource, path: FieldPath, value: unknown, field: One
   return src.fail(path, `must be ${field.expected}`);
 }
 
-/** The key an old spelling was renamed to, or the key itself. */
-export function currentKey(field: ObjectField, key: string): string {
-  const f = field.fields[key];
-  return f?.kind === 'renamed' ? f.to : key;
-}
-
 /** One key of a schema, for the config reference. */
 export interface KeyDescription {
   /** Dotted path, `[]` for list items, `.*` for map values: `sources.otlp.listen`, `models[]`. */
@@ -318,32 +266,14 @@ export interface KeyDescription {
   readonly default: string;
   readonly required: boolean;
   readonly doc: string;
-  /** Deprecated spellings: what to write instead. */
-  readonly deprecated?: string;
 }
 
-/** Every key of a schema, depth first in declaration order (deprecated spellings after the keys of their mapping). */
+/** Every key of a schema, depth first in declaration order. */
 export function describe(field: Field, key = ''): KeyDescription[] {
   const rows: KeyDescription[] = [];
-  if (field.kind === 'renamed' || field.kind === 'removed') return rows;
   if (key !== '') rows.push({ key, type: typeName(field), default: defaultText(field), required: field.required === true, doc: field.doc ?? '' });
   const child = (name: string): string => (key === '' ? name : `${key}.${name}`);
-  if (field.kind === 'object') {
-    const entries = Object.entries(field.fields);
-    for (const [name, sub] of entries) rows.push(...describe(sub, child(name)));
-    for (const [name, sub] of entries) {
-      if (sub.kind === 'renamed')
-        rows.push({
-          key: child(name),
-          type: '',
-          default: '',
-          required: false,
-          doc: '',
-          deprecated: `renamed ${child(sub.to)}${sub.unit ? ` (a bare number is ${sub.unit === 'ms' ? 'milliseconds' : 'seconds'})` : ''}`,
-        });
-      if (sub.kind === 'removed') rows.push({ key: child(name), type: '', default: '', required: false, doc: '', deprecated: `no longer used: ${sub.why}` });
-    }
-  }
+  if (field.kind === 'object') for (const [name, sub] of Object.entries(field.fields)) rows.push(...describe(sub, child(name)));
   if (field.kind === 'list' && (field.of.kind === 'object' || field.of.kind === 'oneOf')) rows.push(...describe(field.of, `${key}[]`).slice(1));
   if (field.kind === 'oneOf') for (const v of field.variants) if (v.kind === 'object') rows.push(...describe(v, key).slice(1));
   return rows;

@@ -1,7 +1,7 @@
 /**
  * A parsed YAML file that can say where things are: every validation problem in a model, a config or a task config
  * is reported as `file:line field: message`, with the line of the field (or of its nearest existing parent), and so
- * is every warning (a deprecated spelling) and notice (a part of someone else's file that is not used).
+ * is every notice (a part of someone else's file that is not used).
  */
 import { LineCounter, parseDocument, type Document } from 'yaml';
 
@@ -25,8 +25,6 @@ export function fieldName(path: FieldPath): string {
 export class YamlSource {
   /** What makes the file unusable; the reader refuses it whole. */
   readonly problems: string[] = [];
-  /** What still works but should change (an old spelling of a key). */
-  readonly warnings: string[] = [];
   /** Parts of a file someone else owns that are not used. */
   readonly notices: string[] = [];
   private readonly lines = new LineCounter();
@@ -55,10 +53,6 @@ export class YamlSource {
 
   fail(path: FieldPath, message: string): void {
     this.problems.push(this.at(path, message));
-  }
-
-  warn(path: FieldPath, message: string): void {
-    this.warnings.push(this.at(path, message));
   }
 
   notice(path: FieldPath, message: string): void {

@@ -1,6 +1,6 @@
 /**
- * docs/config.md: every key of the sidecar's config, with its type, default, unit and meaning, and every old spelling
- * with what to write instead, all read from the schema (CONFIG_SCHEMA, put together from the registry's components).
+ * docs/config.md: every key of the sidecar's config, with its type, default, unit and meaning, all read from the schema
+ * (CONFIG_SCHEMA, put together from the registry's components).
  * cli/generate.ts writes it and `make verify` (and test/deploy/generated-files.test.ts) fails when it drifts.
  */
 import { describe, type KeyDescription } from '../lib/schema.js';
@@ -26,11 +26,8 @@ function keyRow(row: KeyDescription): string {
 }
 
 export function configReference(): string {
-  const rows = describe(CONFIG_SCHEMA);
-  const current = rows.filter((r) => r.deprecated === undefined);
-  const old = rows.filter((r) => r.deprecated !== undefined);
   const sections = new Map<string, KeyDescription[]>();
-  for (const row of current) sections.set(sectionOf(row), [...(sections.get(sectionOf(row)) ?? []), row]);
+  for (const row of describe(CONFIG_SCHEMA)) sections.set(sectionOf(row), [...(sections.get(sectionOf(row)) ?? []), row]);
   const lines = [
     '# Configuration reference',
     '',
@@ -53,16 +50,5 @@ export function configReference(): string {
       '',
     );
   }
-  lines.push(
-    '## Old spellings',
-    '',
-    'Still read, each with a warning at start (`file:line key: deprecated: write <new key>: <value>`), so a config',
-    'written for an earlier version keeps working; a bare number under an old key is in the unit the key named.',
-    '',
-    '| Key | Instead |',
-    '|---|---|',
-    ...old.map((r) => `| ${code(r.key)} | ${cell(r.deprecated!)} |`),
-    '',
-  );
   return lines.join('\n');
 }

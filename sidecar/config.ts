@@ -2,9 +2,8 @@
  * The sidecar's one config file (`reconcile-shadow run --config shadow.yaml`), validated whole at start: every
  * problem names file, line and field; unknown keys are errors; a bad config never starts a half-configured sidecar.
  * Its schema is put together from the registry's components (each source's and output's own section), and its type is
- * derived from that schema. Durations are written with their unit (`5s`) under keys that name none; the old spellings
- * (`intervalMs`, `intervalSeconds`, …) still load, each with a warning naming the new key. docs/config.md, the
- * reference of every key, is generated from this schema (cli/generate.ts).
+ * derived from that schema. Durations are written with their unit (`5s`) under keys that name none. docs/config.md,
+ * the reference of every key, is generated from this schema (cli/generate.ts).
  */
 import { readFileSync } from 'node:fs';
 import { DEFAULT_MAX_TRACKED_OBJECTS } from '../analyzer/analyzer.js';
@@ -59,18 +58,13 @@ export const CONFIG_SCHEMA = {
       unit: 'objects',
       doc: 'objects per controller whose state is kept; the least recently seen is forgotten first',
     },
-    shutdownTimeoutMs: { kind: 'renamed', to: 'shutdownTimeout', unit: 'ms' },
   },
 } as const satisfies Field;
 
 type ConfigFile = Infer<typeof CONFIG_SCHEMA>;
 
 /** The config once validated: models loaded, durations in milliseconds, defaults applied. */
-export type ShadowConfig = Omit<ConfigFile, 'models'> & {
-  readonly models: readonly ReconcileModel[];
-  /** Deprecated spellings found, each `file:line field: deprecated: write …`; `run` prints them at start. */
-  readonly warnings: readonly string[];
-};
+export type ShadowConfig = Omit<ConfigFile, 'models'> & { readonly models: readonly ReconcileModel[] };
 
 export function parseConfig(text: string, file: string): ShadowConfig {
   const src = new YamlSource(text, file);
@@ -91,7 +85,7 @@ export function parseConfig(text: string, file: string): ShadowConfig {
     checkSource(src, ['recreations', key], component, raw.recreations?.[key as keyof typeof RECREATION_INPUTS], models);
   checkListeners(src, raw);
   if (src.problems.length > 0) throw new ValidationError('config', src.problems);
-  return { ...raw, models, warnings: src.warnings };
+  return { ...raw, models };
 }
 
 /** What a source's schema cannot say (its own `check`), with problems under its section. */

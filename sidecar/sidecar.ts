@@ -36,7 +36,7 @@ import { VERSION } from './version.js';
 
 export interface SidecarOptions {
   readonly env?: NodeJS.ProcessEnv;
-  /** Where the live summary, warnings and the first failure of each kind go. */
+  /** Where the live summary, the sources' notices and the first failure of each kind go. */
   readonly log?: (line: string) => void;
   /** Tests: the exporter to use instead of the one the OTEL_* variables would choose. */
   readonly traceExporter?: SpanExporter;
@@ -118,7 +118,6 @@ function recreationSettings(config: ShadowConfig, planned: readonly Planned[]): 
 export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
-  for (const warning of config.warnings) log(`reconcile-shadow: ${warning}`);
   const logOnce = new LogOnce(log);
   const metrics = createMetrics();
   const m = metrics.metrics;

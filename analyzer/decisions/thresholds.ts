@@ -65,11 +65,6 @@ export const DECISIONS_SECTION = {
     minHoursOfDay: { kind: 'integer', default: DEFAULTS.minHoursOfDay, min: 0, doc: THRESHOLD_DOCS.minHoursOfDay },
     minWindow: { kind: 'duration', default: durationText(DEFAULTS.minWindow), doc: THRESHOLD_DOCS.minWindow },
     maxStarvationShare: { kind: 'number', default: DEFAULTS.maxStarvationShare, min: 0, doc: THRESHOLD_DOCS.maxStarvationShare },
-    minWindowMs: { kind: 'renamed', to: 'minWindow', unit: 'ms' },
-    safeRiskDifference: {
-      kind: 'removed',
-      why: 'a fixed tolerance of ten points hid regressions of ops that fail 0.1–2 % of the time: relativeMargin and absoluteMargin scale with the rate',
-    },
   },
 } as const satisfies Field;
 

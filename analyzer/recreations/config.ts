@@ -47,7 +47,6 @@ export const RECREATION_SETTINGS = {
   readiness: { kind: 'map', of: { kind: 'string' }, doc: 'per kind: a condition type, `exists` or `api` (Reconciled=True)' },
   maxInFlight: { kind: 'integer', default: DEFAULT_MAX_IN_FLIGHT, min: 1, unit: 'recreations', doc: 'past it the one started first is evicted' },
   maxStuckSeries: { kind: 'integer', default: DEFAULT_MAX_STUCK_SERIES, min: 0, unit: 'series', doc: 'stuck recreations with a series of their own' },
-  sentinelIntervalSeconds: { kind: 'renamed', to: 'sentinelInterval', unit: 's' },
 } as const;
 
 /** The settings once validated (durations in milliseconds). */

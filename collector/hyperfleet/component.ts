@@ -36,8 +36,6 @@ const schema = {
       kind: 'string',
       doc: "a bearer token for the API, read from this file, again at most every 30 s and after a 401 (a projected service-account token, as the adapter's chart mounts)",
     },
-    intervalSeconds: { kind: 'renamed', to: 'interval', unit: 's' },
-    timeoutSeconds: { kind: 'renamed', to: 'timeout', unit: 's' },
   },
 } as const;
 

@@ -1,11 +1,11 @@
 /**
- * A resilient informer: client-node 1.4.0's list/watch informer (ListWatch, what `makeInformer` builds), kept alive
- * and made exactly-once for the sidecar's Kubernetes sources.
+ * A resilient informer: client-node's list/watch informer (ListWatch, what `makeInformer` builds), kept alive and made
+ * exactly-once for the sidecar's Kubernetes sources.
  *
- * What client-node does on its own (shared/reference/stack.md section 4): re-watches from the last RV when a stream
- * ends cleanly, re-lists after a 410 Gone (HTTP or in-stream). What it does not: on a 500, a refused connection or a
- * stream cut mid-event it calls `error` and STOPS. This wrapper then starts a fresh informer after an exponential
- * backoff (injectable timers). A fresh informer always lists first.
+ * What client-node does on its own (its `src/cache.ts`, ListWatch.doneHandler and watchHandler): re-watches from the
+ * last RV when a stream ends cleanly, re-lists after a 410 Gone (HTTP or in-stream). What it does not: on a 500, a
+ * refused connection or a stream cut mid-event it calls `error` and STOPS. This wrapper then starts a fresh informer
+ * after an exponential backoff (injectable timers). A fresh informer always lists first.
  *
  * Exactly-once delivery: the wrapper keeps the last state it delivered per object and compares every (re)list with
  * it, so an object changed or deleted while the watch was down is delivered once as an update or a delete, and an

@@ -70,8 +70,6 @@ const schema = {
         sinceTime: { kind: 'string', doc: "first connection: lines since this RFC 3339 time; default: the container's whole log" },
         backoffInitial: { kind: 'duration', default: '1s', doc: 'reconnect backoff, doubling from this' },
         backoffMax: { kind: 'duration', default: '30s', doc: '…up to this' },
-        backoffInitialMs: { kind: 'renamed', to: 'backoffInitial', unit: 'ms' },
-        backoffMaxMs: { kind: 'renamed', to: 'backoffMax', unit: 'ms' },
       },
     },
     patterns: {
@@ -83,13 +81,6 @@ const schema = {
         reconcilerErrorMessage: { kind: 'string' },
         fields: { kind: 'map', of: { kind: 'string' } },
       },
-    },
-    loopDetectTimeoutMs: { kind: 'renamed', to: 'loopDetectTimeout', unit: 'ms' },
-    quietFlushMs: { kind: 'renamed', to: 'quietFlush', unit: 'ms' },
-    pollIntervalMs: { kind: 'renamed', to: 'pollInterval', unit: 'ms' },
-    autoFallback: {
-      kind: 'removed',
-      why: 'loop: auto no longer falls back to a loop: it reads the operator Deployment (operatorDeployment) or proves the loop from the lines, and drops what nothing proved (loop_unknown), never assuming',
     },
   },
 } as const;

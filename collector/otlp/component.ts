@@ -107,17 +107,6 @@ const schema = {
         clientCaFile: { kind: 'string', doc: 'require client certificates signed by this CA (mTLS)' },
       },
     },
-    headersTimeoutMs: { kind: 'renamed', to: 'headersTimeout', unit: 'ms' },
-    bodyIdleTimeoutMs: { kind: 'renamed', to: 'bodyIdleTimeout', unit: 'ms' },
-    bodyTimeoutMs: { kind: 'renamed', to: 'bodyTimeout', unit: 'ms' },
-    shutdownGraceMs: { kind: 'renamed', to: 'shutdownGrace', unit: 'ms' },
-    retryAfterSeconds: { kind: 'renamed', to: 'retryAfter', unit: 's' },
-    settleMs: { kind: 'renamed', to: 'settle', unit: 'ms' },
-    maxWaitMs: { kind: 'renamed', to: 'maxWait', unit: 'ms' },
-    maxConcurrentRequests: {
-      kind: 'removed',
-      why: 'requests are no longer counted: bodies being read are bounded by bytes, maxBufferedBodyBytes (429 past it), so slow clients hold nothing',
-    },
   },
 } as const;
 

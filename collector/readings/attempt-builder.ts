@@ -4,7 +4,9 @@
  * Shared by the log source and the status source. Everything an operation's error does to a loop is read from the
  * model (`model/effects.ts`); nothing here knows HyperShift.
  *
- * How a text is read (HyperShift reference sections 1, 2.1 and 6):
+ * How a text is read (the loops: hypershift `hostedcluster_controller.go` reconcile() with the report of
+ * `reconcile_report.go`, and `reconcile_legacy.go` reconcileLegacy(); the texts they leave: docs/log-source.md, "What
+ * an attempt record states", and docs/status-source.md):
  * - The error is taken apart into its messages: zap's errorCauses when present (exact), else the aggregate's shape;
  *   a `critical error: …; blocked operations: […]` text is split into its critical errors and blocked groups.
  *   Messages that are no operation's (the Reconcile() wrapper's status-update conflict, by shape) are set aside.

@@ -90,8 +90,8 @@ export function messagesOf(i: Interpretation): string[] {
 }
 
 /**
- * Texts as a key, unambiguous (each part with its length) and cheap to make: a JSON text of them took a tenth of the
- * time of reading a log line.
+ * Texts as a key, unambiguous (each part with its length) and cheap to make: a JSON text of them was a visible share
+ * of the time of reading a log line.
  */
 export function textsKey(t: AttemptTexts): string {
   let key = `${t.success ? 'S' : 's'}${t.incomplete === true ? 'I' : 'i'}${part(t.summary)}${part(t.error)}`;

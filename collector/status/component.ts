@@ -42,15 +42,7 @@ const schema = {
         initial: { kind: 'duration', default: '1s' },
         max: { kind: 'duration', default: '30s' },
         resetAfter: { kind: 'duration', default: '60s', doc: 'a failure after being up this long starts again from initial' },
-        initialMs: { kind: 'renamed', to: 'initial', unit: 'ms' },
-        maxMs: { kind: 'renamed', to: 'max', unit: 'ms' },
-        resetAfterMs: { kind: 'renamed', to: 'resetAfter', unit: 'ms' },
       },
-    },
-    loopDetectTimeoutMs: { kind: 'renamed', to: 'loopDetectTimeout', unit: 'ms' },
-    autoFallback: {
-      kind: 'removed',
-      why: 'loop: auto no longer falls back to a loop: it reads the operator Deployment, else a message only one loop can write, and drops what neither proves (loop_unknown), never assuming',
     },
   },
 } as const;

@@ -1,5 +1,6 @@
 /**
- * The HostedCluster's `ReconciliationSucceeded` condition and when it changed (HyperShift reference section 3).
+ * The HostedCluster's `ReconciliationSucceeded` condition and when it changed (hypershift `hostedcluster_controller.go`
+ * Reconcile(), which sets it after the loop; docs/status-source.md).
  *
  * The operator sets it after every attempt, but writes it only when it differs (lastTransitionTime aside), and
  * lastTransitionTime moves only when `status` flips. So the times of the transitions this source reports are:

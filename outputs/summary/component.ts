@@ -12,7 +12,6 @@ const schema = {
   fields: {
     enabled: { kind: 'boolean', default: true },
     interval: { kind: 'duration', default: '5s', min: '100ms', doc: 'how often it is printed' },
-    intervalMs: { kind: 'renamed', to: 'interval', unit: 'ms' },
   },
 } as const;
 

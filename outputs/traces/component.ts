@@ -1,7 +1,8 @@
 /**
  * `traces`: one OpenTelemetry span per analyzed attempt, exported over OTLP/HTTP (exporter.ts). On when the config
  * says so, or, left out, when the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables say where to send spans.
- * The OpenTelemetry SDK and its exporters are loaded only then (~5 MiB of RSS).
+ * The OpenTelemetry SDK and its exporters are loaded only then: an idle sidecar without traces does not pay their
+ * memory (bench/README.md, "Idle sidecar RSS").
  */
 import type { OutputComponent } from '../component.js';
 

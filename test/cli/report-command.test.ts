@@ -62,7 +62,7 @@ describe('reconcile-shadow report', () => {
 
   it('--thresholds and --threshold: a YAML file replaces the defaults it names, each flag after it', async () => {
     const thresholds = join(dir, 'thresholds.yaml');
-    writeFileSync(thresholds, 'minAttempts: 5\nminObjects: 3\nminWindowMs: 1m\nmaterialFailures: 1\nminHoursOfDay: 1\n');
+    writeFileSync(thresholds, 'minAttempts: 5\nminObjects: 3\nminWindow: 1m\nmaterialFailures: 1\nminHoursOfDay: 1\n');
     const r = await report([
       '--model',
       MODEL,
@@ -85,8 +85,7 @@ describe('reconcile-shadow report', () => {
       'sequential: 5 attempts from 3 objects over 1m00s; phased: no attempt; 0 objects seen under both',
     ]);
     assert.match(r.stdout, /\| minWindow \| 1m00s \| observation window per loop before ready, with one resync interval of slack \(0: none\) \|/);
-    // minWindowMs is the old spelling of minWindow: still read, with a warning naming the new key.
-    assert.equal(r.stderr, `${thresholds}:3 minWindowMs: deprecated: write minWindow: 1m\n`);
+    assert.equal(r.stderr, '');
     assert.match(r.stdout, /\| minObjects \| 1 \| objects per loop \|/);
     assert.match(r.stdout, /\| falseDiscoveryRate \| 0\.01 \| /);
     assert.match(r.stdout, /\| minAttempts \| 5 \| /);

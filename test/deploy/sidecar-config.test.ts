@@ -55,8 +55,4 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
     strictEqual(config.summary.enabled, false);
   });
-
-  it('uses no deprecated spelling', () => {
-    for (const dir of ['hypershift', 'hyperfleet-adapter']) deepStrictEqual(overlayConfig(dir).warnings, [], dir);
-  });
 });

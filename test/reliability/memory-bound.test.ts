@@ -16,7 +16,7 @@ describe('reliability: memory bound under hostile bodies (1 s each)', function (
       bodies: hostileBodies(),
       concurrency: HOSTILE_CONCURRENCY,
       perBodyMs: 1_000,
-      otlp: { maxWaitMs: '2s' },
+      otlp: { maxWait: '2s' },
       cpuLimitCores: deployedContainer().cpuLimitCores,
       settleTimeoutMs: 15_000,
     });

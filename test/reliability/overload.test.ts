@@ -23,7 +23,7 @@ describe('reliability: overload at 10x what the sidecar analyzes (5 s)', functio
       clients: 2,
       pipelinesPerClient: 16,
       // pending attempts of lost spans expire after 2 s instead of 30 s, so the counters settle quickly
-      otlp: { maxWaitMs: '2s' },
+      otlp: { maxWait: '2s' },
       cpuLimitCores: OVERLOAD_CPU_CORES,
       settleTimeoutMs: 15_000,
     });

@@ -45,7 +45,7 @@ export interface OverloadOptions {
   readonly factor: number;
   readonly clients: number;
   readonly pipelinesPerClient: number;
-  /** Options under `sources.otlp` beyond the deployed config (e.g. a shorter maxWaitMs for the fast test). */
+  /** Options under `sources.otlp` beyond the deployed config (e.g. a shorter maxWait for the fast test). */
   readonly otlp?: Readonly<Record<string, unknown>>;
   /** The sidecar's CPU limit in cores (the deployment's is deployedContainer().cpuLimitCores); none when undefined. */
   readonly cpuLimitCores?: number;

@@ -92,7 +92,7 @@ export function finalAccount(stderr: string): FinalAccount | undefined {
 /** The SIGTERM checks take no bounds. */
 export type NoBounds = Readonly<Record<string, never>>;
 
-/** `shutdownTimeoutMs`, the config's default: `run` gives up and exits 1 after it. */
+/** `shutdownTimeout`, the config's default: `run` gives up and exits 1 after it. */
 export const SHUTDOWN_TIMEOUT_MS = 5_000;
 
 export const SIGTERM_CHECKS: readonly Check<SigtermFigures, NoBounds>[] = [

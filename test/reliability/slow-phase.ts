@@ -26,7 +26,7 @@ export interface SlowPhaseOptions {
   /** The receiver's timeouts (`sources.otlp`): shorter ones cut and replace slow clients more often. */
   readonly timeouts: { readonly headersTimeoutMs: number; readonly bodyIdleTimeoutMs: number; readonly bodyTimeoutMs: number };
   /**
-   * `sources.otlp.maxWaitMs`, when not the default: a busy machine may make the exporters' span processors drop spans,
+   * `sources.otlp.maxWait`, when not the default: a busy machine may make the exporters' span processors drop spans,
    * and the attempts they break wait this long before the counters settle.
    */
   readonly maxWaitMs?: number;
@@ -48,10 +48,10 @@ export async function runSlowPhase(options: SlowPhaseOptions): Promise<SlowPhase
   const deployed = deployedContainer();
   const t = options.timeouts;
   const otlp = {
-    headersTimeoutMs: `${t.headersTimeoutMs}ms`,
-    bodyIdleTimeoutMs: `${t.bodyIdleTimeoutMs}ms`,
-    bodyTimeoutMs: `${t.bodyTimeoutMs}ms`,
-    ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: `${options.maxWaitMs}ms` }),
+    headersTimeout: `${t.headersTimeoutMs}ms`,
+    bodyIdleTimeout: `${t.bodyIdleTimeoutMs}ms`,
+    bodyTimeout: `${t.bodyTimeoutMs}ms`,
+    ...(options.maxWaitMs === undefined ? {} : { maxWait: `${options.maxWaitMs}ms` }),
   };
   const sidecar = await SidecarProcess.start(otlpSidecarConfig(otlp), deployed.nodeOptions);
   const quota = options.cpuLimitCores === undefined ? undefined : new CpuQuota(sidecar.pid, options.cpuLimitCores);

@@ -7,8 +7,10 @@
  *   - a recognised message that is malformed (a required field is missing or wrong): rejected, naming the field;
  *   - anything else (plain text, other messages, other controllers): ignored, never an error.
  * Which messages mean what, and which fields carry what, is configuration (LogPatterns), so another operator's log
- * can be described; the defaults are HyperShift's HostedCluster controller (reference section 6), each message read
- * in the upstream code at the merge (51c7ac6da5ae) and at HEAD (3ee9615567ac).
+ * can be described; the defaults are HyperShift's HostedCluster controller (hypershift
+ * `hostedcluster_controller.go` Reconcile() and reconcile(), `reconcile_legacy.go` reconcileLegacy(); each message and
+ * its writer in docs/log-source.md, "Recognised lines"), read in the upstream code at the merge (51c7ac6da5ae) and at
+ * HEAD (3ee9615567ac).
  */
 import type { RejectReason } from '../../records.js';
 import { HYPERSHIFT_OPERATOR } from '../../hypershift/operator-loop.js';

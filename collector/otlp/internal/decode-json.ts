@@ -30,8 +30,8 @@ type JsonObject = Record<string, unknown>;
 const STATUS_CODE_NAMES: Readonly<Record<string, number>> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 /**
- * JSON.parse builds one object per `{}` or `[]`, some 60 bytes of heap for every 2 or 3 bytes of `{},{},…`: a 2 MiB
- * body of them takes ~45 MiB while it is parsed. OTLP/JSON spends far more bytes per object (keys, ids, values), so a
+ * JSON.parse builds one object per `{}` or `[]`, many times more bytes of heap than the 2 or 3 bytes of `{},{},…`
+ * that wrote it, while the body is parsed. OTLP/JSON spends far more bytes per object (keys, ids, values), so a
  * body denser than one object or array per MIN_BYTES_PER_CONTAINER bytes is refused unparsed, which bounds parsing to
  * about ten times the body's size. Small bodies are exempt (`{}` is an empty request).
  */

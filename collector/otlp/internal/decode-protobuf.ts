@@ -4,8 +4,8 @@
  * the status, the sampling threshold of the trace_state (sampling.ts) and `reconcile.*` scalar attributes (strings must be valid UTF-8, as proto3 requires; short ASCII ones
  * come from a cache, ascii-strings.ts). Everything else (resources, scopes, events, links, other attributes and
  * their values) is skipped where it lies, and spans past the per-request limit are only counted. Decoding a body
- * therefore costs about the body's own size in memory: a full object tree (protobufjs' `Type.decode`) of a 4 MiB
- * body of tiny attributes or empty spans takes hundreds of MiB, which ran the sidecar out of its heap.
+ * therefore costs about the body's own size in memory: a full object tree (protobufjs' `Type.decode`) of a body of
+ * tiny attributes or empty spans is many times the body's size, enough to run the sidecar out of its heap.
  * Field numbers are opentelemetry-proto's; collector/otlp/otlp_trace.proto lists them.
  */
 import protobuf from 'protobufjs';
@@ -64,8 +64,8 @@ interface WireSpan {
 }
 
 /**
- * The encoders behind Buffer#toString, without its encoding lookup and argument checks (a third of the cost of a
- * short slice). Node's Buffer has had them since its first releases; protobufjs reads strings through utf8Slice too.
+ * The encoders behind Buffer#toString, without its encoding lookup and argument checks (much of the cost of a short
+ * slice). Node's Buffer has had them since its first releases; protobufjs reads strings through utf8Slice too.
  */
 interface NativeSlices {
   hexSlice(start: number, end: number): string;

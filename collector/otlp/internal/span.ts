@@ -32,8 +32,8 @@ export interface OtlpSpan {
 
 /**
  * About what a decoded span costs in the heap while it waits (queued or pending), for the byte limits: a fixed part
- * (the object, its Map, the bigints, the assembler's bookkeeping; ~600 bytes measured for the spans `emitAttempt`
- * writes) plus two bytes per character of its strings. The span limits alone would let 50,000 spans of 8 KiB names
+ * (the object, its Map, the bigints, the assembler's bookkeeping, as measured for the spans `emitAttempt` writes;
+ * bench/README.md) plus two bytes per character of its strings. The span limits alone would let 50,000 spans of 8 KiB names
  * take gigabytes.
  */
 export const SPAN_FIXED_BYTES = 400;

@@ -4,10 +4,10 @@ import { DECISIONS_SECTION, DEFAULT_THRESHOLDS, THRESHOLD_DOCS, thresholdsFrom }
 import { validate as validateSection } from '../../../lib/schema.js';
 import { YamlSource } from '../../../lib/yaml-source.js';
 
-function validate(text: string): { value: unknown; problems: string[]; warnings: string[] } {
+function validate(text: string): { value: unknown; problems: string[] } {
   const src = new YamlSource(text, 'thresholds.yaml');
   const value = validateSection(src, DECISIONS_SECTION, src.value ?? {});
-  return { value, problems: src.problems, warnings: src.warnings };
+  return { value, problems: src.problems };
 }
 
 describe('decision thresholds', () => {
@@ -28,14 +28,9 @@ describe('decision thresholds', () => {
       'thresholds.yaml:2 minObjects: must be at least 0, got -1',
       'thresholds.yaml:4 minWindow: must be a duration with its unit, like 500ms, 10s, 5m or 1h, got "soon"',
     ]);
-    // The old spelling: milliseconds as a number, or a duration, with a warning naming the new key.
-    const old = validate('minWindowMs: 3600000\n');
-    assert.deepEqual(
-      [old.value, old.warnings],
-      [{ ...DEFAULT_THRESHOLDS, minWindow: 3_600_000 }, ['thresholds.yaml:1 minWindowMs: deprecated: write minWindow: 1h']],
-    );
-    assert.deepEqual(validate('minWindow: 1h\nminWindowMs: 2h\n').problems, [
-      'thresholds.yaml:2 minWindowMs: is the old spelling of minWindow: give only minWindow',
+    // A key of an earlier version is an unknown key like any other.
+    assert.deepEqual(validate('minWindowMs: 3600000\n').problems, [
+      `thresholds.yaml:1 minWindowMs: unknown field (allowed: falseDiscoveryRate, minFailedObservations, minBaselineObservations, relativeMargin, absoluteMargin, materialFailures, minAttempts, minObjects, minHoursOfDay, minWindow, maxStarvationShare)`,
     ]);
   });
 

@@ -10,11 +10,10 @@ const SECTION = CONFIG_SCHEMA.fields.recreations;
 function validate(yaml: string): {
   value?: NonNullable<ReturnType<typeof validateSection<typeof SECTION>>>;
   problems: readonly string[];
-  warnings: readonly string[];
 } {
   const src = new YamlSource(yaml, 'shadow.yaml');
   const value = validateSection(src, SECTION, (src.value as { recreations?: unknown }).recreations, ['recreations']);
-  return { ...(value ? { value } : {}), problems: src.problems, warnings: src.warnings };
+  return { ...(value ? { value } : {}), problems: src.problems };
 }
 
 describe('the recreations config section', () => {
@@ -48,22 +47,6 @@ describe('the recreations config section', () => {
       [defaults.stuckThresholdMs('Job'), defaults.readiness('Deployment'), defaults.readiness('Job')],
       [600_000, { kind: 'condition', type: 'Available' }, { kind: 'condition', type: 'Complete' }],
     );
-  });
-
-  it('reads the old spellings in seconds, each with a warning naming the new key', () => {
-    const { value, problems, warnings } = validate(`recreations:
-  taskConfig: t.yaml
-  hyperfleetApi: {url: "http://api:8000", intervalSeconds: 30, timeoutSeconds: 2.5}
-  sentinelIntervalSeconds: 5
-`);
-    assert.deepEqual(problems, []);
-    assert.deepEqual([value?.hyperfleetApi?.interval, value?.hyperfleetApi?.timeout, value?.sentinelInterval], [30_000, 2_500, 5_000]);
-    // In the order the walk meets them: a mapping's own keys, then its mappings'.
-    assert.deepEqual(warnings, [
-      'shadow.yaml:4 recreations.sentinelIntervalSeconds: deprecated: write sentinelInterval: 5s',
-      'shadow.yaml:3 recreations.hyperfleetApi.intervalSeconds: deprecated: write interval: 30s',
-      'shadow.yaml:3 recreations.hyperfleetApi.timeoutSeconds: deprecated: write timeout: 2500ms',
-    ]);
   });
 
   it('reports every problem with file:line and field', () => {
