@@ -28,6 +28,7 @@
  */
 import type { OperatorLoop } from '../hypershift/operator-loop.js';
 import { buildEra } from '../hypershift/operator-loop.js';
+import { BoundedMap } from '../../lib/bounded-ring.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../readings/attempt-builder.js';
 import type { AttemptReading } from '../readings/attempt-readings.js';
@@ -171,9 +172,8 @@ export class LogLineAssembler {
   /** Attempts not yet judged, in the order of their first line. */
   private readonly queue: Pending[] = [];
   private readonly open = new Map<string, Pending>();
-  private readonly recentIds = new Set<string>();
-  private readonly recentOrder: string[] = [];
-  private recentOldest = 0;
+  /** Handed-on attempts' reconcileIDs (RECENT_IDS; the value is unused). */
+  private readonly recentIds = new BoundedMap<string, true>(RECENT_IDS);
   /** Runs with attempts held for their loop, oldest first. */
   private readonly waiting: Run[] = [];
   private held = 0;
@@ -444,7 +444,7 @@ export class LogLineAssembler {
 
   private read(p: Pending): void {
     if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
-    if (p.reconcileID !== undefined) this.remember(p.reconcileID);
+    if (p.reconcileID !== undefined) this.recentIds.set(p.reconcileID, true);
     const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
     // every field present, absent ones undefined: one object shape for the readings' memo to read
     const texts: AttemptTexts = {
@@ -551,18 +551,6 @@ export class LogLineAssembler {
     this.stats.observedLoop = loop;
     if (this.options.loop === 'auto') this.stats.loopDecidedBy = notes.includes('loop_from_deployment') ? 'deployment' : 'input';
     this.sink.attempt(record);
-  }
-
-  /** Remembers a handed-on attempt's id; the oldest is forgotten past RECENT_IDS (a ring, in the order remembered). */
-  private remember(id: string): void {
-    if (this.recentIds.has(id)) return;
-    if (this.recentOrder.length < RECENT_IDS) this.recentOrder.push(id);
-    else {
-      this.recentIds.delete(this.recentOrder[this.recentOldest]!);
-      this.recentOrder[this.recentOldest] = id;
-      this.recentOldest = (this.recentOldest + 1) % RECENT_IDS;
-    }
-    this.recentIds.add(id);
   }
 
   private keepUnmapped(entry: UnmappedSampleEntry): void {

@@ -21,7 +21,8 @@
  */
 import { consequencesOf, errorEffect, formatsIn, inLoop, phasedPlaces, type PhasedPlace } from '../../model/effects.js';
 import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../../model/types.js';
-import { BoundedMemo, ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
+import { BoundedMap } from '../../lib/bounded-ring.js';
+import { ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch, type FormatSelection } from './error-mapping.js';
 import type { OperationRecord, SourceNote } from '../records.js';
 
@@ -144,14 +145,16 @@ export class AttemptBuilder {
   private readonly orders: Readonly<Record<LoopKind, readonly string[]>>;
   /** Per loop, the operations that may fail without a trace (their error can leave the loop going, uncollected). */
   private readonly silent: Readonly<Record<LoopKind, ReadonlySet<string>>>;
-  private readonly memo = new BoundedMemo<AttemptReading>(MEMO_SIZE);
+  private readonly memo = new BoundedMap<string, AttemptReading>(MEMO_SIZE);
   /**
    * Readings of texts that are at most one error, per (success, incomplete, the error is its own lone cause):
    * without an error, and by the error.
    */
   private readonly plainNoError: (AttemptReading | undefined)[] = new Array<AttemptReading | undefined>(8).fill(undefined);
-  private readonly plainByError: (BoundedMemo<AttemptReading> | undefined)[] = new Array<BoundedMemo<AttemptReading> | undefined>(8).fill(undefined);
-  private readonly shapes = new BoundedMemo<ShapeReading>(SHAPES_SIZE);
+  private readonly plainByError: (BoundedMap<string, AttemptReading> | undefined)[] = new Array<BoundedMap<string, AttemptReading> | undefined>(8).fill(
+    undefined,
+  );
+  private readonly shapes = new BoundedMap<string, ShapeReading>(SHAPES_SIZE);
   /** A number per error format, for shape keys (formats are the model's objects). */
   private readonly formatIds = new Map<ErrorFormat, number>();
   private readonly buildUnder = (loop: LoopKind, i: Interpretation): BuiltAttempt => this.build(loop, i);
@@ -194,7 +197,7 @@ export class AttemptBuilder {
     if (texts.summary === undefined && (causes === undefined || loneCause) && (texts.progress === undefined || texts.progress.length === 0)) {
       const flags = (texts.success ? 1 : 0) + (texts.incomplete === true ? 2 : 0) + (loneCause ? 4 : 0);
       if (texts.error === undefined) return (this.plainNoError[flags] ??= this.read(texts));
-      const memo = (this.plainByError[flags] ??= new BoundedMemo<AttemptReading>(MEMO_SIZE));
+      const memo = (this.plainByError[flags] ??= new BoundedMap<string, AttemptReading>(MEMO_SIZE));
       let reading = memo.get(texts.error);
       if (reading === undefined) memo.set(texts.error, (reading = this.read(texts)));
       return reading;

@@ -12,7 +12,7 @@
  */
 import type { RejectReason } from '../../records.js';
 import { HYPERSHIFT_OPERATOR } from '../../hypershift/operator-loop.js';
-import { BoundedMemo } from '../../readings/attempt-readings.js';
+import { BoundedMap } from '../../../lib/bounded-ring.js';
 import { redactText } from './redact.js';
 import { goFormatPattern } from '../../../model/go-format.js';
 
@@ -221,7 +221,7 @@ export class ZapLineClassifier {
   /** Per message, its patterns with the pattern their error must match (none: any line of the message). */
   private readonly progress: ReadonlyMap<string, readonly { readonly pattern: ProgressPattern; readonly error?: RegExp }[]>;
   /** Texts redacted before (redaction is a pure function of the text, and most attempts write one of a few texts). */
-  private readonly redacted = new BoundedMemo<string>(REDACTED_MEMO_SIZE);
+  private readonly redacted = new BoundedMap<string, string>(REDACTED_MEMO_SIZE);
   private lastTime: string | undefined;
   private lastTimeMs = NaN;
 
