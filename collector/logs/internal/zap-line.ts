@@ -11,6 +11,7 @@
  * in the upstream code at the merge (51c7ac6da5ae) and at HEAD (3ee9615567ac).
  */
 import type { RejectReason } from '../../records.js';
+import type { IgnoredWhy } from '../types.js';
 import { HYPERSHIFT_OPERATOR } from '../../hypershift/operator-loop.js';
 import { BoundedMap } from '../../../lib/bounded-ring.js';
 import { redactText } from './redact.js';
@@ -196,9 +197,6 @@ export interface MessageSighting {
   /** Whole seconds since the epoch. */
   readonly second: number;
 }
-
-/** Why a line is not an attempt's: not a JSON object, another message, or the same message from another controller. */
-export type IgnoredWhy = 'not_json' | 'other_message' | 'other_controller';
 
 export type ClassifiedLine =
   | { readonly kind: 'ignored'; readonly why: IgnoredWhy; readonly second?: number; readonly sighting?: MessageSighting }
