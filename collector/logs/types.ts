@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { LoopKind } from '../../model/types.js';
-import type { UnmappedWhy } from '../readings/attempt-builder.js';
+import type { UnmappedWhy } from '../readings/types.js';
 import type { LoopKnowledge, RejectReason, SourceNote } from '../records.js';
 
 /** One operator log to read, merged by time with the others. */

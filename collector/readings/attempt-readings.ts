@@ -11,7 +11,7 @@
  */
 import type { LoopKind } from '../../model/types.js';
 import type { OperationRecord } from '../records.js';
-import type { AttemptTexts, BuiltAttempt, Interpretation } from './attempt-builder.js';
+import type { AttemptTexts, BuiltAttempt, Interpretation } from './types.js';
 
 /** An attempt's texts, taken apart once, read under either loop on first use. */
 export interface AttemptReading {
