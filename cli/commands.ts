@@ -5,7 +5,7 @@
  * top-level help never loads a command's code.
  */
 import type { CommandSpec, Flags } from './args.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
+import type { ObservedLoop } from '../collector/logs/types.js';
 import type { ObserveMode } from '../simulator/world.js';
 import { BUILTIN_MODELS } from '../model/load.js';
 

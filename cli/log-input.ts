@@ -9,7 +9,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
-import type { LogSourceStats, ObservedLoop } from '../collector/logs/assembler.js';
+import type { LogSourceStats, ObservedLoop } from '../collector/logs/types.js';
 import {
   decompressed,
   findOperatorLogs,

@@ -17,7 +17,7 @@ import { renderDecisions } from '../outputs/review/render.js';
 import type { DecisionReport } from '../analyzer/decisions/report.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal/reader.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
+import type { ObservedLoop } from '../collector/logs/types.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';
 import { ValidationError } from '../lib/validation-error.js';

@@ -11,7 +11,7 @@ import type { InputPart, PartialState } from '../analyzer/partial/format.js';
 import { journalLines, readJournal } from '../collector/journal/reader.js';
 import { JournalRouter } from '../collector/journal/shard-lines.js';
 import { LineSplitter } from '../collector/input/lines.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
+import type { ObservedLoop } from '../collector/logs/types.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { ShardSink } from './shard-sink.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';

@@ -23,84 +23,11 @@
  */
 import { consequencesOf, errorEffect, formatsIn, inLoop, phasedPlaces, type PhasedPlace } from '../../model/effects.js';
 import type { ErrorFormat, GroupStep, LoopKind, ModelOperation, Outcome, ReconcileModel } from '../../model/types.js';
-import { BoundedMemo, ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
+import { BoundedMap } from '../../lib/bounded-ring.js';
+import { ShapeReading, SubstitutedReading, messagesOf, textsKey, type AttemptReading } from './attempt-readings.js';
 import { ErrorMapper, NonOperationErrors, parseLogSummary, parseReconcileError, type FormatMatch, type FormatSelection } from './error-mapping.js';
+import type { AttemptTexts, BuiltAttempt, Interpretation, ProgressText, UnknownName, UnmappedMessage } from './types.js';
 import type { OperationRecord, SourceNote } from '../records.js';
-
-/** What one attempt wrote; each part may be missing (not written, or sampled away). */
-export interface AttemptTexts {
-  /** The reconciler's own `successfully reconciled` (or a status condition that is True). */
-  readonly success: boolean;
-  /** `summary` of the phased loop's `reconciliation completed with errors`. */
-  readonly summary?: string;
-  /** The returned error's text (`Reconciler error`, or a False condition's message). */
-  readonly error?: string;
-  /** The innermost messages of the error's zap `errorCauses`, when the logger wrote them. */
-  readonly errorCauses?: readonly string[];
-  /** Lines that report one operation's outcome while the attempt runs (a silent stop, an error the loop went on after). */
-  readonly progress?: readonly ProgressText[];
-  /** Lines of this attempt may be missing (the logger may have sampled them away). */
-  readonly incomplete?: boolean;
-}
-
-export interface ProgressText {
-  /** The operation the line reports on (from the log patterns). */
-  readonly op: string;
-  readonly outcome: 'error' | 'stop';
-  /** The line's error text, when it carries one. */
-  readonly error?: string;
-}
-
-export type UnmappedWhy = 'no_format' | 'ambiguous' | 'outside_loop' | 'inconsistent';
-
-export interface UnmappedMessage {
-  readonly message: string;
-  readonly why: UnmappedWhy;
-  /** A sentence for the report: what matched, or why the match was refused. */
-  readonly detail: string;
-}
-
-/** A name in a summary or blocked list that is not a group or operation of the model. */
-export interface UnknownName {
-  readonly list: 'blocked operations' | 'critical failures';
-  readonly name: string;
-}
-
-/** An attempt read under one loop. */
-export interface BuiltAttempt {
-  /** What every consistent reading agrees on, in the loop's order. */
-  readonly operations: OperationRecord[];
-  /** No reading fits the texts under this loop (the record then states nothing). */
-  readonly consistent: boolean;
-  /** Why not, when inconsistent. */
-  readonly inconsistency?: string;
-  /** Several readings fit, differing in what they state: only their common outcomes are in `operations`. */
-  readonly ambiguous: boolean;
-  /** A message with several candidates that the other evidence settled on one operation. */
-  readonly resolved: boolean;
-  readonly unmapped: UnmappedMessage[];
-  readonly unknownNames: UnknownName[];
-  /** Messages set aside as no operation's (status-update conflicts and the like). */
-  readonly nonOperation: number;
-}
-
-/** One message of the returned error, with its readings under each loop. */
-interface Element {
-  readonly message: string;
-  readonly candidates: Readonly<Record<LoopKind, readonly FormatMatch[]>>;
-}
-
-/** The texts of an attempt taken apart once, then read under either loop. */
-export interface Interpretation {
-  readonly texts: AttemptTexts;
-  /** The error is aggregate()'s `critical error: …`. */
-  readonly critical: boolean;
-  readonly elements: readonly Element[];
-  /** The blocked list of the `critical error:` text; undefined when the text has none. */
-  readonly textBlocked?: readonly string[];
-  readonly summary?: { readonly critical: readonly string[]; readonly blocked: readonly string[] };
-  readonly nonOperation: number;
-}
 
 /** A reading's assignment: per element, its operation and format, or undefined for a message no format matches. */
 type Reading = readonly (FormatMatch | undefined)[];
@@ -146,14 +73,16 @@ export class AttemptBuilder {
   private readonly orders: Readonly<Record<LoopKind, readonly string[]>>;
   /** Per loop, the operations that may fail without a trace (their error can leave the loop going, uncollected). */
   private readonly silent: Readonly<Record<LoopKind, ReadonlySet<string>>>;
-  private readonly memo = new BoundedMemo<AttemptReading>(MEMO_SIZE);
+  private readonly memo = new BoundedMap<string, AttemptReading>(MEMO_SIZE);
   /**
    * Readings of texts that are at most one error, per (success, incomplete, the error is its own lone cause):
    * without an error, and by the error.
    */
   private readonly plainNoError: (AttemptReading | undefined)[] = new Array<AttemptReading | undefined>(8).fill(undefined);
-  private readonly plainByError: (BoundedMemo<AttemptReading> | undefined)[] = new Array<BoundedMemo<AttemptReading> | undefined>(8).fill(undefined);
-  private readonly shapes = new BoundedMemo<ShapeReading>(SHAPES_SIZE);
+  private readonly plainByError: (BoundedMap<string, AttemptReading> | undefined)[] = new Array<BoundedMap<string, AttemptReading> | undefined>(8).fill(
+    undefined,
+  );
+  private readonly shapes = new BoundedMap<string, ShapeReading>(SHAPES_SIZE);
   /** A number per error format, for shape keys (formats are the model's objects). */
   private readonly formatIds = new Map<ErrorFormat, number>();
   private readonly buildUnder = (loop: LoopKind, i: Interpretation): BuiltAttempt => this.build(loop, i);
@@ -196,7 +125,7 @@ export class AttemptBuilder {
     if (texts.summary === undefined && (causes === undefined || loneCause) && (texts.progress === undefined || texts.progress.length === 0)) {
       const flags = (texts.success ? 1 : 0) + (texts.incomplete === true ? 2 : 0) + (loneCause ? 4 : 0);
       if (texts.error === undefined) return (this.plainNoError[flags] ??= this.read(texts));
-      const memo = (this.plainByError[flags] ??= new BoundedMemo<AttemptReading>(MEMO_SIZE));
+      const memo = (this.plainByError[flags] ??= new BoundedMap<string, AttemptReading>(MEMO_SIZE));
       let reading = memo.get(texts.error);
       if (reading === undefined) memo.set(texts.error, (reading = this.read(texts)));
       return reading;

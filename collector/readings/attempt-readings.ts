@@ -11,7 +11,7 @@
  */
 import type { LoopKind } from '../../model/types.js';
 import type { OperationRecord } from '../records.js';
-import type { AttemptTexts, BuiltAttempt, Interpretation } from './attempt-builder.js';
+import type { AttemptTexts, BuiltAttempt, Interpretation } from './types.js';
 
 /** An attempt's texts, taken apart once, read under either loop on first use. */
 export interface AttemptReading {
@@ -108,32 +108,4 @@ export function textsKey(t: AttemptTexts): string {
 
 function part(text: string | undefined): string {
   return text === undefined ? '~' : `${text.length}:${text}`;
-}
-
-/**
- * A Map that forgets its oldest entry past `size` (a memo of a pure function: which entries it keeps is no matter).
- * The order lives in a ring of keys: taking the oldest through the Map's own iteration walks the slots of every entry
- * deleted before it.
- */
-export class BoundedMemo<V> {
-  private readonly entries = new Map<string, V>();
-  private readonly order: string[] = [];
-  private oldest = 0;
-
-  constructor(private readonly size: number) {}
-
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
-  /** `key` must not be in the memo. */
-  set(key: string, value: V): void {
-    if (this.order.length < this.size) this.order.push(key);
-    else {
-      this.entries.delete(this.order[this.oldest]!);
-      this.order[this.oldest] = key;
-      this.oldest = (this.oldest + 1) % this.size;
-    }
-    this.entries.set(key, value);
-  }
 }

@@ -19,8 +19,9 @@ import type { SourceHooks } from '../component.js';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { LoopKind, ReconcileModel } from '../../model/types.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
-import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../readings/attempt-builder.js';
-import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
+import { AttemptBuilder, readingNotes } from '../readings/attempt-builder.js';
+import type { BuiltAttempt } from '../readings/types.js';
+import type { UnmappedSample, UnmappedSampleEntry } from '../logs/types.js';
 import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../hypershift/operator-loop.js';
 import {
   SOURCE_NOTES,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { AttemptBuilder, type AttemptTexts, type BuiltAttempt } from '../../collector/readings/attempt-builder.js';
+import { AttemptBuilder } from '../../collector/readings/attempt-builder.js';
+import type { AttemptTexts, BuiltAttempt } from '../../collector/readings/types.js';
 import { HYPERSHIFT_OPERATOR } from '../../collector/hypershift/operator-loop.js';
 import { resolveModel } from '../../sidecar/files.js';
 import type { GroupStep, LoopKind, ReconcileModel } from '../../model/types.js';

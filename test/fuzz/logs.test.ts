@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { LogLineAssembler } from '../../collector/logs/assembler.js';
+import { LogLineAssembler } from '../../collector/logs/internal/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../collector/logs/internal/zap-line.js';
 import { REJECT_REASONS, type AttemptRecord, type Rejection } from '../../collector/records.js';
 import { resolveModel } from '../../sidecar/files.js';

@@ -13,8 +13,9 @@
  * HEAD (3ee9615567ac).
  */
 import type { RejectReason } from '../../records.js';
+import type { IgnoredWhy } from '../types.js';
 import { HYPERSHIFT_OPERATOR } from '../../hypershift/operator-loop.js';
-import { BoundedMemo } from '../../readings/attempt-readings.js';
+import { BoundedMap } from '../../../lib/bounded-ring.js';
 import { redactText } from './redact.js';
 import { goFormatPattern } from '../../../model/go-format.js';
 
@@ -199,9 +200,6 @@ export interface MessageSighting {
   readonly second: number;
 }
 
-/** Why a line is not an attempt's: not a JSON object, another message, or the same message from another controller. */
-export type IgnoredWhy = 'not_json' | 'other_message' | 'other_controller';
-
 export type ClassifiedLine =
   | { readonly kind: 'ignored'; readonly why: IgnoredWhy; readonly second?: number; readonly sighting?: MessageSighting }
   | { readonly kind: 'run'; readonly line: RunLine; readonly second?: number }
@@ -223,7 +221,7 @@ export class ZapLineClassifier {
   /** Per message, its patterns with the pattern their error must match (none: any line of the message). */
   private readonly progress: ReadonlyMap<string, readonly { readonly pattern: ProgressPattern; readonly error?: RegExp }[]>;
   /** Texts redacted before (redaction is a pure function of the text, and most attempts write one of a few texts). */
-  private readonly redacted = new BoundedMemo<string>(REDACTED_MEMO_SIZE);
+  private readonly redacted = new BoundedMap<string, string>(REDACTED_MEMO_SIZE);
   private lastTime: string | undefined;
   private lastTimeMs = NaN;
 

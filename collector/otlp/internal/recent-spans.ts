@@ -8,6 +8,7 @@
  * forget them in is a ring of the pairs' traces. Before, the same shape held hex strings: a string per span, hashed
  * on every lookup.
  */
+import { BoundedRing } from '../../../lib/bounded-ring.js';
 import { pairHash, traceHash } from './id-hash.js';
 
 /** Up to this many pairs a trace's span ids are looked for one by one; past it, through a Map. */
@@ -105,17 +106,18 @@ export class RecentSpans {
   /** Traces by their hash (as a small integer), chained on collision. */
   private readonly traces = new Map<number, RememberedTrace>();
   /** The trace of each remembered pair, in the order the pairs came. */
-  private readonly ring: RememberedTrace[] = [];
-  private oldest = 0;
+  private readonly ring: BoundedRing<RememberedTrace>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.ring = new BoundedRing(capacity);
+  }
 
   /**
    * Whether the pair (trace ids[traceAt..+4], span span[spanAt..+2]) is remembered; `state` is traceState() of the
    * trace id.
    */
   has(state: number, ids: Uint32Array, traceAt: number, span: Uint32Array, spanAt: number): boolean {
-    if (this.ring.length === 0) return false;
+    if (this.ring.size === 0) return false;
     return this.trace(traceHash(state) | 0, ids, traceAt)?.has(span[spanAt]! | 0, span[spanAt + 1]! | 0) ?? false;
   }
 
@@ -126,7 +128,7 @@ export class RecentSpans {
    * no look for each pair among the others.
    */
   addAttempt(state: number, ids: Uint32Array, traceAt: number, spans: Uint32Array, count: number): void {
-    if (this.capacity <= 0) return;
+    if (this.ring.capacity <= 0) return;
     const hash = traceHash(state) | 0;
     let trace = this.trace(hash, ids, traceAt);
     // a trace new here holds only this attempt's pairs, and of those only a child's can equal the root's
@@ -138,16 +140,11 @@ export class RecentSpans {
       const second = spans[2 * k + 1]! | 0;
       const checked = !fresh || (k > 0 && first === root0 && second === root1);
       if (checked && trace?.has(first, second)) continue;
-      let at = this.ring.length;
-      if (at === this.capacity) {
-        at = this.oldest;
-        this.forget(this.ring[at]!);
-        this.oldest = (this.oldest + 1) % this.capacity;
-        if (trace?.live === 0) trace = undefined;
-      }
       trace ??= this.newTrace(hash, ids, traceAt);
       trace.add(first, second);
-      this.ring[at] = trace;
+      // the pair forgotten is never this one, so its trace keeps at least this pair and stays in the table
+      const forgotten = this.ring.push(trace);
+      if (forgotten) this.forget(forgotten);
     }
   }
 

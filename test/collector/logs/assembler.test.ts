@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LogLineAssembler, type LogLineAssemblerOptions } from '../../../collector/logs/assembler.js';
+import { LogLineAssembler, type LogLineAssemblerOptions } from '../../../collector/logs/internal/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/internal/zap-line.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
 import { resolveModel } from '../../../sidecar/files.js';

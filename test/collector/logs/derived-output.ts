@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import type { ObservedLoop } from '../../../collector/logs/assembler.js';
+import type { ObservedLoop } from '../../../collector/logs/types.js';
 import { formatDerivedAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { REPO } from '../../support/paths.js';

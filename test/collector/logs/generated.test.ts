@@ -6,7 +6,7 @@
 import { resolveModel } from '../../../sidecar/files.js';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import type { ObservedLoop } from '../../../collector/logs/assembler.js';
+import type { ObservedLoop } from '../../../collector/logs/types.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import type { LoopKind } from '../../../model/types.js';
 import { World } from '../../../simulator/world.js';

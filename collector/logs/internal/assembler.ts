@@ -26,24 +26,17 @@
  * - Books, in lines: every line the source accepts (a line of an attempt, or a refused one) is received; it is then
  *   analyzed (part of an attempt handed on) or dropped with a reason. Other lines are ignored, counted by why.
  */
-import type { OperatorLoop } from '../hypershift/operator-loop.js';
-import { buildEra } from '../hypershift/operator-loop.js';
-import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../readings/attempt-builder.js';
-import type { AttemptReading } from '../readings/attempt-readings.js';
-import {
-  SOURCE_NOTES,
-  type AttemptRecord,
-  type LoopKnowledge,
-  type RecordSink,
-  type RejectReason,
-  type SourceInputReport,
-  type SourceNote,
-} from '../records.js';
-import { SamplingDetector, type SampledPeriod } from './internal/sampling.js';
-import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './internal/zap-line.js';
-
-export type ObservedLoop = LoopKind | 'auto';
+import type { OperatorLoop } from '../../hypershift/operator-loop.js';
+import { buildEra } from '../../hypershift/operator-loop.js';
+import { BoundedMap } from '../../../lib/bounded-ring.js';
+import type { LoopKind, ReconcileModel } from '../../../model/types.js';
+import { AttemptBuilder, readingNotes } from '../../readings/attempt-builder.js';
+import type { AttemptTexts, ProgressText } from '../../readings/types.js';
+import type { AttemptReading } from '../../readings/attempt-readings.js';
+import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type SourceInputReport, type SourceNote } from '../../records.js';
+import { SamplingDetector, type SampledPeriod } from './sampling.js';
+import { ZapLineClassifier, type AttemptLine, type LogPatterns, type RunLine } from './zap-line.js';
+import type { LogDropReason, LogSourceStats, ObservedLoop, UnmappedSample, UnmappedSampleEntry } from '../types.js';
 
 export interface LogLineAssemblerOptions {
   readonly model: ReconcileModel;
@@ -69,49 +62,6 @@ const MAX_ATTEMPT_SECONDS = 120;
 /** reconcileIDs of handed-on attempts remembered, to recognise a late line. */
 const RECENT_IDS = 10_000;
 const NO_PROGRESS: readonly ProgressText[] = Object.freeze([]);
-
-export interface UnmappedSampleEntry {
-  readonly message: string;
-  readonly why: UnmappedWhy;
-  readonly detail: string;
-  /** Where and when it was first seen, and on which object. */
-  readonly where: string;
-  readonly time: string;
-  readonly object: string;
-  count: number;
-}
-
-export interface UnmappedSample {
-  /** Every unmapped message, counted (also those not kept). */
-  readonly total: number;
-  /** Distinct messages, first seen first, at most `unmappedSampleSize`. */
-  readonly distinct: readonly UnmappedSampleEntry[];
-  /** True when distinct messages beyond the bound were only counted. */
-  readonly truncated: boolean;
-}
-
-export type LogDropReason = Extract<RejectReason, 'invalid_json' | 'invalid_record' | 'line_too_long' | 'loop_unknown' | 'late_line'>;
-
-export interface LogSourceStats {
-  /** Every line read. */
-  lines: number;
-  /** Lines accepted: an attempt's lines, and refused lines (`received = analyzed + dropped` once nothing is held). */
-  received: number;
-  analyzed: number;
-  dropped: Record<LogDropReason, number>;
-  /** Lines not meant for this source; `run` lines are read for where the operator restarted and its version. */
-  ignored: Record<IgnoredWhy | 'run', number>;
-  attempts: number;
-  notes: Record<SourceNote, number>;
-  /** Error messages no reading placed on one operation. */
-  unmappedErrors: number;
-  sampledSeconds: number;
-  /** Operator runs seen (controller starts); 1 for a log without any. */
-  runs: number;
-  /** The loop of the latest attempts; undefined while nothing proved one. */
-  observedLoop: LoopKind | undefined;
-  loopDecidedBy: LoopKnowledge['decidedBy'];
-}
 
 interface Run {
   /** The run's loop, once decided. */
@@ -162,7 +112,7 @@ interface Judged {
   readonly sampled: boolean;
 }
 
-/** The operator's log lines, one at a time, into attempts (the OTLP path's counterpart is otlp/assembler.ts's SpanAssembler). */
+/** The operator's log lines, one at a time, into attempts (the OTLP path's counterpart is otlp/internal/assembler.ts's SpanAssembler). */
 export class LogLineAssembler {
   readonly stats: LogSourceStats;
   private readonly classifier: ZapLineClassifier;
@@ -171,9 +121,8 @@ export class LogLineAssembler {
   /** Attempts not yet judged, in the order of their first line. */
   private readonly queue: Pending[] = [];
   private readonly open = new Map<string, Pending>();
-  private readonly recentIds = new Set<string>();
-  private readonly recentOrder: string[] = [];
-  private recentOldest = 0;
+  /** Handed-on attempts' reconcileIDs (RECENT_IDS; the value is unused). */
+  private readonly recentIds = new BoundedMap<string, true>(RECENT_IDS);
   /** Runs with attempts held for their loop, oldest first. */
   private readonly waiting: Run[] = [];
   private held = 0;
@@ -444,7 +393,7 @@ export class LogLineAssembler {
 
   private read(p: Pending): void {
     if (this.open.get(p.correlation) === p) this.open.delete(p.correlation);
-    if (p.reconcileID !== undefined) this.remember(p.reconcileID);
+    if (p.reconcileID !== undefined) this.recentIds.set(p.reconcileID, true);
     const sampled = this.sampler.anySampledIn(p.firstSecond, p.lastSecond);
     // every field present, absent ones undefined: one object shape for the readings' memo to read
     const texts: AttemptTexts = {
@@ -551,18 +500,6 @@ export class LogLineAssembler {
     this.stats.observedLoop = loop;
     if (this.options.loop === 'auto') this.stats.loopDecidedBy = notes.includes('loop_from_deployment') ? 'deployment' : 'input';
     this.sink.attempt(record);
-  }
-
-  /** Remembers a handed-on attempt's id; the oldest is forgotten past RECENT_IDS (a ring, in the order remembered). */
-  private remember(id: string): void {
-    if (this.recentIds.has(id)) return;
-    if (this.recentOrder.length < RECENT_IDS) this.recentOrder.push(id);
-    else {
-      this.recentIds.delete(this.recentOrder[this.recentOldest]!);
-      this.recentOrder[this.recentOldest] = id;
-      this.recentOldest = (this.recentOldest + 1) % RECENT_IDS;
-    }
-    this.recentIds.add(id);
   }
 
   private keepUnmapped(entry: UnmappedSampleEntry): void {
