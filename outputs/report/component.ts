@@ -5,7 +5,7 @@
  * times are the simulated clock's.
  */
 import { readFileSync } from 'node:fs';
-import type { ShadowReport } from '../../analyzer/report/summary.js';
+import type { Summary } from '../../analyzer/summary/summary.js';
 import { servedJson, type OutputComponent } from '../component.js';
 
 const schema = {
@@ -18,7 +18,7 @@ const schema = {
 } as const;
 
 /** What GET /report serves: the report, and in the demo a word that its times are simulated. */
-export type ServedReport = ShadowReport & { readonly clock?: { readonly simulated: true; readonly speed: number; readonly note: string } };
+export type ServedReport = Summary & { readonly clock?: { readonly simulated: true; readonly speed: number; readonly note: string } };
 
 export const report: OutputComponent<typeof schema> = {
   title: 'the JSON report on /report',
@@ -28,7 +28,7 @@ export const report: OutputComponent<typeof schema> = {
     const token = config.bearerTokenFile === undefined ? undefined : readToken(config.bearerTokenFile);
     const { clock } = ctx;
     const serve = (): ServedReport => {
-      const r = ctx.analyzer.report();
+      const r = ctx.analyzer.summary();
       if (!clock.simulated) return r;
       const note = `times and windows are simulated fleet time, running ${clock.speed}× wall-clock speed; /metrics is in wall-clock time`;
       return { ...r, clock: { simulated: true, speed: clock.speed, note } };

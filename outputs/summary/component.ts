@@ -31,7 +31,7 @@ export const summary: OutputComponent<typeof schema> = {
     const timer = setInterval(() => {
       const lines = recreations ? [recreationsLine(recreations.shadow, clock.now(), pollsApi ? api() : undefined)] : [];
       ctx.log(
-        liveSummary(ctx.analyzer.report(), previous, config.interval / 1000, {
+        liveSummary(ctx.analyzer.summary(), previous, config.interval / 1000, {
           lines,
           ...(first && clock.simulated ? { header: clockLine(clock.speed) } : {}),
         }),

@@ -1,6 +1,6 @@
 /** The short live summary `run` prints every few seconds: what arrived, how often the loops diverge, and where. */
 import type { RecreationShadow } from '../../analyzer/recreations/shadow.js';
-import type { ShadowReport } from '../../analyzer/report/summary.js';
+import type { Summary } from '../../analyzer/summary/summary.js';
 import { formatDuration } from '../../lib/duration.js';
 
 const TOP = 3;
@@ -13,7 +13,7 @@ export interface SummaryExtras {
 }
 
 /** `previous` holds each controller's attempt total at the last summary; it is updated in place. */
-export function liveSummary(report: ShadowReport, previous: Map<string, number>, intervalSeconds: number, extras: SummaryExtras = { lines: [] }): string {
+export function liveSummary(report: Summary, previous: Map<string, number>, intervalSeconds: number, extras: SummaryExtras = { lines: [] }): string {
   const out: string[] = extras.header === undefined ? [] : [extras.header];
   for (const c of report.controllers) {
     const a = c.attempts;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCommand } from '../../cli/run.js';
 import type { JournalSource } from '../../collector/journal/source.js';
-import type { ShadowReport } from '../../analyzer/report/summary.js';
+import type { Summary } from '../../analyzer/summary/summary.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';
@@ -45,7 +45,7 @@ describe('reconcile-shadow run (the sidecar)', function () {
     sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
     await (sidecar.sources[0] as JournalSource).done;
     const samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
-    const offline = JSON.parse((await runCli(['analyze', '--model', MODEL, '--journal', JOURNAL, '--format', 'json'])).stdout) as ShadowReport;
+    const offline = JSON.parse((await runCli(['analyze', '--model', MODEL, '--journal', JOURNAL, '--format', 'json'])).stdout) as Summary;
     const c = offline.controllers[0]!;
     assert.equal(valueOf(samples, 'reconcile_shadow_records_received_total', { source: 'journal' }), 1071);
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total'), c.attempts.total);

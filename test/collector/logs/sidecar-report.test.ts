@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import type { ShadowReport } from '../../../analyzer/report/summary.js';
+import type { Summary } from '../../../analyzer/summary/summary.js';
 import { parseConfig } from '../../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../../sidecar/sidecar.js';
 import { REPO } from '../../support/paths.js';
@@ -37,10 +37,10 @@ summary: {enabled: false}
     assert.deepEqual(lines, [
       'source logs: loop: the operator Deployment is not read; no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
     ]);
-    let report: ShadowReport;
+    let report: Summary;
     const deadline = Date.now() + 15_000;
     for (;;) {
-      report = JSON.parse(await get(sidecar, '/report')) as ShadowReport;
+      report = JSON.parse(await get(sidecar, '/report')) as Summary;
       if ((report.input.sources?.[0]?.attempts ?? 0) >= 4) break;
       if (Date.now() > deadline) throw new Error('timed out waiting for the four attempts of legacy.log');
       await new Promise((resolve) => setTimeout(resolve, 20));

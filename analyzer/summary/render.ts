@@ -1,9 +1,9 @@
 /**
- * Renders the shared report for people: `table` for a terminal, `markdown` to paste into a pull-request review.
+ * Renders the summary for people: `table` for a terminal, `markdown` to paste into a pull-request review.
  * Both show the same sections in the same order; only the table syntax differs.
  */
 import { formatDuration } from '../../lib/duration.js';
-import type { ControllerSummary, OperationSummary, ShadowReport } from './summary.js';
+import type { ControllerSummary, OperationSummary, Summary } from './summary.js';
 
 export type TextFormat = 'table' | 'markdown';
 const MAX_REORDERED_ROWS = 15;
@@ -92,7 +92,7 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   return out.join('');
 }
 
-export function renderReport(report: ShadowReport, format: TextFormat): string {
+export function renderSummary(report: Summary, format: TextFormat): string {
   const out = report.controllers.map((s) => controllerSection(s, format));
   const input = report.input;
   if (input.rejected > 0) {
