@@ -73,11 +73,11 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
     return EXIT.failure;
   }
   const base = baseUrl(sidecar.metricsAddress);
-  const report = sidecar.reportAddress
-    ? `${baseUrl(sidecar.reportAddress)}/report`
-    : 'not served on a public listener (set listen.report or report.bearerTokenFile)';
+  const summary = sidecar.guardedAddress
+    ? `${baseUrl(sidecar.guardedAddress)}/summary`
+    : 'not served on a public listener (set listen.summary or summary.bearerTokenFile)';
   log(`reconcile-shadow ${values.config ? `running ${values.config}` : 'running the embedded default (a simulated HyperShift fleet)'}`);
-  log(`  metrics ${base}/metrics · health ${base}/healthz, ${base}/readyz · report ${report}`);
+  log(`  metrics ${base}/metrics · health ${base}/healthz, ${base}/readyz · summary ${summary}`);
   for (const source of sidecar.sources) log(`  source: ${source.kind}`);
 
   const signal = await (hooks.stopSignal ?? firstSignal());

@@ -45,7 +45,7 @@ models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources:
   journal: {path: ${JSON.stringify(file)}}
-summary: {enabled: false}
+console: {enabled: false}
 partial: ${partial}
 `;
   const partialOf = async (s: Sidecar): Promise<ReturnType<typeof decodePartial>> =>

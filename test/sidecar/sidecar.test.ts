@@ -23,7 +23,7 @@ models: [${JSON.stringify(MODEL)}]
 listen: {metrics: 127.0.0.1:0}
 sources:
   journal: {path: ${JSON.stringify(journal)}}
-summary: {enabled: false}
+console: {enabled: false}
 ${extra}`;
 }
 
@@ -66,7 +66,7 @@ describe('reconcile-shadow run (the sidecar)', function () {
       valueOf(samples, 'reconcile_shadow_blocked_by_total'),
       c.blockedBy.reduce((n, b) => n + b.count, 0),
     );
-    assert.deepEqual(JSON.parse((await get(sidecar, '/report')).body), offline);
+    assert.deepEqual(JSON.parse((await get(sidecar, '/summary')).body), offline);
   });
 
   it('its /metrics passes promtool check metrics', async function () {
@@ -115,13 +115,13 @@ describe('reconcile-shadow run (the sidecar)', function () {
     const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
     writeFileSync(
       join(dir, 'shadow.yaml'),
-      journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('summary: {enabled: false}', 'summary: {enabled: maybe}'),
+      journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('console: {enabled: false}', 'console: {enabled: maybe}'),
     );
     const r = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
     assert.equal(r.code, 3);
     assert.equal(
       r.stderr,
-      `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`,
+      `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 console.enabled: must be true or false, got "maybe"\n`,
     );
   });
 

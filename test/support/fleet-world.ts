@@ -44,7 +44,7 @@ models: [${JSON.stringify(modelFile)}]
 listen: {metrics: ${listen}}
 sources:
 ${sources}
-summary: {enabled: false}
+console: {enabled: false}
 ${extra}`;
 }
 
