@@ -14,6 +14,7 @@ import type { RuleOutcome } from '../../analyzer/decisions/rules/rule.js';
 import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verdict.js';
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
+import type { Cell, Table, Tone } from '../../lib/table.js';
 import type { ControllerSummary } from '../../analyzer/summary/summary.js';
 import {
   blockedByChart,
@@ -25,18 +26,6 @@ import {
   type Chart,
   type RecreationDurations,
 } from './charts.js';
-
-export type Tone = 'bad' | 'good' | 'unknown';
-export type Cell = string | { readonly text: string; readonly tone: Tone };
-
-export interface Table {
-  readonly head: readonly string[];
-  readonly rows: readonly (readonly Cell[])[];
-  /** Right-aligned (numeric) columns. */
-  readonly numeric: readonly number[];
-  /** Columns of prose that may wrap (the others stay on one line). */
-  readonly wide?: readonly number[];
-}
 
 export interface Section {
   readonly id: string;
