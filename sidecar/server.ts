@@ -116,7 +116,7 @@ function answer(
     }
     return;
   }
-  // /report used to serve the summary; now it is the decisions, and only a fleet (sources.peers) has them.
+  // Only a fleet (sources.peers) has decisions to serve on /report; whoever asks another sidecar is after the summary.
   if (path === '/report') return send(404, 'text/plain', "not found: /report serves a fleet's decisions (sources.peers); the summary is on /summary\n");
   if (!open) return send(404, 'text/plain', `not found: this listener serves ${[...endpoints.guarded.keys()].join(', ')} only\n`);
   switch (path) {
