@@ -8,8 +8,8 @@ import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKin
 import { Listeners } from '../lib/listeners.js';
 import type { ReconcileModel } from '../model/types.js';
 import { objectOfKey, type AttemptAnalysis } from './engine.js';
-import type { SummaryState } from './report/summary-state.js';
-import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type ShadowReport } from './report/summary.js';
+import type { SummaryState } from './summary/summary-state.js';
+import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type Summary } from './summary/summary.js';
 import { ControllerShadow } from './shadow.js';
 
 export interface AnalysisListener {
@@ -18,7 +18,7 @@ export interface AnalysisListener {
   evicted?(shadow: ControllerShadow, object: string): void;
   reject?(rejection: Rejection): void;
   received?(source: SourceKind, count: number): void;
-  /** A source describes its own input (books, notes), read when wanted: at a scrape, for /report. */
+  /** A source describes its own input (books, notes), read when wanted: at a scrape, for /summary. */
   described?(source: SourceKind, report: () => SourceInputReport): void;
 }
 
@@ -122,7 +122,8 @@ export class ShadowAnalyzer implements RecordSink {
     return [...this.controllers.values()].map((c) => ({ shadow: c.shadow, state: c.summary.snapshot() }));
   }
 
-  report(): ShadowReport {
+  /** What `analyze` counts, as `analyze --format json` prints it and /summary serves it. */
+  summary(): Summary {
     return { schema: SUMMARY_SCHEMA, controllers: [...this.controllers.values()].map((c) => c.summary.build()), input: this.ledger.build() };
   }
 }

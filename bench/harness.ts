@@ -4,6 +4,8 @@
  * time spent descheduled while other work runs is no cost of ours. The two alternate, run by run, after a warm-up
  * of each, and the median of each is taken, so load that comes and goes hits both alike.
  */
+import { plainTable } from '../lib/table.js';
+
 export interface BenchResult {
   readonly name: string;
   /** What the figure measures, with its unit. */
@@ -86,12 +88,5 @@ export function renderTable(results: readonly BenchResult[]): string {
     r.target,
     r.met ? 'met' : 'MISSED',
   ]);
-  const head = ['benchmark', 'figure', 'baseline', 'ratio', 'target', ''];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return plainTable({ head: ['benchmark', 'figure', 'baseline', 'ratio', 'target', ''], rows, numeric: [] }, { rule: true });
 }

@@ -163,7 +163,7 @@ const SETTLED_FOR_MS = 5_000;
  */
 export async function benchIdleRss(): Promise<BenchResult> {
   const root = packageRoot();
-  const config = `apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nlisten: {metrics: 127.0.0.1:0}\nsummary: {enabled: false}\n`;
+  const config = `apiVersion: reconcile-shadow/v1\nkind: ShadowConfig\nmodels: [hypershift-hostedcluster]\nlisten: {metrics: 127.0.0.1:0}\nconsole: {enabled: false}\n`;
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   writeFileSync(join(dir, 'idle.yaml'), config);
   const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'run', '--config', join(dir, 'idle.yaml')], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -50,7 +50,7 @@ function ingest(bodies: readonly Buffer[], encoding: 'protobuf' | 'json'): () =>
       queue.push(batch, 'bench');
     }
     assembler.flush();
-    if (analyzer.report().controllers[0]!.attempts.total !== ATTEMPTS) throw new Error('not every attempt was assembled');
+    if (analyzer.summary().controllers[0]!.attempts.total !== ATTEMPTS) throw new Error('not every attempt was assembled');
   };
 }
 

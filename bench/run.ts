@@ -64,7 +64,7 @@ async function all(only: readonly string[]): Promise<void> {
     results.push(...rows);
     for (const r of rows) process.stderr.write(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s${r.notes ? ` (${r.notes})` : ''}\n`);
   }
-  console.log(renderTable(results));
+  process.stdout.write(renderTable(results));
   writeFileSync(
     join(packageRoot(), 'bench', 'results.json'),
     JSON.stringify(

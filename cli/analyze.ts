@@ -1,7 +1,7 @@
 /**
  * `reconcile-shadow analyze` (flags and help: ANALYZE in cli/commands.ts). Streams the journal, or the operator log
- * through the log source (never holds either whole), replays every attempt through both loops, and prints the report.
- * Bad lines are reported on stderr with file:line and counted in the report; they never stop the analysis.
+ * through the log source (never holds either whole), replays every attempt through both loops, and prints the summary.
+ * Bad lines are reported on stderr with file:line and counted in the summary; they never stop the analysis.
  * `--workers` splits a journal file's objects among worker threads and `--shard i/n` keeps one shard of n
  * (cli/sharded.ts); `--format partial` prints the partial summary that `reconcile-shadow merge` merges
  * (docs/partial.md).
@@ -9,9 +9,9 @@
 import { createReadStream } from 'node:fs';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { attemptRow } from '../analyzer/engine.js';
-import { renderReport } from '../analyzer/report/render.js';
+import { renderSummary } from '../analyzer/summary/render.js';
 import { encodePartial } from '../analyzer/partial/format.js';
-import { summaryReport } from '../analyzer/partial/reports.js';
+import { summaryOf } from '../analyzer/partial/results.js';
 import { readJournal } from '../collector/journal/reader.js';
 import { inputName, parseOperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE } from '../collector/input/shard.js';
@@ -70,17 +70,17 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
     return EXIT.failure;
   }
 
-  const report = analyzer.report();
-  if (format === 'json') out.write(JSON.stringify(report, null, 2) + '\n');
-  else if (format !== 'jsonl') out.write(renderReport(report, format));
+  const summary = analyzer.summary();
+  if (format === 'json') out.write(JSON.stringify(summary, null, 2) + '\n');
+  else if (format !== 'jsonl') out.write(renderSummary(summary, format));
   rejections.finish();
   await out.flush();
-  const nothing = nothingAnalysed(report, file);
+  const nothing = nothingAnalysed(summary, file);
   if (nothing !== undefined) {
     io.stderr.write(`${nothing}\n`);
     return EXIT.nothingAnalysed;
   }
-  return strict && report.input.rejected > 0 ? EXIT.rejectedInput : EXIT.ok;
+  return strict && summary.input.rejected > 0 ? EXIT.rejectedInput : EXIT.ok;
 }
 
 /** `--workers`, `--shard` or `--format partial`: the input analysed in shards (cli/sharded.ts), then printed as one run. */
@@ -100,14 +100,14 @@ async function analyzeInShards(model: ReconcileModel, values: Values<typeof ANAL
   }
   const { partial } = outcome;
   echoRejections(io, outcome.echoed, partial.input.rejected);
-  const report = summaryReport(partial);
+  const summary = summaryOf(partial);
   const out = new BufferedWriter(io.stdout);
   if (format === 'partial') out.write(JSON.stringify(encodePartial(partial)) + '\n');
-  else if (format === 'json') out.write(JSON.stringify(report, null, 2) + '\n');
-  else if (format !== 'jsonl') out.write(renderReport(report, format));
+  else if (format === 'json') out.write(JSON.stringify(summary, null, 2) + '\n');
+  else if (format !== 'jsonl') out.write(renderSummary(summary, format));
   await out.flush();
   // A shard of no objects is an answer (the fleet had fewer objects than shards): its partial is still written.
-  const nothing = format === 'partial' ? undefined : nothingAnalysed(report, name);
+  const nothing = format === 'partial' ? undefined : nothingAnalysed(summary, name);
   if (nothing !== undefined) {
     io.stderr.write(`${nothing}\n`);
     return EXIT.nothingAnalysed;

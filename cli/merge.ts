@@ -11,7 +11,7 @@ import { isComplete } from '../analyzer/partial/coverage.js';
 import { decodePartial, encodePartial, type PartialState } from '../analyzer/partial/format.js';
 import { PartialError } from '../analyzer/partial/json-reader.js';
 import { MergeError, mergePartials } from '../analyzer/partial/merge.js';
-import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
+import { decisionReportOf, summaryOf } from '../analyzer/partial/results.js';
 import { readArgs } from './args.js';
 import { MERGE } from './commands.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
@@ -56,7 +56,7 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
       io.stderr.write('a partial carries no decisions evidence ("evidence": null): only the merged partial can be written (--format partial)\n');
       return EXIT.failure;
     }
-    const nothing = nothingAnalysed(summaryReport(merged!), merged!.inputs.map((i) => i.name).join(', '));
+    const nothing = nothingAnalysed(summaryOf(merged!), merged!.inputs.map((i) => i.name).join(', '));
     if (nothing !== undefined) {
       io.stderr.write(`${nothing}\n`);
       return EXIT.nothingAnalysed;

@@ -1,16 +1,16 @@
 /**
  * The one line a command prints, with exit code 5, when its input gave it nothing to analyse: an empty file, or lines
- * that were all rejected (most often a journal of another model). A report full of zeros would look like a result.
+ * that were all rejected (most often a journal of another model). A summary full of zeros would look like a result.
  */
-import type { ShadowReport } from '../analyzer/report/summary.js';
+import type { Summary } from '../analyzer/summary/summary.js';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
 /** Why nothing was analysed, or undefined when at least one attempt was. `input` names the file (`-`: stdin). */
-export function nothingAnalysed(report: ShadowReport, input: string): string | undefined {
-  if (report.controllers.some((c) => c.attempts.total > 0)) return undefined;
-  const { rejected, rejectedByReason } = report.input;
-  const received = Object.values(report.input.received).reduce((a, b) => a + (b ?? 0), 0);
+export function nothingAnalysed(summary: Summary, input: string): string | undefined {
+  if (summary.controllers.some((c) => c.attempts.total > 0)) return undefined;
+  const { rejected, rejectedByReason } = summary.input;
+  const received = Object.values(summary.input.received).reduce((a, b) => a + (b ?? 0), 0);
   const name = input === '-' ? 'stdin' : input;
   if (received === 0 && rejected === 0) return `nothing analysed: ${name} holds no attempt`;
   const reasons = Object.entries(rejectedByReason)

@@ -17,13 +17,13 @@ import {
   unfinishedEntries,
   UnreconciledSummary,
   type RecreationEntry,
-} from '../analyzer/recreations/report.js';
+} from '../analyzer/recreations/rows.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationShadow } from '../analyzer/recreations/shadow.js';
 import { loadAdapterConfigFile, loadShadowedTaskConfig } from '../sidecar/files.js';
 import { executeEvent } from '../analyzer/recreations/adapter-event.js';
 import { objectWorld, parseDryRunApiResponses, parseDryRunDiscovery, parseDryRunEvent } from '../analyzer/recreations/dry-run-inputs.js';
-import { dryRunJson, dryRunRow, renderDryRunTable } from '../analyzer/recreations/dry-run-report.js';
+import { dryRunJson, dryRunRow, renderDryRunTable } from '../analyzer/recreations/dry-run-rows.js';
 import { readFileSync } from 'node:fs';
 import { ValidationError } from '../lib/validation-error.js';
 import { parseObservationLine } from '../collector/objects/journal.js';

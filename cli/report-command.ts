@@ -11,11 +11,11 @@ import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
-import { decisionReport } from '../analyzer/decisions/report.js';
+import { decisionReport } from '../analyzer/decisions/decide.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
 import { renderDecisions } from '../outputs/review/render.js';
-import type { DecisionReport } from '../analyzer/decisions/report.js';
-import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
+import type { DecisionReport } from '../analyzer/decisions/decide.js';
+import { decisionReportOf, summaryOf } from '../analyzer/partial/results.js';
 import { readJournal } from '../collector/journal/reader.js';
 import type { ObservedLoop } from '../collector/logs/types.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
@@ -144,7 +144,7 @@ async function decide(
     await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations, knownControllers: new Set([model.controller]) });
   }
   rejections.finish();
-  return nothingAnalysed(analyzer.report(), file) ?? decisionReport(analyzer, evidence, thresholds);
+  return nothingAnalysed(analyzer.summary(), file) ?? decisionReport(analyzer, evidence, thresholds);
 }
 
 /** `--workers`, `--shard`: the input analysed in shards (cli/sharded.ts), decided as one run. */
@@ -159,7 +159,7 @@ async function decideInShards(
   const input = kind === 'log' ? ({ kind: 'logs', files: logs, loop, container } as const) : ({ kind: 'journal', file } as const);
   const { partial, echoed } = await analyzeSharded({ model, input, evidence: true }, shard, workers, io);
   echoRejections(io, echoed, partial.input.rejected);
-  return nothingAnalysed(summaryReport(partial), file) ?? decisionReportOf(partial, thresholds);
+  return nothingAnalysed(summaryOf(partial), file) ?? decisionReportOf(partial, thresholds);
 }
 
 /**

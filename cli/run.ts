@@ -6,7 +6,7 @@
 import { EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
 import { ValidationError } from '../lib/validation-error.js';
-import type { ShadowReport } from '../analyzer/report/summary.js';
+import type { Summary } from '../analyzer/summary/summary.js';
 import { readArgs } from './args.js';
 import { RUN } from './commands.js';
 import { EXIT, type CommandIO } from './io.js';
@@ -30,7 +30,7 @@ function firstSignal(): Promise<string> {
 }
 
 /** What arrived and what became of it, logged at exit so received = analyzed + dropped can be checked after the fact. */
-function finalAccount(r: ShadowReport): Record<string, unknown> {
+function finalAccount(r: Summary): Record<string, unknown> {
   const attempts = r.controllers.reduce((n, c) => n + c.attempts.total, 0);
   const operations = r.controllers.reduce(
     (n, c) => n + c.operations.reduce((m, o) => m + o.outcomes.ok + o.outcomes.error + o.outcomes.stop + o.outcomes.skip, 0),
@@ -73,11 +73,11 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
     return EXIT.failure;
   }
   const base = baseUrl(sidecar.metricsAddress);
-  const report = sidecar.reportAddress
-    ? `${baseUrl(sidecar.reportAddress)}/report`
-    : 'not served on a public listener (set listen.report or report.bearerTokenFile)';
+  const summary = sidecar.guardedAddress
+    ? `${baseUrl(sidecar.guardedAddress)}/summary`
+    : 'not served on a public listener (set listen.summary or summary.bearerTokenFile)';
   log(`reconcile-shadow ${values.config ? `running ${values.config}` : 'running the embedded default (a simulated HyperShift fleet)'}`);
-  log(`  metrics ${base}/metrics · health ${base}/healthz, ${base}/readyz · report ${report}`);
+  log(`  metrics ${base}/metrics · health ${base}/healthz, ${base}/readyz · summary ${summary}`);
   for (const source of sidecar.sources) log(`  source: ${source.kind}`);
 
   const signal = await (hooks.stopSignal ?? firstSignal());
@@ -88,6 +88,6 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
     log(`reconcile-shadow: shutdown took longer than ${config.shutdownTimeout} ms; exiting anyway`);
     return EXIT.failure;
   }
-  log(`reconcile-shadow: stopped: ${JSON.stringify(finalAccount(sidecar.analyzer.report()))}`);
+  log(`reconcile-shadow: stopped: ${JSON.stringify(finalAccount(sidecar.analyzer.summary()))}`);
   return EXIT.ok;
 }

@@ -132,7 +132,7 @@ export const SOURCE_NOTES = [
 export type SourceNote = (typeof SOURCE_NOTES)[number];
 
 /**
- * What a source says about its own input beyond records and rejections, for the report's `input.sources`: its books
+ * What a source says about its own input beyond records and rejections, for the summary's `input.sources`: its books
  * in its own unit (`received = analyzed + dropped`; `ignored` is input it was not meant to read), what it noted
  * without dropping anything (bounded reasons, each counting attempts), and the limits of what it saw.
  */
@@ -188,7 +188,7 @@ export interface RecordSink {
   reject(rejection: Rejection): void;
   /** Counted once per input record a source accepted for processing (before any rejection). */
   received?(source: SourceKind, count: number): void;
-  /** A source that keeps books of its own registers them once; the report reads them when it is built. */
+  /** A source that keeps books of its own registers them once; the summary reads them when it is built. */
   inputReport?(source: SourceKind, report: () => SourceInputReport): void;
 }
 

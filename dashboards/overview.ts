@@ -209,7 +209,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
     .withPanel(
       timeseries(
         'Attempts noted',
-        'Attempts per second a source analyzed with a stated reservation (loop inherited or contradicted, an error format several operations share, sampled logs): what they state is less than their text; /report lists them.',
+        'Attempts per second a source analyzed with a stated reservation (loop inherited or contradicted, an error format several operations share, sampled logs): what they state is less than their text; /summary lists them.',
         'ops',
         { span: 8 },
         query(`sum by (source, note) (rate(reconcile_shadow_attempts_noted_total{${S}}${RATE}))`, '{{source}}: {{note}}'),

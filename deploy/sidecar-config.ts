@@ -17,21 +17,21 @@ export const CONFIG_FILE = `${CONFIG_DIR}/shadow.yaml`;
  */
 export const STATE_DIR = '/var/lib/reconcile-shadow';
 
-/** /report and /partial, on loopback only: read them with `kubectl port-forward` (docs/deploy.md). */
-export const REPORT_PORT = 9465;
+/** /summary and /partial, on loopback only: read them with `kubectl port-forward` (docs/deploy.md). */
+export const SUMMARY_PORT = 9465;
 
 /**
  * Prometheus scrapes and the kubelet probes through the pod IP, so the metrics listener must leave loopback;
- * this is the one listener the deployment binds beyond 127.0.0.1, on purpose. /report names objects and the
+ * this is the one listener the deployment binds beyond 127.0.0.1, on purpose. /summary names objects and the
  * addresses of clients whose input was refused, so it gets a loopback listener of its own.
  */
-const LISTEN = { metrics: `0.0.0.0:${METRICS_PORT}`, report: `127.0.0.1:${REPORT_PORT}` };
+const LISTEN = { metrics: `0.0.0.0:${METRICS_PORT}`, summary: `127.0.0.1:${SUMMARY_PORT}` };
 
 /** Where the overlay mounts the HyperFleet API's projected token (the adapter chart's tokenPath directory). */
 export const HYPERFLEET_API_TOKEN_DIR = '/var/run/secrets/hyperfleet';
 
 /** A pod has no terminal: the live summary would only fill the container log. */
-const SUMMARY = { enabled: false };
+const CONSOLE = { enabled: false };
 
 /** The sections of `reconcile-shadow/v1 ShadowConfig` (sidecar/config.ts) the deployment sets. */
 export interface SidecarConfig {
@@ -45,7 +45,7 @@ export interface SidecarConfig {
   readonly partial?: { readonly path: string };
   /** Empty: traces go wherever the standard OTEL_EXPORTER_OTLP_* environment variables say, off when unset. */
   readonly traces: Readonly<Record<string, never>>;
-  readonly summary: typeof SUMMARY;
+  readonly console: typeof CONSOLE;
 }
 
 /** The Deployment the sidecar runs in, as `namespace/name`. */
@@ -73,7 +73,7 @@ export function hypershiftSidecarConfig(operator: OperatorDeployment): SidecarCo
     },
     partial: { path: `${STATE_DIR}/partial.json` },
     traces: {},
-    summary: SUMMARY,
+    console: CONSOLE,
   };
 }
 
@@ -94,6 +94,6 @@ export function hyperfleetAdapterSidecarConfig(): SidecarConfig {
       stuckThresholds: { default: '10m' },
     },
     traces: {},
-    summary: SUMMARY,
+    console: CONSOLE,
   };
 }

@@ -16,7 +16,7 @@ import type { ConfigOf, Field } from '../lib/schema.js';
 import type { MetricSet } from './metrics/registry.js';
 
 /** Bounded kinds of failure inside the sidecar (reconcile_shadow_internal_errors_total{kind}). */
-export const INTERNAL_ERROR_KINDS = ['publish', 'trace_export', 'source', 'metrics', 'report'] as const;
+export const INTERNAL_ERROR_KINDS = ['publish', 'trace_export', 'source', 'metrics', 'summary'] as const;
 export type InternalErrorKind = (typeof INTERNAL_ERROR_KINDS)[number];
 
 /** The recreation pipeline, as outputs see it: the shadow, what it tracks, and the clock it runs on. */
@@ -37,7 +37,7 @@ export interface SourceView {
 }
 
 export interface OutputContext {
-  /** The attempt pipeline: its report, and the controllers it analyzes. */
+  /** The attempt pipeline: its summary, and the controllers it analyzes. */
   readonly analyzer: ShadowAnalyzer;
   readonly recreations: RecreationPipelineView | undefined;
   /** The peers' partials, merged and decided, when sources.peers is configured. */
@@ -71,17 +71,17 @@ export interface Served {
 export type GuardedEndpoint = (request: { readonly format: string | undefined }) => Served | Promise<Served>;
 
 /**
- * A guarded endpoint as an output serves it (/report, /partial); the sidecar's server decides on which listener
- * (sidecar/server.ts). Of two outputs serving one path, the later in the registry's order answers it.
+ * A guarded endpoint as an output serves it (/summary, /partial, the fleet's /report); the sidecar's server decides on
+ * which listener (sidecar/server.ts). Of two outputs serving one path, the later in the registry's order answers it.
  */
 export interface OutputEndpoint {
-  readonly path: '/report' | '/partial';
+  readonly path: '/summary' | '/partial' | '/report';
   readonly serve: GuardedEndpoint;
   /** When set, every guarded endpoint requires `Authorization: Bearer <token>`. */
   readonly token?: string;
 }
 
-/** A JSON body, as /report and /partial send it. */
+/** A JSON body, as /summary and /partial send it. */
 export function servedJson(value: unknown): Served {
   return { contentType: 'application/json', body: JSON.stringify(value, null, 2) + '\n' };
 }

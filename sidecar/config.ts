@@ -42,9 +42,12 @@ export const CONFIG_SCHEMA = {
         metrics: {
           kind: 'address',
           default: '127.0.0.1:9464',
-          doc: '/metrics, /healthz, /readyz; /report too when loopback (or with report.bearerTokenFile) and listen.report is not set',
+          doc: '/metrics, /healthz, /readyz; /summary and /partial too when loopback (or with summary.bearerTokenFile) and listen.summary is not set',
         },
-        report: { kind: 'address', doc: '/report on a listener of its own; a non-loopback address needs report.bearerTokenFile' },
+        summary: {
+          kind: 'address',
+          doc: "/summary, /partial and the fleet's /report on a listener of their own; a non-loopback address needs summary.bearerTokenFile",
+        },
       },
     },
     sources: { kind: 'object', present: true, doc: 'where attempts come from; any mix', fields: sectionsOf(SOURCES) },
@@ -94,19 +97,19 @@ function checkSource(src: YamlSource, at: readonly string[], component: SourceCo
 }
 
 /**
- * /report names objects and client addresses: a listener of its own must be loopback unless a token guards it. The
+ * /summary names objects and client addresses: a listener of its own must be loopback unless a token guards it. The
  * receiver's grace must end before `run` gives up on stopping, or the requests it cuts would not be counted.
  */
 function checkListeners(src: YamlSource, raw: ConfigFile): void {
-  const { metrics, report } = raw.listen;
-  if (report && !isLoopback(report.host) && raw.report.bearerTokenFile === undefined) {
+  const { metrics, summary } = raw.listen;
+  if (summary && !isLoopback(summary.host) && raw.summary.bearerTokenFile === undefined) {
     src.fail(
-      ['listen', 'report'],
-      `${report.host}:${report.port} is not a loopback address, and /report names objects and client addresses: set report.bearerTokenFile, or bind 127.0.0.1 and read it through kubectl port-forward`,
+      ['listen', 'summary'],
+      `${summary.host}:${summary.port} is not a loopback address, and /summary names objects and client addresses: set summary.bearerTokenFile, or bind 127.0.0.1 and read it through kubectl port-forward`,
     );
   }
-  if (report && report.port !== 0 && report.port === metrics.port && report.host === metrics.host) {
-    src.fail(['listen', 'report'], 'is the metrics listener: leave it out to serve /report there, or give it a port of its own');
+  if (summary && summary.port !== 0 && summary.port === metrics.port && summary.host === metrics.host) {
+    src.fail(['listen', 'summary'], 'is the metrics listener: leave it out to serve /summary there, or give it a port of its own');
   }
   const otlp = raw.sources.otlp;
   if (otlp && otlp.shutdownGrace >= raw.shutdownTimeout) {
@@ -129,5 +132,5 @@ listen: {metrics: 127.0.0.1:9464}
 sources:
   simulator: {objects: 40, seed: 1, observe: mixed, speed: 60}
   otlp: {listen: 127.0.0.1:4318, grpc: {listen: 127.0.0.1:4317}}
-summary: {interval: 5s}
+console: {interval: 5s}
 `;

@@ -17,7 +17,7 @@ import type { Field } from '../lib/schema.js';
 import { fleet } from '../outputs/fleet/component.js';
 import { metrics } from '../outputs/metrics/component.js';
 import { partial } from '../outputs/partial/component.js';
-import { report } from '../outputs/report/component.js';
+import { consoleOutput } from '../outputs/console/component.js';
 import { summary } from '../outputs/summary/component.js';
 import { traces } from '../outputs/traces/component.js';
 import { simulator } from '../simulator/component.js';
@@ -28,11 +28,8 @@ export const SOURCES = { journal, simulator, otlp, logs, status, peers } as cons
 /** By their key under `recreations:`; `kubernetes` runs whenever the section is there (it says where the cluster is). */
 export const RECREATION_INPUTS = { hyperfleetApi: hyperfleet, maestro, kubernetes: objects } as const;
 
-/**
- * By their top-level key; the metrics and fleet outputs have no config. The fleet's /report (its decisions) comes
- * after, and so answers instead of, the report output's.
- */
-export const OUTPUTS = { metrics, report, partial, traces, summary, fleet } as const;
+/** By their top-level key; the metrics and fleet outputs have no config. */
+export const OUTPUTS = { metrics, summary, partial, traces, console: consoleOutput, fleet } as const;
 
 type Sections<R> = { [K in keyof R as R[K] extends { readonly schema: Field } ? K : never]: R[K] extends { readonly schema: infer F } ? F : never };
 

@@ -1,14 +1,15 @@
 /**
  * The sidecar's HTTP endpoints: /metrics (Prometheus text 0.0.4), /healthz (the process is alive), /readyz (config
  * loaded and every source started; the body lists each source up or down), open to whoever reaches the listener, as
- * Prometheus and the kubelet need; and the guarded endpoints, /report (the JSON report `analyze --format json` prints,
- * or a fleet's decisions) and /partial (the partial summary of everything analysed), which name objects and the
- * addresses of clients whose input was refused, so they are served only where they are not public:
- *   - on `listen.report`, a listener of its own, when one is configured (config.ts refuses a non-loopback one without
+ * Prometheus and the kubelet need; and the guarded endpoints, /summary (the JSON summary `analyze --format json`
+ * prints), /partial (the partial summary of everything analysed) and, with sources.peers, /report (the fleet's
+ * decisions), which name objects and the addresses of clients whose input was refused, so they are served only where
+ * they are not public:
+ *   - on `listen.summary`, a listener of its own, when one is configured (config.ts refuses a non-loopback one without
  *     a token);
  *   - otherwise on the metrics listener, when that is bound to loopback or a token is configured;
  *   - nowhere else: the metrics listener answers 403 and says where they are.
- * With `report.bearerTokenFile`, they require `Authorization: Bearer <token>` wherever they are served.
+ * With `summary.bearerTokenFile`, they require `Authorization: Bearer <token>` wherever they are served.
  * Both listeners bind 127.0.0.1 unless the config says otherwise.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,28 +20,28 @@ import type { GuardedEndpoint } from '../outputs/component.js';
 
 export interface Endpoints {
   metrics(): Promise<{ contentType: string; body: string }>;
-  /** The guarded endpoints by path (/report, /partial); empty: none at all. */
+  /** The guarded endpoints by path (/summary, /partial, /report); empty: none at all. */
   readonly guarded: ReadonlyMap<string, GuardedEndpoint>;
   /** Ready once every source started; `detail` lines follow the verdict in the body. */
   readiness(): { ready: boolean; detail: readonly string[] };
 }
 
 /** The endpoints whose failure is counted (reconcile_shadow_internal_errors_total{kind}). */
-export type FailingEndpoint = 'metrics' | 'report';
+export type FailingEndpoint = 'metrics' | 'summary';
 
 export interface Listeners {
-  /** /metrics, /healthz, /readyz; the guarded ones too when `report` is not given and this is loopback or a token is set. */
+  /** /metrics, /healthz, /readyz; the guarded ones too when `guarded` is not given and this is loopback or a token is set. */
   readonly metrics: Address;
-  /** A listener of its own for the guarded endpoints. */
-  readonly report?: Address;
-  /** When set, the guarded endpoints require `Authorization: Bearer <reportToken>`. */
-  readonly reportToken?: string;
+  /** A listener of its own for the guarded endpoints (`listen.summary`). */
+  readonly guarded?: Address;
+  /** When set, the guarded endpoints require `Authorization: Bearer <token>`. */
+  readonly token?: string;
 }
 
 export interface HttpServer {
   readonly address: Address;
   /** Where the guarded endpoints are served, or undefined when nowhere. */
-  readonly reportAddress: Address | undefined;
+  readonly guardedAddress: Address | undefined;
   close(): Promise<void>;
 }
 
@@ -51,35 +52,35 @@ export function isLoopback(host: string): boolean {
 }
 
 /** How a listener answers the guarded endpoints. */
-type ReportAccess =
+type GuardedAccess =
   { readonly serve: true; readonly authorized: (authorization: string | undefined) => boolean } | { readonly serve: false; readonly why: string };
 
 export async function startHttpServer(listen: Listeners, endpoints: Endpoints, onError: (endpoint: FailingEndpoint, e: unknown) => void): Promise<HttpServer> {
-  const authorized = listen.reportToken === undefined ? () => true : bearerTokenCheck(listen.reportToken);
-  const served: ReportAccess = { serve: true, authorized };
+  const authorized = listen.token === undefined ? () => true : bearerTokenCheck(listen.token);
+  const served: GuardedAccess = { serve: true, authorized };
   const guarded = endpoints.guarded.size > 0;
   const paths = [...endpoints.guarded.keys()].join(' and ');
-  const report = listen.report && guarded ? await listenOn(listen.report, (req, res) => answer(req, res, endpoints, served, false, onError)) : undefined;
-  const metricsAccess: ReportAccess = report
-    ? { serve: false, why: `${paths} ${endpoints.guarded.size > 1 ? 'are' : 'is'} served on ${url(boundAddress(report))} (listen.report)` }
-    : guarded && (isLoopback(listen.metrics.host) || listen.reportToken !== undefined)
+  const own = listen.guarded && guarded ? await listenOn(listen.guarded, (req, res) => answer(req, res, endpoints, served, false, onError)) : undefined;
+  const metricsAccess: GuardedAccess = own
+    ? { serve: false, why: `${paths} ${endpoints.guarded.size > 1 ? 'are' : 'is'} served on ${url(boundAddress(own))} (listen.summary)` }
+    : guarded && (isLoopback(listen.metrics.host) || listen.token !== undefined)
       ? served
       : {
           serve: false,
-          why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address only, or with report.bearerTokenFile`,
+          why: `${paths} name${endpoints.guarded.size > 1 ? '' : 's'} objects and client addresses: served on a loopback address only, or with summary.bearerTokenFile`,
         };
   let metrics: Server;
   try {
     metrics = await listenOn(listen.metrics, (req, res) => answer(req, res, endpoints, metricsAccess, true, onError));
   } catch (e) {
-    if (report) await closeServer(report);
+    if (own) await closeServer(own);
     throw e;
   }
   return {
     address: boundAddress(metrics),
-    reportAddress: report ? boundAddress(report) : metricsAccess.serve ? boundAddress(metrics) : undefined,
+    guardedAddress: own ? boundAddress(own) : metricsAccess.serve ? boundAddress(metrics) : undefined,
     close: async () => {
-      await Promise.all([closeServer(metrics), ...(report ? [closeServer(report)] : [])]);
+      await Promise.all([closeServer(metrics), ...(own ? [closeServer(own)] : [])]);
     },
   };
 }
@@ -88,7 +89,7 @@ function answer(
   req: IncomingMessage,
   res: ServerResponse,
   endpoints: Endpoints,
-  reportAccess: ReportAccess,
+  access: GuardedAccess,
   open: boolean,
   onError: (endpoint: FailingEndpoint, e: unknown) => void,
 ): void {
@@ -100,11 +101,11 @@ function answer(
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
   const endpoint = endpoints.guarded.get(path ?? '');
   if (endpoint) {
-    if (!reportAccess.serve) return send(403, 'text/plain', `forbidden: ${reportAccess.why}\n`);
-    if (!reportAccess.authorized(req.headers.authorization))
+    if (!access.serve) return send(403, 'text/plain', `forbidden: ${access.why}\n`);
+    if (!access.authorized(req.headers.authorization))
       return send(401, 'text/plain', `unauthorized: ${path} needs Authorization: Bearer <token>\n`, { 'www-authenticate': 'Bearer' });
     const failed = (e: unknown): void => {
-      onError('report', e);
+      onError('summary', e);
       send(500, 'text/plain', `${path} unavailable\n`);
     };
     try {
@@ -115,7 +116,9 @@ function answer(
     }
     return;
   }
-  if (!open) return send(404, 'text/plain', 'not found: this listener serves /report only\n');
+  // Only a fleet (sources.peers) has decisions to serve on /report; whoever asks another sidecar is after the summary.
+  if (path === '/report') return send(404, 'text/plain', "not found: /report serves a fleet's decisions (sources.peers); the summary is on /summary\n");
+  if (!open) return send(404, 'text/plain', `not found: this listener serves ${[...endpoints.guarded.keys()].join(', ')} only\n`);
   switch (path) {
     case '/metrics':
       endpoints.metrics().then(
@@ -133,11 +136,7 @@ function answer(
       return send(ready ? 200 : 503, 'text/plain', [ready ? 'ready' : 'starting', ...detail].join('\n') + '\n');
     }
     default:
-      return send(
-        404,
-        'text/plain',
-        `not found: try /metrics, /healthz, /readyz${reportAccess.serve ? ` or ${[...endpoints.guarded.keys()].join(', ')}` : ''}\n`,
-      );
+      return send(404, 'text/plain', `not found: try /metrics, /healthz, /readyz${access.serve ? ` or ${[...endpoints.guarded.keys()].join(', ')}` : ''}\n`);
   }
 }
 

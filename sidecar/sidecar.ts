@@ -5,7 +5,7 @@
  * (`internal_errors_total{kind="publish"}`) and never breaks a pipeline. Every source reports its health through the
  * same hooks (health.ts). Sources are started last and stopped first, so nothing arrives that cannot be published,
  * and everything in flight at shutdown is handed on before outputs stop. In the embedded demo the simulated worlds run
- * on a sped-up clock; the analysis, the live summary and /report follow it (and say so), while every metric stays in
+ * on a sped-up clock; the analysis, the live summary and /summary follow it (and say so), while every metric stays in
  * wall-clock time.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -47,8 +47,8 @@ export interface SidecarOptions {
 
 export interface Sidecar {
   readonly metricsAddress: Address;
-  /** Where /report is served, or undefined when nowhere (server.ts says why). */
-  readonly reportAddress: Address | undefined;
+  /** Where the guarded endpoints (/summary, /partial, a fleet's /report) are served, or undefined when nowhere (server.ts says why). */
+  readonly guardedAddress: Address | undefined;
   readonly analyzer: ShadowAnalyzer;
   /** The recreation pipeline, when one runs. */
   readonly recreations: RecreationPipeline | undefined;
@@ -208,10 +208,10 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   };
 
   const guarded = new Map<string, GuardedEndpoint>();
-  let reportToken: string | undefined;
+  let token: string | undefined;
   for (const e of outputs.flatMap((o) => o.endpoints ?? [])) {
     guarded.set(e.path, e.serve);
-    reportToken ??= e.token;
+    token ??= e.token;
   }
   let ready = false;
   let server: HttpServer;
@@ -219,8 +219,8 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
     server = await startHttpServer(
       {
         metrics: config.listen.metrics,
-        ...(config.listen.report ? { report: config.listen.report } : {}),
-        ...(reportToken === undefined ? {} : { reportToken }),
+        ...(config.listen.summary ? { guarded: config.listen.summary } : {}),
+        ...(token === undefined ? {} : { token }),
       },
       {
         metrics: async () => {
@@ -261,7 +261,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
 
   return {
     metricsAddress: server.address,
-    reportAddress: server.reportAddress,
+    guardedAddress: server.guardedAddress,
     analyzer,
     recreations,
     metrics,

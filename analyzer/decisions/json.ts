@@ -4,12 +4,12 @@
  * pairs), `classification`, `loopComparison`, `starvation`, `rollout`; every finding carries its numbers and a
  * sentence saying why. Numbers are finite: what cannot be computed is null.
  */
-import type { ShadowReport } from '../report/summary.js';
+import type { Summary } from '../summary/summary.js';
 import type { GroupDecision } from './classification.js';
 import type { OperationComparison } from './loop-comparison.js';
 import type { NoiseFloor } from './noise.js';
 import type { PairDecision } from './ordering.js';
-import type { ControllerDecisions, DecisionReport } from './report.js';
+import type { ControllerDecisions, DecisionReport } from './decide.js';
 import type { RolloutPlan } from './rollout.js';
 import type { DecisionThresholds } from './thresholds.js';
 
@@ -159,7 +159,7 @@ function thresholdsJson(t: DecisionThresholds): Record<string, number> {
   return Object.fromEntries(Object.entries(t).map(([key, value]) => [key === 'minWindow' ? 'minWindowMs' : key, value]));
 }
 
-function input(summary: ShadowReport): Record<string, unknown> {
+function input(summary: Summary): Record<string, unknown> {
   const i = summary.input;
   return { received: i.received, rejected: i.rejected, rejectedByReason: i.rejectedByReason };
 }

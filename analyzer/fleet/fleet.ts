@@ -6,11 +6,11 @@
  * Pure: the peers source hands in bodies and failures with their times; the view is computed for a given time and
  * kept until something changes, so a scrape every few seconds does not merge again.
  */
-import { decisionReportOf } from '../partial/reports.js';
+import { decisionReportOf } from '../partial/results.js';
 import { decodePartial, type ModelCache, type PartialState } from '../partial/format.js';
 import { PartialError } from '../partial/json-reader.js';
 import { MergeError, mergePartials } from '../partial/merge.js';
-import type { DecisionReport } from '../decisions/report.js';
+import type { DecisionReport } from '../decisions/decide.js';
 import type { DecisionThresholds } from '../decisions/thresholds.js';
 import { PEER_FAILURES, type PartialSink, type PeerFailure } from '../../collector/peers/sink.js';
 

@@ -5,7 +5,7 @@
  */
 import type { AnalysisListener, ShadowAnalyzer } from '../analyzer.js';
 import { ControllerEvidence, type DecisionEvidence } from '../decisions/evidence.js';
-import { REJECTION_SAMPLE } from '../report/summary.js';
+import { REJECTION_SAMPLE } from '../summary/summary.js';
 import type { Rejection } from '../../collector/records.js';
 import type { InputPart, PartialState, PositionedRejection } from './format.js';
 

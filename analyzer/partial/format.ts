@@ -15,7 +15,7 @@ import { LOOP_KINDS } from '../../model/types.js';
 import { compileModel, type CompiledModel } from '../compiled-model.js';
 import { emptyCounters, type ControllerCounters } from '../decisions/counters.js';
 import type { TimelineState } from '../decisions/timeline.js';
-import type { OperationState, SummaryState, TimeMark } from '../report/summary-state.js';
+import type { OperationState, SummaryState, TimeMark } from '../summary/summary-state.js';
 import type { Coverage } from './coverage.js';
 import { at, JsonReader, type Path } from './json-reader.js';
 

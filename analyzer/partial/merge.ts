@@ -6,8 +6,8 @@
  */
 import { copyCounters, mergeCounters } from '../decisions/counters.js';
 import { StarvationTimeline } from '../decisions/timeline.js';
-import { addCounts, compareText, mergeSummaryStates } from '../report/summary-state.js';
-import { REJECTION_SAMPLE } from '../report/summary.js';
+import { addCounts, compareText, mergeSummaryStates } from '../summary/summary-state.js';
+import { REJECTION_SAMPLE } from '../summary/summary.js';
 import { REJECT_REASONS, SOURCE_KINDS } from '../../collector/records.js';
 import { modelDocument } from '../../model/document.js';
 import { unite } from './coverage.js';

@@ -59,7 +59,7 @@ export class CelCompileError extends Error {}
 
 /**
  * Whether a result counts as matched, as the adapter's EvaluateSafe decides (criteria/cel_evaluator.go): an
- * evaluation error is not matched (the error is kept for the report), a bool is itself, and any other value is
+ * evaluation error is not matched (the error is kept for the summary), a bool is itself, and any other value is
  * matched unless it is null or empty (an empty string, list or map).
  */
 export function celMatched(r: EvalResult): boolean {

@@ -52,7 +52,7 @@ const schema = {
       doc: 'lines of one message in two adjacent seconds from which the logger may have sampled',
     },
     maxPending: { kind: 'integer', default: 10_000, min: 1, unit: 'attempts', doc: 'attempts held for correlation and sampling judgement' },
-    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped error messages kept for the report' },
+    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped error messages kept for the summary' },
     quietFlush: { kind: 'duration', default: '3s', doc: 'held attempts are handed on once no line came for this long' },
     pollInterval: { kind: 'duration', default: '1s', doc: 'how often the file is checked (besides inotify) and quietness is judged' },
     file: {

@@ -64,7 +64,7 @@ export interface OperatorLogSourceOptions {
   readonly samplingThreshold?: number;
   /** Attempts held for correlation and sampling judgement before the oldest is handed on early. Default 10000. */
   readonly maxPending?: number;
-  /** Distinct unmapped error messages kept for the report. Default 50. */
+  /** Distinct unmapped error messages kept for the summary. Default 50. */
   readonly unmappedSampleSize?: number;
   /** Held attempts are handed on once no line came for this long. Default 3000 ms. */
   readonly quietFlushMs?: number;
@@ -273,17 +273,17 @@ export class OperatorLogSource implements Source {
     return this.assembler.sampledPeriods();
   }
 
-  /** Error messages no reading placed on one operation, for the report. */
+  /** Error messages no reading placed on one operation, for the summary. */
   unmappedSample(): UnmappedSample {
     return this.assembler.unmappedSample();
   }
 
-  /** What the source knows about the operator's loop, and from where (said once at start, and in the report). */
+  /** What the source knows about the operator's loop, and from where (said once at start, and in the summary). */
   loopKnowledge(): LoopKnowledge {
     return this.assembler.loopKnowledge();
   }
 
-  /** The books (in lines), the reservations, the sampled periods and the unmapped sample, for the report. */
+  /** The books (in lines), the reservations, the sampled periods and the unmapped sample, for the summary. */
   inputReport(): SourceInputReport {
     return this.assembler.inputReport();
   }

@@ -25,7 +25,7 @@ const schema = {
     interval: { kind: 'duration', default: '30s', min: '1s', doc: 'how often every peer is read' },
     timeout: { kind: 'duration', default: '5s', min: '100ms', doc: 'one read; past it the peer is failing this round' },
     keepFor: { kind: 'duration', default: '10m', min: '1s', doc: "how long a peer's last partial counts while it cannot be read; then it is missing" },
-    tokenFile: { kind: 'string', doc: "a bearer token sent to every peer (their report.bearerTokenFile's)" },
+    tokenFile: { kind: 'string', doc: "a bearer token sent to every peer (their summary.bearerTokenFile's)" },
     maxBodyBytes: { kind: 'integer', default: 64 * 1024 * 1024, min: 1024, unit: 'bytes', doc: 'a larger partial is refused (body_too_large)' },
   },
 } as const;

@@ -26,7 +26,7 @@ export interface PeersOptions {
   readonly discovery?: PeerDiscovery;
   readonly intervalMs: number;
   readonly timeoutMs: number;
-  /** Sent as `Authorization: Bearer` to every peer (their /partial is guarded as /report is). */
+  /** Sent as `Authorization: Bearer` to every peer (their /partial is guarded as /summary is). */
   readonly token?: string;
   readonly maxBodyBytes: number;
   readonly timers?: Timers;

@@ -35,7 +35,7 @@ export type UnmappedWhy = 'no_format' | 'ambiguous' | 'outside_loop' | 'inconsis
 export interface UnmappedMessage {
   readonly message: string;
   readonly why: UnmappedWhy;
-  /** A sentence for the report: what matched, or why the match was refused. */
+  /** A sentence for the summary: what matched, or why the match was refused. */
   readonly detail: string;
 }
 

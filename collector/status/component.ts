@@ -33,7 +33,7 @@ const schema = {
     loopDetectTimeout: { kind: 'duration', default: '10s', doc: 'loop: auto: the longest wait for the operator Deployment at start' },
     emitInitial: { kind: 'boolean', default: true, doc: 'report the condition found when an object is first seen (e.g. at sidecar start)' },
     maxTrackedObjects: { kind: 'integer', default: 10_000, min: 1, unit: 'objects', doc: 'more HostedClusters are refused (pending_limit)' },
-    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped messages kept for the report' },
+    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped messages kept for the summary' },
     backoff: {
       kind: 'object',
       present: true,

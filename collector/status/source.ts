@@ -57,7 +57,7 @@ export interface HostedClusterStatusSourceOptions {
   readonly emitInitial?: boolean;
   /** Objects tracked at most; more are refused (`pending_limit`). Default 10000. */
   readonly maxTrackedObjects?: number;
-  /** Distinct unmapped messages kept for the report. Default 50. */
+  /** Distinct unmapped messages kept for the summary. Default 50. */
   readonly unmappedSampleSize?: number;
   readonly backoff?: Partial<BackoffOptions>;
   readonly timers?: Timers;
@@ -193,7 +193,7 @@ export class HostedClusterStatusSource implements Source {
     return this.loopWatch?.loop;
   }
 
-  /** What the source knows about the operator's loop, and from where (said once at start, and in the report). */
+  /** What the source knows about the operator's loop, and from where (said once at start, and in the summary). */
   loopKnowledge(): LoopKnowledge {
     const configured = this.options.loop ?? STATUS_SOURCE_DEFAULTS.loop;
     if (configured !== 'auto') return { configured, current: configured, decidedBy: 'config', statement: `configured: the ${configured} loop` };
@@ -206,7 +206,7 @@ export class HostedClusterStatusSource implements Source {
     return { configured, current: this.evidence ?? null, decidedBy: this.evidence ? 'input' : 'unknown', statement };
   }
 
-  /** The books (in condition transitions), the reservations and the unmapped sample, for the report. */
+  /** The books (in condition transitions), the reservations and the unmapped sample, for the summary. */
   inputReport(): SourceInputReport {
     const s = this.stats;
     return {

@@ -124,7 +124,7 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_attempts_noted_total',
     type: 'counter',
-    help: 'Attempts a source analyzed with a reservation it states, by bounded note (loop inherited or contradicted, error format shared by several operations, sampled logs, ...): nothing was dropped, but what the attempt states is less than its text; /report input.sources lists the same counts.',
+    help: 'Attempts a source analyzed with a reservation it states, by bounded note (loop inherited or contradicted, error format shared by several operations, sampled logs, ...): nothing was dropped, but what the attempt states is less than its text; /summary input.sources lists the same counts.',
     labels: ['source', 'note'],
     cardinality: `the sources that read a loop from their input (logs, status) x ${SOURCE_NOTES.length} notes`,
   },
@@ -167,7 +167,7 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_internal_errors_total',
     type: 'counter',
-    help: 'Failures inside the sidecar, never fatal: publish (an output failed on a record), trace_export, source (a source failed; it retries on its own), metrics and report (an endpoint could not answer).',
+    help: 'Failures inside the sidecar, never fatal: publish (an output failed on a record), trace_export, source (a source failed; it retries on its own), metrics and summary (a guarded endpoint could not answer, or the partial could not be saved).',
     labels: ['kind'],
     cardinality: '5 kinds',
   },

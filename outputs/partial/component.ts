@@ -1,7 +1,7 @@
 /**
  * `/partial`: the partial summary (`reconcile-shadow/partial/v1`, docs/partial.md) of everything this sidecar
  * analysed since it started, with the decisions' evidence, so a fleet component (sources.peers) can merge every
- * sidecar's into one verdict. It names objects as /report does, so it is guarded as /report is (sidecar/server.ts).
+ * sidecar's into one verdict. It names objects as /summary does, so it is guarded as /summary is (sidecar/server.ts).
  *
  * With `partial.path`, the partial is also written there every `saveInterval` and at stop, and read back at start: a
  * restarted sidecar serves its earlier runs' evidence merged with its own. Each run is an input of its own

@@ -6,7 +6,7 @@ import type { GroupDecision } from '../../analyzer/decisions/classification.js';
 import type { LoopComparison, OperationComparison } from '../../analyzer/decisions/loop-comparison.js';
 import type { NoiseFloor } from '../../analyzer/decisions/noise.js';
 import type { PairDecision } from '../../analyzer/decisions/ordering.js';
-import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../analyzer/decisions/report.js';
+import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../analyzer/decisions/decide.js';
 import type { RolloutPlan } from '../../analyzer/decisions/rollout.js';
 import type { StarvationComparison } from '../../analyzer/decisions/starvation-comparison.js';
 import { THRESHOLD_DOCS, type DecisionThresholds } from '../../analyzer/decisions/thresholds.js';
@@ -14,7 +14,8 @@ import type { RuleOutcome } from '../../analyzer/decisions/rules/rule.js';
 import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verdict.js';
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
-import type { ControllerSummary } from '../../analyzer/report/summary.js';
+import type { Cell, Table, Tone } from '../../lib/table.js';
+import type { ControllerSummary } from '../../analyzer/summary/summary.js';
 import {
   blockedByChart,
   divergenceChart,
@@ -25,18 +26,6 @@ import {
   type Chart,
   type RecreationDurations,
 } from './charts.js';
-
-export type Tone = 'bad' | 'good' | 'unknown';
-export type Cell = string | { readonly text: string; readonly tone: Tone };
-
-export interface Table {
-  readonly head: readonly string[];
-  readonly rows: readonly (readonly Cell[])[];
-  /** Right-aligned (numeric) columns. */
-  readonly numeric: readonly number[];
-  /** Columns of prose that may wrap (the others stay on one line). */
-  readonly wide?: readonly number[];
-}
 
 export interface Section {
   readonly id: string;

@@ -3,7 +3,8 @@
  * no external reference, so it opens offline, in a CI artifact viewer or attached to a ticket.
  */
 import { renderSvg, startSvgDocument } from './svg.js';
-import type { Cell, ControllerDocument, ReportDocument, Section, Table } from './document.js';
+import type { Cell, Table } from '../../lib/table.js';
+import type { ControllerDocument, ReportDocument, Section } from './document.js';
 
 const STYLE = `
 :root { --ink:#202124; --muted:#5f6368; --line:#dadce0; --bg:#f8f9fa; --good:#137333; --good-bg:#e6f4ea; --bad:#c5221f; --bad-bg:#fce8e6; --unknown:#b06000; --unknown-bg:#fef7e0; }

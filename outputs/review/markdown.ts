@@ -3,24 +3,13 @@
  * in the HTML report's order. A chart with a text form (the per-loop comparison) is drawn as fixed-width bars; the
  * others are pictures of the tables' numbers and are named as in the HTML report.
  */
-import type { Cell, ControllerDocument, ReportDocument, Section, Table } from './document.js';
+import { markdownTable } from '../../lib/table.js';
+import type { ControllerDocument, ReportDocument, Section } from './document.js';
 
 const STATUS_MARK: Record<string, string> = { ready: '✅', 'not-ready': '❌', inconclusive: '⚠️' };
 
-function text(c: Cell): string {
-  const t = typeof c === 'string' ? c : c.tone === 'bad' ? `**${c.text}**` : c.text;
-  return t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
-
-function table(t: Table): string {
-  if (t.rows.length === 0) return '_none_\n';
-  const rule = t.head.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
-  const line = (cells: readonly Cell[]): string => `| ${cells.map(text).join(' | ')} |`;
-  return [line(t.head), `|${rule.join('|')}|`, ...t.rows.map(line)].join('\n') + '\n';
-}
-
 function section(s: Section): string {
-  const out = [`### ${s.title}\n`, ...s.intro.map((p) => `${p}\n`), table(s.table)];
+  const out = [`### ${s.title}\n`, ...s.intro.map((p) => `${p}\n`), markdownTable(s.table)];
   if (s.rest) out.push(`\n_${s.rest.summary}: see the HTML report._\n`);
   return out.join('\n');
 }

@@ -4,7 +4,7 @@
  * `merge` commands and the fleet's /report all render through this.
  */
 import { decisionsJson } from '../../analyzer/decisions/json.js';
-import type { DecisionReport } from '../../analyzer/decisions/report.js';
+import type { DecisionReport } from '../../analyzer/decisions/decide.js';
 import { reportDocument, type DocumentOptions } from './document.js';
 import { renderMarkdown } from './markdown.js';
 

@@ -1,43 +1,56 @@
 /**
- * `summary`: the live summary `run` prints every `interval` (live-summary.ts): attempts and divergence per
- * controller, the recreation shadow's line, and in the demo, first, the speed of the simulated clock.
+ * The summary output: `/summary`, the same JSON summary `analyze --format json` prints (one summary builder), read
+ * from the attempt pipeline when asked. It names objects and client addresses, so the sidecar serves it only where
+ * that is not public (sidecar/server.ts); `summary.bearerTokenFile` guards it wherever it is served. In the demo it
+ * says its times are the simulated clock's.
  */
-import type { OutputComponent } from '../component.js';
-import { clockLine, liveSummary, recreationsLine, type ApiState } from './live-summary.js';
+import { readFileSync } from 'node:fs';
+import type { Summary } from '../../analyzer/summary/summary.js';
+import { servedJson, type OutputComponent } from '../component.js';
 
 const schema = {
   kind: 'object',
   present: true,
-  doc: 'the live summary on standard error',
+  doc: '/summary: the JSON summary of everything analyzed (docs/summary.schema.json)',
   fields: {
-    enabled: { kind: 'boolean', default: true },
-    interval: { kind: 'duration', default: '5s', min: '100ms', doc: 'how often it is printed' },
+    bearerTokenFile: {
+      kind: 'string',
+      doc: "require `Authorization: Bearer <token>` for /summary, /partial and the fleet's /report, with the token in this file",
+    },
   },
 } as const;
 
+/** What GET /summary serves: the summary, and in the demo a word that its times are simulated. */
+export type ServedSummary = Summary & { readonly clock?: { readonly simulated: true; readonly speed: number; readonly note: string } };
+
 export const summary: OutputComponent<typeof schema> = {
-  title: 'a live summary on standard error every few seconds',
+  title: 'the JSON summary on /summary',
   schema,
-  enabled: (config) => config.enabled,
+  enabled: () => true,
   create(config, ctx) {
-    const previous = new Map<string, number>();
-    const { clock, recreations } = ctx;
-    const pollsApi = ctx.sources.some((s) => s.kind === 'hyperfleet');
-    // The poller's failures read `<reason>: <message>`.
-    const api = (): ApiState =>
-      ctx.sourceHealth.isUp('hyperfleet') ? { up: true } : { up: false, reason: ctx.sourceHealth.lastError('hyperfleet')?.split(':')[0] ?? 'down' };
-    let first = true;
-    const timer = setInterval(() => {
-      const lines = recreations ? [recreationsLine(recreations.shadow, clock.now(), pollsApi ? api() : undefined)] : [];
-      ctx.log(
-        liveSummary(ctx.analyzer.report(), previous, config.interval / 1000, {
-          lines,
-          ...(first && clock.simulated ? { header: clockLine(clock.speed) } : {}),
-        }),
-      );
-      first = false;
-    }, config.interval);
-    timer.unref();
-    return Promise.resolve({ stop: () => Promise.resolve(clearInterval(timer)) });
+    const token = config.bearerTokenFile === undefined ? undefined : readToken(config.bearerTokenFile);
+    const { clock } = ctx;
+    const serve = (): ServedSummary => {
+      const s = ctx.analyzer.summary();
+      if (!clock.simulated) return s;
+      const note = `times and windows are simulated fleet time, running ${clock.speed}× wall-clock speed; /metrics is in wall-clock time`;
+      return { ...s, clock: { simulated: true, speed: clock.speed, note } };
+    };
+    return Promise.resolve({ endpoints: [{ path: '/summary', serve: () => servedJson(serve()), ...(token === undefined ? {} : { token }) }] });
   },
 };
+
+/**
+ * The bearer token from its file, without the trailing newline editors leave. A problem names the key and the file,
+ * and carries a code so `run` reports it as a start failure.
+ */
+function readToken(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw Object.assign(new Error(`summary.bearerTokenFile: ${(e as Error).message}`), { code: (e as NodeJS.ErrnoException).code });
+  }
+  if (token === '') throw Object.assign(new Error(`summary.bearerTokenFile: ${path} is empty`), { code: 'EINVAL' });
+  return token;
+}

@@ -111,7 +111,7 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
           hyperfleetApi: { url: api.url, interval: '1s', timeout: '1s' },
           stuckThresholds: { Job: options.jobStuckThreshold },
         },
-        summary: { enabled: false },
+        console: { enabled: false },
       }),
     );
     sidecar = await startSidecar(loadConfig(configFile), { env: {}, log: (line) => logs.push(line) });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { compileModel, ERROR, OK, SKIP, STOP, type CompiledModel } from '../../analyzer/compiled-model.js';
 import { runPhased, runSequential, type LoopRun } from '../../analyzer/loops.js';
 import { projectionOf, type Projection } from '../../analyzer/projection.js';
-import { ControllerSummaryBuilder } from '../../analyzer/report/summary.js';
+import { ControllerSummaryBuilder } from '../../analyzer/summary/summary.js';
 import { ControllerShadow } from '../../analyzer/shadow.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';

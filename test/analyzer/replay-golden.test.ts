@@ -145,7 +145,7 @@ async function replayCapped(model: ReconcileModel, journal: Buffer): Promise<{ r
   await readJournal(pieces(journal), analyzer, { file: 'golden', knownOperations: shadow.knownOperations });
   return {
     rows: rows.join(''),
-    summary: JSON.stringify(analyzer.report(), null, 2) + '\n',
+    summary: JSON.stringify(analyzer.summary(), null, 2) + '\n',
     evicted,
     starvedSeconds: [...shadow.starvation.currentLongestSeconds(lastMs)],
   };

@@ -17,8 +17,8 @@ describe('deploy: the shipped sidecar configs', () => {
       config.models.map((m) => m.name),
       ['hypershift-hostedcluster'],
     );
-    deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
-    deepStrictEqual(config.report, {});
+    deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, summary: { host: '127.0.0.1', port: 9465 } });
+    deepStrictEqual(config.summary, {});
     deepStrictEqual(Object.keys(config.sources).sort(), ['logs', 'otlp', 'status']);
     // The pod is left out: the sidecar reads POD_NAMESPACE/POD_NAME, which the patch sets from the downward API.
     deepStrictEqual(config.sources.logs?.input, { pod: { container: 'operator' } });
@@ -28,7 +28,7 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual([status?.kubeconfig, status?.namespace, status?.loop, status?.readOperatorDeployment], [undefined, undefined, 'auto', true]);
     deepStrictEqual(status?.operatorDeployment, { namespace: 'hypershift', name: 'operator' });
     strictEqual(config.recreations, undefined);
-    strictEqual(config.summary.enabled, false);
+    strictEqual(config.console.enabled, false);
   });
 
   it('hyperfleet-adapter: no reconcile model, the recreations section with its defaults applied', () => {
@@ -52,7 +52,7 @@ describe('deploy: the shipped sidecar configs', () => {
       maxInFlight: 10_000,
       maxStuckSeries: 50,
     });
-    deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, report: { host: '127.0.0.1', port: 9465 } });
-    strictEqual(config.summary.enabled, false);
+    deepStrictEqual(config.listen, { metrics: { host: '0.0.0.0', port: 9464 }, summary: { host: '127.0.0.1', port: 9465 } });
+    strictEqual(config.console.enabled, false);
   });
 });

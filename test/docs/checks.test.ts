@@ -45,13 +45,13 @@ describe('docs checks: what they refuse', function () {
 
   it('splits shell lines: continuations, comments, quotes, substitutions, pipes, background and subshells', () => {
     assert.deepEqual(shellLines('# only a comment\na \\\n  b # note\n\nc "#not" d\n'), ['a    b', 'c "#not" d']);
-    const [forward, curl] = parseLine("kubectl port-forward deployment/operator 9465:9465 & curl -s 'http://127.0.0.1:9465/report' | jq .x");
+    const [forward, curl] = parseLine("kubectl port-forward deployment/operator 9465:9465 & curl -s 'http://127.0.0.1:9465/summary' | jq .x");
     assert.deepEqual(
       [forward?.kind === 'pipeline' && forward.background, curl?.kind === 'pipeline' && curl.commands.map((c) => c.words.map((w) => w.text))],
       [
         true,
         [
-          ['curl', '-s', 'http://127.0.0.1:9465/report'],
+          ['curl', '-s', 'http://127.0.0.1:9465/summary'],
           ['jq', '.x'],
         ],
       ],
@@ -84,12 +84,12 @@ describe('docs checks: what they refuse', function () {
       /-l app=reconcile-shadow is not the label the patch puts on the pods/,
     );
     await assert.rejects(
-      shell('kubectl -n hypershift port-forward deployment/operator 9466:9466 & curl -s 127.0.0.1:9466/report\n'),
+      shell('kubectl -n hypershift port-forward deployment/operator 9466:9466 & curl -s 127.0.0.1:9466/summary\n'),
       /the hypershift sidecar listens on no port 9466/,
     );
     await assert.rejects(
-      shell('kubectl -n hypershift port-forward deployment/operator 9464:9464 & curl -s 127.0.0.1:9464/report\n'),
-      /\/report is not served on the metrics listener/,
+      shell('kubectl -n hypershift port-forward deployment/operator 9464:9464 & curl -s 127.0.0.1:9464/summary\n'),
+      /\/summary is not served on the metrics listener/,
     );
     await assert.rejects(shell('curl -s 127.0.0.1:9464/metrics\n'), /curl to 127\.0\.0\.1:9464, which nothing in the docs before it opened/);
   });

@@ -31,7 +31,7 @@ import { parseLine, shellLines, type Item, type Pipeline, type Word } from './sh
 /** Commands that may follow a checked command in a pipe: they only filter what it printed. */
 const FILTERS = new Set(['grep', 'head', 'tail', 'jq', 'wc', 'sort', 'less']);
 /** Paths each listener of the sidecar serves (sidecar/server.ts). */
-const SERVED = { metrics: ['/metrics', '/healthz', '/readyz'], report: ['/report'] } as const;
+const SERVED = { metrics: ['/metrics', '/healthz', '/readyz'], summary: ['/summary'] } as const;
 
 /** The embedded default (what `make run` starts), on free ports, for the docs' `curl` lines. */
 export class LiveDemo {
@@ -131,7 +131,7 @@ async function checkCurl(p: Pipeline, args: readonly string[], block: BlockState
   const { port, path } = /127\.0\.0\.1:(?<port>\d+)(?<path>\/[^\s?]*)/.exec(url)!.groups as { port: string; path: string };
   const forward = block.forwards.get(Number(port));
   if (forward) {
-    const config = forward.overlay.config() as { listen: { metrics: string; report?: string } };
+    const config = forward.overlay.config() as { listen: { metrics: string; summary?: string } };
     const listener = (Object.entries(config.listen) as [keyof typeof SERVED, string][]).find(([, address]) => address.endsWith(`:${forward.port}`));
     assert.ok(listener, `${at}: the ${forward.overlay.dir} sidecar listens on no port ${forward.port} (${JSON.stringify(config.listen)})`);
     assert.ok(

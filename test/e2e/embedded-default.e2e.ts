@@ -60,7 +60,7 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
     const config = EMBEDDED_DEFAULT.replace('127.0.0.1:9464', '127.0.0.1:0')
       .replace('127.0.0.1:4318', '127.0.0.1:0')
       .replace('127.0.0.1:4317', '127.0.0.1:0')
-      .replace('summary: {interval: 5s}', 'summary: {enabled: false}');
+      .replace('console: {interval: 5s}', 'console: {enabled: false}');
     sidecar = await startSidecar(parseConfig(config, '(embedded default)'), { env: {}, log: () => undefined });
     prometheus = await startPrometheus({
       rules: readFileSync(join(REPO, 'alerts', 'reconcile-shadow.rules.yaml'), 'utf8'),

@@ -203,7 +203,7 @@ export function otlpSidecarConfig(otlp: Readonly<Record<string, unknown>> = {}):
     models: ['hypershift-hostedcluster'],
     listen: { metrics: '127.0.0.1:0' },
     sources: { otlp: { listen: '127.0.0.1:0', ...limits, ...otlp } },
-    summary: { enabled: false },
+    console: { enabled: false },
   });
 }
 

@@ -2,7 +2,7 @@
  * The demo a newcomer runs first (`make run`: `reconcile-shadow run` on its embedded default), through the same
  * command, with the embedded default's config (only its three ports moved to free ones, so the test never collides
  * with a running demo): within 15 s every headline has a non-zero series, the first live summary says how fast the
- * simulated clock runs, each source is printed once, /report says its times are simulated, and what Prometheus
+ * simulated clock runs, each source is printed once, /summary says its times are simulated, and what Prometheus
  * compares with time() is wall-clock time.
  */
 import { strict as assert } from 'node:assert';
@@ -79,10 +79,10 @@ describe('the demo: reconcile-shadow run on its embedded default', function () {
         ],
       );
 
-      const report = (await (await fetch(`${base}/report`)).json()) as { clock?: { simulated: boolean; speed: number } };
-      assert.deepEqual({ simulated: report.clock?.simulated, speed: report.clock?.speed }, { simulated: true, speed: 60 });
+      const served = (await (await fetch(`${base}/summary`)).json()) as { clock?: { simulated: boolean; speed: number } };
+      assert.deepEqual({ simulated: served.clock?.simulated, speed: served.clock?.speed }, { simulated: true, speed: 60 });
       const schema = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync(join(REPO, 'docs/summary.schema.json'), 'utf8')) as object);
-      assert.ok(schema(report), JSON.stringify(schema.errors));
+      assert.ok(schema(served), JSON.stringify(schema.errors));
 
       const lines = log.split('\n');
       assert.deepEqual(
@@ -92,7 +92,7 @@ describe('the demo: reconcile-shadow run on its embedded default', function () {
       const summary = lines.findIndex((l) => l.startsWith('simulated clock: '));
       assert.equal(
         lines[summary],
-        'simulated clock: 60× wall-clock speed (a simulated minute every 1 s); this summary and /report are in simulated time, /metrics in wall-clock time',
+        'simulated clock: 60× wall-clock speed (a simulated minute every 1 s); this summary and /summary are in simulated time, /metrics in wall-clock time',
       );
       // The headline divergence leaves one-loop operations out, and says how often they ran.
       assert.match(lines[summary + 1] ?? '', /^\[hostedcluster\] attempts \d+ .* · diverged \d+\.\d% \(structural, one-loop ops: \d+\.\d%\) · objects 40$/);

@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { decodePartial } from '../../analyzer/partial/format.js';
 import { mergePartials } from '../../analyzer/partial/merge.js';
-import { decisionReportOf } from '../../analyzer/partial/reports.js';
+import { decisionReportOf } from '../../analyzer/partial/results.js';
 import { DEFAULT_THRESHOLDS } from '../../analyzer/decisions/thresholds.js';
 import { renderDecisions } from '../../outputs/review/render.js';
 import type { Sidecar } from '../../sidecar/sidecar.js';

@@ -42,7 +42,7 @@ kind: ShadowConfig
 models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources:${sources === '' ? ' {}' : `\n${sources}`}
-summary: {enabled: false}
+console: {enabled: false}
 ${extra}`;
 }
 

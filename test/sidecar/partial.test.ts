@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePartial } from '../../analyzer/partial/format.js';
-import { summaryReport } from '../../analyzer/partial/reports.js';
+import { summaryOf } from '../../analyzer/partial/results.js';
 import { formatAttemptLine } from '../../collector/journal/format.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
@@ -45,14 +45,14 @@ models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources:
   journal: {path: ${JSON.stringify(file)}}
-summary: {enabled: false}
+console: {enabled: false}
 partial: ${partial}
 `;
   const partialOf = async (s: Sidecar): Promise<ReturnType<typeof decodePartial>> =>
     decodePartial(await (await fetch(`http://127.0.0.1:${s.metricsAddress.port}/partial`)).text(), '/partial');
   /** The journal is replayed after start: wait until the sidecar has analysed its `n` attempts. */
   const analysed = async (s: Sidecar, n: number): Promise<void> => {
-    const total = (): number => s.analyzer.report().controllers[0]?.attempts.total ?? 0;
+    const total = (): number => s.analyzer.summary().controllers[0]?.attempts.total ?? 0;
     await until(
       () => Promise.resolve(total() === n ? true : undefined),
       10_000,
@@ -78,7 +78,7 @@ partial: ${partial}
     assert.match(partial.inputs[0]!.name, /^operator-7f \d{4}-\d\d-\d\dT/);
     assert.equal(partial.controllers[0]!.cm.model.name, HOSTED_CLUSTER.name);
     assert.notEqual(partial.controllers[0]!.evidence, null);
-    assert.deepEqual(summaryReport(partial).controllers, sidecar.analyzer.report().controllers);
+    assert.deepEqual(summaryOf(partial).controllers, sidecar.analyzer.summary().controllers);
   });
 
   it('keeps its partial across a restart in partial.path: the second run serves both runs', async () => {
@@ -87,7 +87,7 @@ partial: ${partial}
     const secondHalf = journal('second.jsonl', (i) => i % 2 === 1);
     sidecar = await startSidecar(parseConfig(config(firstHalf, `{path: ${JSON.stringify(path)}, instance: op}`), 'shadow.yaml'), { env: {} });
     await analysed(sidecar, Math.ceil(records.length / 2));
-    const first = summaryReport(await partialOf(sidecar)).controllers[0]!.attempts.total;
+    const first = summaryOf(await partialOf(sidecar)).controllers[0]!.attempts.total;
     await sidecar.stop();
     sidecar = undefined;
     assert.ok(existsSync(path));
@@ -95,7 +95,7 @@ partial: ${partial}
     await analysed(sidecar, Math.floor(records.length / 2));
     const both = await partialOf(sidecar);
     assert.equal(both.inputs.length, 2);
-    assert.equal(summaryReport(both).controllers[0]!.attempts.total, records.length);
+    assert.equal(summaryOf(both).controllers[0]!.attempts.total, records.length);
     assert.equal(first, Math.ceil(records.length / 2));
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HyperFleetPoller } from '../../collector/hyperfleet/poller.js';
 import type { Timers } from '../../collector/kube/informer.js';
-import { recreationsLine } from '../../outputs/summary/live-summary.js';
+import { recreationsLine } from '../../outputs/console/live-summary.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { FakeHyperFleetApi } from '../support/fake-hyperfleet-api.js';
@@ -84,7 +84,7 @@ describe('the recreation shadow live: informers against an in-test API server, c
   });
 
   /** The sidecar with a `recreations:` section, on the test's clock, against the in-test API servers. */
-  async function sidecar(log: (line: string) => void = () => undefined, summary = 'summary: {enabled: false}'): Promise<Sidecar> {
+  async function sidecar(log: (line: string) => void = () => undefined, summary = 'console: {enabled: false}'): Promise<Sidecar> {
     const config = `apiVersion: reconcile-shadow/v1
 kind: ShadowConfig
 listen: {metrics: 127.0.0.1:0}
@@ -189,7 +189,7 @@ ${summary}
     api.createCluster('c1');
     kube.create(JOBS, job('c1', 1));
     const summaries: string[] = [];
-    const a = await sidecar((line) => summaries.push(line), 'summary: {interval: 100ms}');
+    const a = await sidecar((line) => summaries.push(line), 'console: {interval: 100ms}');
     await until(() => shadowOf(a).stats.observations === 2, 'the first state');
     api.failNext(1, { status: 503 });
     await poller(a).pollOnce();

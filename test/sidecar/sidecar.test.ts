@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCommand } from '../../cli/run.js';
 import type { JournalSource } from '../../collector/journal/source.js';
-import type { ShadowReport } from '../../analyzer/report/summary.js';
+import type { Summary } from '../../analyzer/summary/summary.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';
@@ -23,7 +23,7 @@ models: [${JSON.stringify(MODEL)}]
 listen: {metrics: 127.0.0.1:0}
 sources:
   journal: {path: ${JSON.stringify(journal)}}
-summary: {enabled: false}
+console: {enabled: false}
 ${extra}`;
 }
 
@@ -45,7 +45,7 @@ describe('reconcile-shadow run (the sidecar)', function () {
     sidecar = await startSidecar(parseConfig(journalConfig(JOURNAL), 'shadow.yaml'), { env: {} });
     await (sidecar.sources[0] as JournalSource).done;
     const samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
-    const offline = JSON.parse((await runCli(['analyze', '--model', MODEL, '--journal', JOURNAL, '--format', 'json'])).stdout) as ShadowReport;
+    const offline = JSON.parse((await runCli(['analyze', '--model', MODEL, '--journal', JOURNAL, '--format', 'json'])).stdout) as Summary;
     const c = offline.controllers[0]!;
     assert.equal(valueOf(samples, 'reconcile_shadow_records_received_total', { source: 'journal' }), 1071);
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total'), c.attempts.total);
@@ -66,7 +66,7 @@ describe('reconcile-shadow run (the sidecar)', function () {
       valueOf(samples, 'reconcile_shadow_blocked_by_total'),
       c.blockedBy.reduce((n, b) => n + b.count, 0),
     );
-    assert.deepEqual(JSON.parse((await get(sidecar, '/report')).body), offline);
+    assert.deepEqual(JSON.parse((await get(sidecar, '/summary')).body), offline);
   });
 
   it('its /metrics passes promtool check metrics', async function () {
@@ -115,13 +115,13 @@ describe('reconcile-shadow run (the sidecar)', function () {
     const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
     writeFileSync(
       join(dir, 'shadow.yaml'),
-      journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('summary: {enabled: false}', 'summary: {enabled: maybe}'),
+      journalConfig(JOURNAL).replace('sources:\n  journal:', 'sources:\n  jurnal:').replace('console: {enabled: false}', 'console: {enabled: maybe}'),
     );
     const r = await runCli(['run', '--config', join(dir, 'shadow.yaml')]);
     assert.equal(r.code, 3);
     assert.equal(
       r.stderr,
-      `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 summary.enabled: must be true or false, got "maybe"\n`,
+      `invalid config:\n${join(dir, 'shadow.yaml')}:6 sources.jurnal: unknown field (allowed: journal, simulator, otlp, logs, status, peers)\n${join(dir, 'shadow.yaml')}:7 console.enabled: must be true or false, got "maybe"\n`,
     );
   });
 

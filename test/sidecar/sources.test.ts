@@ -32,7 +32,7 @@ models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources:
 ${sources}
-summary: {enabled: false}
+console: {enabled: false}
 `;
 }
 

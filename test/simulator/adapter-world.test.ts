@@ -10,7 +10,7 @@ import type { Observation } from '../../collector/objects/observation.js';
 import type { AttemptRecord } from '../../collector/records.js';
 import { createMetrics } from '../../outputs/metrics/registry.js';
 import { RecreationMetrics } from '../../outputs/metrics/recreations.js';
-import { recreationsLine } from '../../outputs/summary/live-summary.js';
+import { recreationsLine } from '../../outputs/console/live-summary.js';
 import { RecreationPipeline } from '../../sidecar/recreations.js';
 import { AdapterWorld, DEFAULT_ADAPTER_WORLD } from '../../simulator/adapter-world.js';
 import { EXAMPLE_PROPOSALS, EXAMPLE_TASK_CONFIG } from '../../simulator/component.js';

@@ -44,7 +44,7 @@ models: [${JSON.stringify(modelFile)}]
 listen: {metrics: ${listen}}
 sources:
 ${sources}
-summary: {enabled: false}
+console: {enabled: false}
 ${extra}`;
 }
 
@@ -74,7 +74,7 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
     port = sidecar.metricsAddress.port;
     peers.push(sidecar);
     // The journal is replayed after start: the fleet's first read must see all of it.
-    const analysed = (): number => sidecar.analyzer.report().controllers[0]?.attempts.total ?? 0;
+    const analysed = (): number => sidecar.analyzer.summary().controllers[0]?.attempts.total ?? 0;
     await until(
       () => Promise.resolve(analysed() === mine.length ? true : undefined),
       20_000,

@@ -47,7 +47,7 @@ export interface LogLineAssemblerOptions {
   readonly samplingThreshold: number;
   /** Attempts held for correlation and sampling judgement; beyond this the oldest is handed on early. */
   readonly maxPending: number;
-  /** Distinct unmapped messages kept for the report. */
+  /** Distinct unmapped messages kept for the summary. */
   readonly unmappedSampleSize: number;
   /** auto: what the operator Deployment says, when the source can read it; used for runs whose lines prove nothing. */
   readonly operatorLoop?: () => OperatorLoop;
@@ -225,7 +225,7 @@ export class LogLineAssembler {
     return { total: this.stats.unmappedErrors, distinct: [...this.unmapped.values()].map((e) => ({ ...e })), truncated: this.unmappedTruncated };
   }
 
-  /** What the source knows about the loop, as a sentence for the start line and the report. */
+  /** What the source knows about the loop, as a sentence for the start line and the summary. */
   loopKnowledge(): LoopKnowledge {
     const configured = this.options.loop;
     const current = this.stats.observedLoop ?? null;
@@ -240,7 +240,7 @@ export class LogLineAssembler {
     return { configured, current, decidedBy: this.stats.loopDecidedBy, statement: parts.join('; ') };
   }
 
-  /** The source's books and reservations for the report. */
+  /** The source's books and reservations for the summary. */
   inputReport(): SourceInputReport {
     const s = this.stats;
     const periods = this.sampledPeriods();

@@ -54,14 +54,14 @@ export function partialOutput(config: PartialSettings, ctx: OutputContext): Outp
     await writeFile(temporary, text());
     await rename(temporary, config.path);
   };
-  const timer = config.path === undefined ? undefined : setInterval(() => void save().catch((e: unknown) => ctx.failed('report', e)), config.saveInterval);
+  const timer = config.path === undefined ? undefined : setInterval(() => void save().catch((e: unknown) => ctx.failed('summary', e)), config.saveInterval);
   timer?.unref();
   return {
     attempts: listener,
     endpoints: [{ path: '/partial', serve: () => ({ contentType: 'application/json', body: text() }) }],
     stop: async () => {
       if (timer) clearInterval(timer);
-      await save().catch((e: unknown) => ctx.failed('report', e));
+      await save().catch((e: unknown) => ctx.failed('summary', e));
     },
   };
 }

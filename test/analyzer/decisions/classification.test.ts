@@ -26,7 +26,7 @@ function first(records: readonly AttemptRecord[]) {
   for (const r of records) analyzer.attempt(r);
   const cm = compileModel(TINY);
   const counters = evidence.controller('widget')!.snapshot();
-  const summary = analyzer.report().controllers[0]!;
+  const summary = analyzer.summary().controllers[0]!;
   return decideGroups(cm, counters, summary, decideOrdering(cm, counters, DEFAULT_THRESHOLDS), () => true, DEFAULT_THRESHOLDS).find(
     (g) => g.group === 'First',
   )!;

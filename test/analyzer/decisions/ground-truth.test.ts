@@ -10,7 +10,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import type { ControllerDecisions } from '../../../analyzer/decisions/report.js';
+import type { ControllerDecisions } from '../../../analyzer/decisions/decide.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { HYPERSHIFT_GROUND_TRUTH, scenarioAttempts } from '../../../simulator/scenarios.js';
 import { World } from '../../../simulator/world.js';

@@ -5,7 +5,7 @@
 import type { AttemptRecord } from '../../../collector/records.js';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
-import { decisionReport, type DecisionReport } from '../../../analyzer/decisions/report.js';
+import { decisionReport, type DecisionReport } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS, type DecisionThresholds } from '../../../analyzer/decisions/thresholds.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import type { ReconcileModel } from '../../../model/types.js';

@@ -12,7 +12,7 @@
 import { strict as assert } from 'node:assert';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
-import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/report.js';
+import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { plantedWorld, type Plant, type PlantedWorldOptions } from './planted-world.js';

@@ -20,11 +20,11 @@ import { logAttemptRatioE, SAMPLE_RATIO } from '../../../analyzer/decisions/rule
 import { compareStarvation } from '../../../analyzer/decisions/starvation-comparison.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import { decideVerdict } from '../../../analyzer/decisions/verdict.js';
-import type { ControllerSummary } from '../../../analyzer/report/summary.js';
+import type { ControllerSummary } from '../../../analyzer/summary/summary.js';
 import { parseModel } from '../../../model/load.js';
 import { SMALL, smallWorld } from './planted-models.js';
 import { plantedWorld, Xorshift } from './planted-world.js';
-import { decisionReport } from '../../../analyzer/decisions/report.js';
+import { decisionReport } from '../../../analyzer/decisions/decide.js';
 import { attempt, TINY } from './tiny-model.js';
 
 const CM = compileModel(TINY);

@@ -8,7 +8,7 @@
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
-import { decisionReport } from '../../../analyzer/decisions/report.js';
+import { decisionReport } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import { PLANTED_START_MS, plantedWorld, type PlantedWorldOptions } from './planted-world.js';
 

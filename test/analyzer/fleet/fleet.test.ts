@@ -12,7 +12,7 @@ import { FleetState } from '../../../analyzer/fleet/fleet.js';
 import { partialOf, RejectionSampler } from '../../../analyzer/partial/collect.js';
 import { encodePartial, type PartialState } from '../../../analyzer/partial/format.js';
 import { mergePartials } from '../../../analyzer/partial/merge.js';
-import { decisionReportOf } from '../../../analyzer/partial/reports.js';
+import { decisionReportOf } from '../../../analyzer/partial/results.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { parseModel } from '../../../model/load.js';
 import { modelDocument } from '../../../model/document.js';

@@ -11,13 +11,13 @@ import fc from 'fast-check';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
-import { decisionReport } from '../../../analyzer/decisions/report.js';
+import { decisionReport } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import { partialOf, RejectionSampler } from '../../../analyzer/partial/collect.js';
 import { coarsest, unite, type Coverage } from '../../../analyzer/partial/coverage.js';
 import { decodePartial, encodePartial, type PartialState } from '../../../analyzer/partial/format.js';
 import { MergeError, mergePartials } from '../../../analyzer/partial/merge.js';
-import { decisionReportOf, summaryReport } from '../../../analyzer/partial/reports.js';
+import { decisionReportOf, summaryOf } from '../../../analyzer/partial/results.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { objectHash } from '../../../collector/input/shard.js';
 import { parseModel } from '../../../model/load.js';
@@ -74,7 +74,7 @@ describe('partial summaries: shards merged are one run', () => {
       const whole = run(model, records, () => true, { count: 1, indices: [0] });
       const merged = shards(model, records, 4).reduce(mergePartials);
       assert.equal(text(merged), text(whole.partial));
-      assert.equal(JSON.stringify(summaryReport(merged), null, 2), JSON.stringify(whole.analyzer.report(), null, 2));
+      assert.equal(JSON.stringify(summaryOf(merged), null, 2), JSON.stringify(whole.analyzer.summary(), null, 2));
       const decisions = (r: ReturnType<typeof decisionReport>): string => JSON.stringify(decisionsJson(r), null, 2);
       assert.equal(decisions(decisionReportOf(merged, DEFAULT_THRESHOLDS)), decisions(decisionReport(whole.analyzer, whole.evidence, DEFAULT_THRESHOLDS)));
       // The data is not trivial: rejections, starvation over time and both loops' evidence are in it.

@@ -64,7 +64,7 @@ kind: ShadowConfig
 models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources: {}
-summary: {enabled: false}
+console: {enabled: false}
 recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleetApi: ${JSON.stringify(hyperfleetApi)}}
 `;
     const logs: string[] = [];

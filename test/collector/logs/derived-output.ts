@@ -1,6 +1,6 @@
 /**
  * What the log source derives from a log, as one text: the journal lines `journal --logs` writes (with their
- * `origin`), then every rejection, then the source's books and reservations (`/report`'s input section). The golden
+ * `origin`), then every rejection, then the source's books and reservations (`/summary`'s input section). The golden
  * test compares this text, line by line, with the copy captured from the source as it was before a change
  * (test/fixtures/logs/golden/README.md says how it was made).
  */

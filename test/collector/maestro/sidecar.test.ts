@@ -47,7 +47,7 @@ describe('Maestro source in the sidecar', function () {
 kind: ShadowConfig
 listen: {metrics: 127.0.0.1:0}
 sources: {}
-summary: {enabled: false}
+console: {enabled: false}
 recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, maestro: ${JSON.stringify(m)}}
 `;
     sidecar = await startSidecar(parseConfig(text, 'shadow.yaml'), { env: {}, log: () => undefined });

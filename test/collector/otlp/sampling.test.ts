@@ -8,7 +8,7 @@ import { deepStrictEqual, strictEqual } from 'node:assert';
 import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanStatusCode, TraceFlags, createTraceState, trace, type HrTime, type Tracer } from '@opentelemetry/api';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
-import { SAMPLED_ESTIMATE } from '../../../analyzer/report/summary-state.js';
+import { SAMPLED_ESTIMATE } from '../../../analyzer/summary/summary-state.js';
 import { OtlpReceiver } from '../../../collector/otlp/internal/receiver.js';
 import { adjustedCount, samplingThreshold } from '../../../collector/otlp/internal/sampling.js';
 import { createMetrics } from '../../../outputs/metrics/registry.js';
@@ -118,7 +118,7 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
         ],
         [7, 4, 4],
       );
-      const [summary] = analyzer.report().controllers;
+      const [summary] = analyzer.summary().controllers;
       deepStrictEqual(summary!.attempts, {
         total: 7,
         byObservedModel: { sequential: 7, phased: 0 },

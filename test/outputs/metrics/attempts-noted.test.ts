@@ -1,6 +1,6 @@
 /**
  * The notes a source keeps about its attempts (loop inherited or contradicted, shared error formats, ...) reach
- * Prometheus as reconcile_shadow_attempts_noted_total, with the counts /report shows: here the real logger's phased
+ * Prometheus as reconcile_shadow_attempts_noted_total, with the counts /summary shows: here the real logger's phased
  * log (test/fixtures/logs/real) read by the log source into the analyzer, with the metrics publisher listening.
  */
 import { deepStrictEqual } from 'node:assert/strict';

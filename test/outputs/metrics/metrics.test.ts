@@ -69,7 +69,7 @@ describe('metrics publisher', () => {
     for (const r of records) analyzer.attempt(r);
     assert.equal(seen, records.length);
     assert.equal(errors.length, records.length);
-    assert.equal(analyzer.report().controllers[0]!.attempts.total, records.length);
+    assert.equal(analyzer.summary().controllers[0]!.attempts.total, records.length);
   });
 });
 
@@ -89,6 +89,6 @@ describe('tracked objects cap', () => {
       [true, false, false, true, true],
     );
     assert.match(await registry.metrics(), /\nreconcile_shadow_tracked_objects_evicted_total\{controller="hostedcluster"\} 2\n/);
-    assert.equal(analyzer.report().controllers[0]!.attempts.total, 6);
+    assert.equal(analyzer.summary().controllers[0]!.attempts.total, 6);
   });
 });

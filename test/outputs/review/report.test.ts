@@ -17,7 +17,7 @@ import { REPO } from '../../support/paths.js';
 import { launchChromium, type Browser } from './chromium.js';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
-import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/report.js';
+import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import { plantedWorld } from '../../analyzer/decisions/planted-world.js';
 import { SMALL, SMALL_REVERSED, smallWorld } from '../../analyzer/decisions/planted-models.js';

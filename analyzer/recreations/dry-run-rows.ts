@@ -4,6 +4,7 @@
  * event's params, preconditions and failures. `jsonl` has one row per resource; `json` adds the event; `table` is
  * for people.
  */
+import { plainTable } from '../../lib/table.js';
 import { goText } from './go-template.js';
 import type { EventOutcome, ResourceOutcome, RuleError } from './adapter-event.js';
 
@@ -72,13 +73,7 @@ export function renderDryRunTable(outcome: EventOutcome): string {
     r.upstreamDryRun ?? '-',
     r.reason,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string =>
-    c
-      .map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  const out = [line(header), ...cells.map(line), ''];
+  const out = [plainTable({ head: header, rows: cells, numeric: [] })];
   out.push(
     `event: ${outcome.status}${outcome.skipped ? `, resources skipped: ${outcome.skipped}` : ''}${outcome.failure ? `, failed in ${outcome.failure.phase}: ${outcome.failure.error.rule}: ${outcome.failure.error.message}` : ''}`,
   );

@@ -10,7 +10,7 @@
 import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
 import type { LoopKind } from '../../model/types.js';
 import type { CompiledModel } from '../compiled-model.js';
-import type { ControllerSummary, OperationSummary, ShadowReport } from './summary.js';
+import type { ControllerSummary, OperationSummary, Summary } from './summary.js';
 
 export const SUMMARY_SCHEMA = 'reconcile-shadow/summary/v1';
 
@@ -229,7 +229,7 @@ function longer(a: Streak, b: Streak): Streak {
 }
 
 /**
- * The report's `input` section: counts by source and by reason in a fixed order (SOURCE_KINDS, REJECT_REASONS), so
+ * The summary's `input` section: counts by source and by reason in a fixed order (SOURCE_KINDS, REJECT_REASONS), so
  * that it reads the same whatever order the input came in; `sources` only when some source keeps books of its own.
  */
 export function inputSection(input: {
@@ -238,7 +238,7 @@ export function inputSection(input: {
   readonly rejectedByReason: Readonly<Partial<Record<string, number>>>;
   readonly rejectionSample: readonly Rejection[];
   readonly sources: readonly SourceInputReport[];
-}): ShadowReport['input'] {
+}): Summary['input'] {
   const section = {
     received: inOrder(input.received, SOURCE_KINDS),
     rejected: input.rejected,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
-import { renderReport } from '../../../analyzer/report/render.js';
+import { renderSummary } from '../../../analyzer/summary/render.js';
 import { parseAttemptLine, formatAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { World } from '../../../simulator/world.js';
@@ -21,7 +21,7 @@ function linesGluedToTables(markdown: string): string[] {
   return glued;
 }
 
-describe('analyzer/report/render: Markdown', function () {
+describe('analyzer/summary/render: Markdown', function () {
   this.timeout(30_000);
   it('a mixed HyperShift fleet with more reordered pairs than shown, and a rejected line: every table stands alone', () => {
     const model = resolveModel('hypershift-hostedcluster');
@@ -34,15 +34,15 @@ describe('analyzer/report/render: Markdown', function () {
     }
     const bad = parseAttemptLine('not json', lineNo + 1, { file: 'world.jsonl' });
     if (!bad.ok) analyzer.reject(bad.rejection);
-    const report = analyzer.report();
+    const report = analyzer.summary();
     const pairs = report.controllers[0]!.reorderedPairs.length;
     assert.ok(pairs > 15, `${pairs} reordered pairs: more than the 15 shown`);
 
-    const markdown = renderReport(report, 'markdown');
+    const markdown = renderSummary(report, 'markdown');
     assert.deepEqual(linesGluedToTables(markdown), []);
     assert.ok(markdown.includes(`\n\n_… and ${pairs - 15} more pairs (see \`--format json\`)_\n`), 'the note is a paragraph of its own');
     assert.ok(markdown.includes('| invalid_json | 1 |\n\n'), 'the rejection counts and the sample are two tables');
-    assert.ok(renderReport(report, 'table').includes(`  ... and ${pairs - 15} more pairs (see --format json)\n`));
+    assert.ok(renderSummary(report, 'table').includes(`  ... and ${pairs - 15} more pairs (see --format json)\n`));
   });
 
   it('the checker itself finds a note glued to a table', () => {

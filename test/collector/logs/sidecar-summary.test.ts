@@ -1,9 +1,9 @@
-/** The log source in the running sidecar: what it says at start, and its books in `/report` and the metrics. */
+/** The log source in the running sidecar: what it says at start, and its books in `/summary` and the metrics. */
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import type { ShadowReport } from '../../../analyzer/report/summary.js';
+import type { Summary } from '../../../analyzer/summary/summary.js';
 import { parseConfig } from '../../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../../sidecar/sidecar.js';
 import { REPO } from '../../support/paths.js';
@@ -22,7 +22,7 @@ describe('the log source in the sidecar', () => {
     sidecar = undefined;
   });
 
-  it('says at start what it knows about the loop, and /report carries its books, loop and lower-bound statement', async () => {
+  it('says at start what it knows about the loop, and /summary carries its books, loop and lower-bound statement', async () => {
     const log = join(REPO, 'test/fixtures/logs/legacy.log');
     const lines: string[] = [];
     const config = `apiVersion: reconcile-shadow/v1
@@ -31,22 +31,22 @@ models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources:
   logs: {input: {file: ${JSON.stringify(log)}}, quietFlush: 100ms, pollInterval: 50ms}
-summary: {enabled: false}
+console: {enabled: false}
 `;
     sidecar = await startSidecar(parseConfig(config, 'shadow.yaml'), { env: {}, log: (l) => lines.push(l) });
     assert.deepEqual(lines, [
       'source logs: loop: the operator Deployment is not read; no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
     ]);
-    let report: ShadowReport;
+    let summary: Summary;
     const deadline = Date.now() + 15_000;
     for (;;) {
-      report = JSON.parse(await get(sidecar, '/report')) as ShadowReport;
-      if ((report.input.sources?.[0]?.attempts ?? 0) >= 4) break;
+      summary = JSON.parse(await get(sidecar, '/summary')) as Summary;
+      if ((summary.input.sources?.[0]?.attempts ?? 0) >= 4) break;
       if (Date.now() > deadline) throw new Error('timed out waiting for the four attempts of legacy.log');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
-    const logs = report.input.sources![0]!;
+    assert.ok(summarySchema(summary), JSON.stringify(summarySchema.errors));
+    const logs = summary.input.sources![0]!;
     assert.deepEqual([logs.source, logs.unit, logs.received, logs.analyzed, logs.attempts], ['logs', 'lines', 5, 5, 4]);
     // the build's version line (before the merge) proves the sequential loop
     assert.deepEqual([logs.loop.current, logs.loop.decidedBy], ['sequential', 'input']);

@@ -1,6 +1,6 @@
 /** The short live summary `run` prints every few seconds: what arrived, how often the loops diverge, and where. */
 import type { RecreationShadow } from '../../analyzer/recreations/shadow.js';
-import type { ShadowReport } from '../../analyzer/report/summary.js';
+import type { Summary } from '../../analyzer/summary/summary.js';
 import { formatDuration } from '../../lib/duration.js';
 
 const TOP = 3;
@@ -13,9 +13,9 @@ export interface SummaryExtras {
 }
 
 /** `previous` holds each controller's attempt total at the last summary; it is updated in place. */
-export function liveSummary(report: ShadowReport, previous: Map<string, number>, intervalSeconds: number, extras: SummaryExtras = { lines: [] }): string {
+export function liveSummary(summary: Summary, previous: Map<string, number>, intervalSeconds: number, extras: SummaryExtras = { lines: [] }): string {
   const out: string[] = extras.header === undefined ? [] : [extras.header];
-  for (const c of report.controllers) {
+  for (const c of summary.controllers) {
     const a = c.attempts;
     const rate = (a.total - (previous.get(c.controller) ?? 0)) / intervalSeconds;
     previous.set(c.controller, a.total);
@@ -35,9 +35,9 @@ export function liveSummary(report: ShadowReport, previous: Map<string, number>,
     out.push(`  top unblocked: ${top('unblocked')}`);
     out.push(`  top newly blocked: ${top('newlyBlocked')}`);
   }
-  if (report.input.rejected > 0)
+  if (summary.input.rejected > 0)
     out.push(
-      `  rejected input: ${report.input.rejected} (${Object.entries(report.input.rejectedByReason)
+      `  rejected input: ${summary.input.rejected} (${Object.entries(summary.input.rejectedByReason)
         .map(([r, n]) => `${r} ${n}`)
         .join(', ')})`,
     );
@@ -65,7 +65,7 @@ export function recreationsLine(shadow: RecreationShadow, nowMs: number, api?: A
 
 /** The first live summary's word on time in the demo. */
 export function clockLine(speed: number): string {
-  return `simulated clock: ${speed}× wall-clock speed (a simulated minute every ${formatSeconds(60 / speed)}); this summary and /report are in simulated time, /metrics in wall-clock time`;
+  return `simulated clock: ${speed}× wall-clock speed (a simulated minute every ${formatSeconds(60 / speed)}); this summary and /summary are in simulated time, /metrics in wall-clock time`;
 }
 
 const formatSeconds = (s: number): string => (s >= 1 ? `${Number(s.toFixed(1))} s` : `${Math.round(s * 1000)} ms`);

@@ -1,5 +1,5 @@
 /**
- * The report builder shared by `reconcile-shadow analyze` and the live sidecar's `GET /report`: it folds analyzed
+ * The summary builder shared by `reconcile-shadow analyze` and the live sidecar's `GET /summary`: it folds analyzed
  * attempts and rejections into one summary, so the offline CLI and the live sidecar never disagree.
  * Its JSON form is documented in docs/summary.schema.json.
  */
@@ -21,7 +21,7 @@ import {
 } from './summary-state.js';
 
 export { SUMMARY_SCHEMA };
-/** Rejections the report lists one by one (the first ones, in input order). */
+/** Rejections the summary lists one by one (the first ones, in input order). */
 export const REJECTION_SAMPLE = 20;
 
 export interface OperationSummary {
@@ -79,7 +79,7 @@ export interface ControllerSummary {
   readonly reorderedPairs: readonly { readonly first: string; readonly second: string; readonly count: number }[];
 }
 
-export interface ShadowReport {
+export interface Summary {
   readonly schema: typeof SUMMARY_SCHEMA;
   readonly controllers: readonly ControllerSummary[];
   readonly input: {
@@ -301,7 +301,7 @@ export class InputLedger {
   rejected = 0;
   private readonly sourceReports = new Map<SourceKind, () => SourceInputReport>();
 
-  /** A source's own books, read each time the report is built (the last registration of a source kind counts). */
+  /** A source's own books, read each time the summary is built (the last registration of a source kind counts). */
   describe(source: SourceKind, report: () => SourceInputReport): void {
     this.sourceReports.set(source, report);
   }
@@ -316,7 +316,7 @@ export class InputLedger {
     if (this.sample.length < REJECTION_SAMPLE) this.sample.push(r);
   }
 
-  build(): ShadowReport['input'] {
+  build(): Summary['input'] {
     const sources = [...this.sourceReports.values()].map((report) => report());
     return inputSection({ received: this.received, rejected: this.rejected, rejectedByReason: this.rejectedByReason, rejectionSample: this.sample, sources });
   }

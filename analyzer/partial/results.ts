@@ -1,16 +1,16 @@
 /**
- * The reports of a (merged) partial: the summary `analyze` prints and the decisions `report` prints, built by the same
- * functions a single run uses (summary-state.ts, decisions/report.ts), so a merge of every shard reads byte for byte
+ * What a (merged) partial yields: the summary `analyze` prints and the decisions `report` prints, built by the same
+ * functions a single run uses (summary-state.ts, decisions/decide.ts), so a merge of every shard reads byte for byte
  * as one run over the whole input.
  */
-import { decideController, DECISIONS_SCHEMA, type DecisionReport } from '../decisions/report.js';
+import { decideController, DECISIONS_SCHEMA, type DecisionReport } from '../decisions/decide.js';
 import type { DecisionThresholds } from '../decisions/thresholds.js';
 import { StarvationTimeline } from '../decisions/timeline.js';
-import { inputSection, summaryFromState, SUMMARY_SCHEMA } from '../report/summary-state.js';
-import type { ShadowReport } from '../report/summary.js';
+import { inputSection, summaryFromState, SUMMARY_SCHEMA } from '../summary/summary-state.js';
+import type { Summary } from '../summary/summary.js';
 import type { PartialState } from './format.js';
 
-export function summaryReport(p: PartialState): ShadowReport {
+export function summaryOf(p: PartialState): Summary {
   return {
     schema: SUMMARY_SCHEMA,
     controllers: p.controllers.map((c) => summaryFromState(c.cm, c.summary)),
@@ -24,7 +24,7 @@ export function summaryReport(p: PartialState): ShadowReport {
 
 /** Throws when a controller's partial carries no evidence (made for a summary alone). */
 export function decisionReportOf(p: PartialState, thresholds: DecisionThresholds): DecisionReport {
-  const summary = summaryReport(p);
+  const summary = summaryOf(p);
   const controllers = p.controllers.map((c, i) => {
     if (!c.evidence) throw new Error(`controller ${c.cm.model.controller}: the partial carries no decisions evidence`);
     const timeline = StarvationTimeline.fromState(c.cm.ops.length, c.evidence.timeline);

@@ -1,35 +1,17 @@
 /**
- * Renders the shared report for people: `table` for a terminal, `markdown` to paste into a pull-request review.
+ * Renders the summary for people: `table` for a terminal, `markdown` to paste into a pull-request review.
  * Both show the same sections in the same order; only the table syntax differs.
  */
 import { formatDuration } from '../../lib/duration.js';
-import type { ControllerSummary, OperationSummary, ShadowReport } from './summary.js';
+import { markdownTable, plainTable, type Table } from '../../lib/table.js';
+import type { ControllerSummary, OperationSummary, Summary } from './summary.js';
 
 export type TextFormat = 'table' | 'markdown';
 const MAX_REORDERED_ROWS = 15;
 
-interface Table {
-  readonly head: readonly string[];
-  readonly rows: readonly (readonly string[])[];
-  /** Columns right-aligned (numbers). */
-  readonly numeric: readonly number[];
-}
-
+/** Markdown, or for a terminal indented under its heading with a rule under the head. */
 function renderTable(t: Table, format: TextFormat): string {
-  if (t.rows.length === 0) return format === 'markdown' ? '_none_\n' : '  (none)\n';
-  if (format === 'markdown') {
-    const line = (cells: readonly string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-    const rule = t.head.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
-    return [line(t.head), `|${rule.join('|')}|`, ...t.rows.map(line)].join('\n') + '\n';
-  }
-  const widths = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    '  ' +
-    cells
-      .map((c, i) => (t.numeric.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(t.head), line(widths.map((w) => '-'.repeat(w))), ...t.rows.map(line)].join('\n') + '\n';
+  return format === 'markdown' ? markdownTable(t) : plainTable(t, { indent: '  ', rule: true, none: '(none)' });
 }
 
 const percent = (rate: number | null): string => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
@@ -92,9 +74,9 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
   return out.join('');
 }
 
-export function renderReport(report: ShadowReport, format: TextFormat): string {
-  const out = report.controllers.map((s) => controllerSection(s, format));
-  const input = report.input;
+export function renderSummary(summary: Summary, format: TextFormat): string {
+  const out = summary.controllers.map((s) => controllerSection(s, format));
+  const input = summary.input;
   if (input.rejected > 0) {
     out.push('\n' + heading(`Rejected input: ${input.rejected}`, format, 3));
     out.push(renderTable({ head: ['reason', 'count'], numeric: [1], rows: Object.entries(input.rejectedByReason).map(([r, n]) => [r, String(n)]) }, format));

@@ -1,9 +1,10 @@
 /**
- * Report rows for `reconcile-shadow recreations`: one per recreation, finished or not, sorted by namespace, name and
+ * The rows of `reconcile-shadow recreations`: one per recreation, finished or not, sorted by namespace, name and
  * trigger time. `jsonl` rows carry exactly the contract's fields in the contract's order; `json` and `table` add the
  * phase timestamps, the predicted unreconciled time under both flows, and a summary of the shadow decisions.
  */
 import { formatDuration } from '../../lib/duration.js';
+import { plainTable } from '../../lib/table.js';
 import type { RejectReason } from '../../collector/records.js';
 import type { LifecycleDecisionKind } from './lifecycle-decision.js';
 import type { RuleErrorExample, ShadowStats } from './shadow.js';
@@ -180,8 +181,6 @@ export function summarize(entries: readonly RecreationEntry[], stats: ShadowStat
 
 const fmt = (s: number | null | undefined): string => (s === null || s === undefined ? '-' : formatDuration(s));
 
-/** 5s, 2m05s, 1h02m. */
-
 export function renderTable(entries: readonly RecreationEntry[], summary: RecreationSummary): string {
   const header = ['OBJECT', 'TRIGGER', 'STATE', 'DELETION', 'CREATION', 'AVAILABILITY', 'TOTAL/AGE', 'BLOCKING', 'SENTINEL', 'STUCK'];
   const rows = entries.map((e) => {
@@ -204,13 +203,7 @@ export function renderTable(entries: readonly RecreationEntry[], summary: Recrea
     }
     return [object, r.trigger, r.phase, '', '', '', fmt(e.ageSeconds), '', '', e.stuck ? 'yes' : ''];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  const out = [line(header), ...rows.map(line), ''];
+  const out = [plainTable({ head: header, rows, numeric: [] })];
   const s = summary;
   out.push(
     `recreations: ${s.recreations.finished} finished, ${s.recreations.unfinished} unfinished, ${s.recreations.stuck} stuck, ${s.recreations.rebuilt} rebuilt`,

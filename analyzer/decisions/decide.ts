@@ -1,12 +1,12 @@
 /**
- * The decisions report: the shared summary (analyzer/report/summary.ts, unchanged) composed with, per controller,
+ * The decisions: the shared summary (analyzer/summary/summary.ts, unchanged) composed with, per controller,
  * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict (a fold
  * over the rules of rules.ts, each evaluated once on these analyses), the rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
  * merged state of several partial runs decides exactly as one run over the same attempts would.
  */
 import type { ShadowAnalyzer } from '../analyzer.js';
 import type { CompiledModel } from '../compiled-model.js';
-import type { ControllerSummary, ShadowReport } from '../report/summary.js';
+import type { ControllerSummary, Summary } from '../summary/summary.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { decideGroups, type GroupDecision } from './classification.js';
 import type { ControllerCounters } from './counters.js';
@@ -68,7 +68,7 @@ export interface ControllerDecisions {
 
 export interface DecisionReport {
   readonly schema: typeof DECISIONS_SCHEMA;
-  readonly summary: ShadowReport;
+  readonly summary: Summary;
   readonly controllers: readonly ControllerDecisions[];
 }
 
@@ -173,9 +173,9 @@ function starvationOverTime(cm: CompiledModel, points: readonly TimelinePoint[],
   };
 }
 
-/** The report for every controller the analyzer knows, with the evidence the listener collected. */
+/** The decisions for every controller the analyzer knows, with the evidence the listener collected. */
 export function decisionReport(analyzer: ShadowAnalyzer, evidence: DecisionEvidence, thresholds: DecisionThresholds): DecisionReport {
-  const summary = analyzer.report();
+  const summary = analyzer.summary();
   const controllers = analyzer.shadows.map((shadow) => {
     const name = shadow.model.controller;
     const seen = evidence.controller(name) ?? new ControllerEvidence(shadow.cm);
