@@ -9,8 +9,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { isComplete } from '../analyzer/partial/coverage.js';
 import { decodePartial, encodePartial, type PartialState } from '../analyzer/partial/format.js';
-import { PartialError } from '../analyzer/partial/json-reader.js';
 import { MergeError, mergePartials } from '../analyzer/partial/merge.js';
+import { ValidationError } from '../lib/validation-error.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readArgs } from './args.js';
 import { MERGE } from './commands.js';
@@ -39,7 +39,7 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
       merged = merged ? mergePartials(merged, partial) : partial;
     } catch (e) {
       if (e instanceof MergeError) io.stderr.write(`cannot merge ${file}: ${e.message}\n`);
-      else if (e instanceof PartialError) io.stderr.write(`not a partial summary: ${e.message}\n`);
+      else if (e instanceof ValidationError) io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
       else io.stderr.write(`cannot read ${file}: ${(e as Error).message}\n`);
       return EXIT.failure;
     }
