@@ -16,7 +16,7 @@ import { readArgs } from './args.js';
 import { MERGE } from './commands.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 import { nothingAnalysed } from './nothing-analysed.js';
-import { loadThresholds, ThresholdsError, writeDecisions } from './report-command.js';
+import { loadThresholds, writeDecisions } from './report-command.js';
 
 export async function mergeCommand(argv: string[], io: CommandIO): Promise<number> {
   const args = readArgs(MERGE, argv, io);
@@ -27,8 +27,8 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
   try {
     thresholds = await loadThresholds(values.thresholds, values.threshold);
   } catch (e) {
-    if (!(e instanceof ThresholdsError)) throw e;
-    io.stderr.write(`invalid thresholds:\n${e.message}\n`);
+    if (!(e instanceof ValidationError)) throw e;
+    io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }
 
