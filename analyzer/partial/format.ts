@@ -18,7 +18,7 @@ import type { TimelineState } from '../decisions/timeline.js';
 import type { OperationState, SummaryState, TimeMark } from '../report/summary-state.js';
 import type { Coverage } from './coverage.js';
 import { fieldName } from '../../lib/yaml-source.js';
-import { at, JsonReader, type Path } from './json-reader.js';
+import { at, JsonReader, type Path } from '../../lib/json-reader.js';
 
 export const PARTIAL_SCHEMA = 'reconcile-shadow/partial/v1';
 export const INPUT_KINDS = ['journal', 'logs', 'sidecar'] as const;

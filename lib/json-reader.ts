@@ -1,15 +1,15 @@
 /**
- * Reading untrusted JSON field by field, every problem collected: a problem is noted against its field and the reading
- * goes on with a stand-in value; `done` then refuses the document whole (a partial with any problem is refused, so
- * nothing is merged half-read) with a ValidationError carrying every problem as `file:line field: message`, in file
- * order, as every other reader of a file reports. A field found wrong hides any problem at or beneath it (a list that
- * is not a list has no wrong items, a count that is not a count is not also too small). JSON.parse gives no positions:
- * the lines come from the text read again as YAML (JSON is YAML) by lib/yaml-source.ts, only when there is a problem
- * to place.
+ * Reading an untrusted JSON file field by field (a partial summary, the adapter's dry-run inputs), every problem
+ * collected: a problem is noted against its field and the reading goes on with a stand-in value; `done` then refuses
+ * the file whole (nothing is used half-read) with a ValidationError carrying every problem as `file:line field:
+ * message`, in file order, as every other reader of a file reports. A field found wrong hides any problem at or
+ * beneath it (a list that is not a list has no wrong items, a count that is not a count is not also too small).
+ * JSON.parse gives no positions: the lines come from the text read again as YAML (JSON is YAML) by yaml-source.ts,
+ * only when there is a problem to place.
  */
-import { isRecord } from '../../lib/is-record.js';
-import { ValidationError, type FileKind } from '../../lib/validation-error.js';
-import { fieldName, YamlSource, type FieldPath } from '../../lib/yaml-source.js';
+import { isRecord } from './is-record.js';
+import { ValidationError, type FileKind } from './validation-error.js';
+import { fieldName, YamlSource, type FieldPath } from './yaml-source.js';
 
 export type Path = FieldPath;
 
