@@ -5,7 +5,7 @@
  * message`, in file order, as every other reader of a file reports. A field found wrong hides any problem at or
  * beneath it (a list that is not a list has no wrong items, a count that is not a count is not also too small).
  * JSON.parse gives no positions: the lines come from the text read again as YAML (JSON is YAML) by yaml-source.ts,
- * only when there is a problem to place.
+ * only when there is a problem to place. The reading stops at MAX_PROBLEMS.
  */
 import { isRecord } from './is-record.js';
 import { ValidationError, type FileKind } from './validation-error.js';
@@ -19,6 +19,12 @@ const shown = (v: unknown): string => {
   const text = JSON.stringify(v) ?? String(v);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 };
+
+/**
+ * Problems listed before the reading stops: a file from the network (a peer's partial) can hold a wrong value in
+ * every one of a million cells, and each note is checked against those before it.
+ */
+const MAX_PROBLEMS = 100;
 
 /** `a` is `b` or one of its parents. */
 const within = (a: Path, b: Path): boolean => a.length <= b.length && a.every((k, i) => k === b[i]);
@@ -55,6 +61,7 @@ export class JsonReader {
   failEach(path: Path, messages: readonly string[]): void {
     if (this.found.some((f) => within(f.path, path))) return;
     for (const message of messages) this.found.push({ path, message });
+    if (this.found.length >= MAX_PROBLEMS) throw this.refusal(`${this.where}:1 (document): the reading stopped at ${MAX_PROBLEMS} problems`);
   }
 
   /** No problem found at, above or beneath `path`: checks that build on its value can be made. */
@@ -73,13 +80,10 @@ export class JsonReader {
     if (this.found.length > 0) throw this.refusal();
   }
 
-  private refusal(): ValidationError {
+  private refusal(...after: string[]): ValidationError {
     const src = new YamlSource(this.text, this.where);
     const placed = this.found.map((f) => ({ offset: src.offsetOf(f.path), problem: `${this.where}:${src.lineOf(f.path)} ${fieldName(f.path)}: ${f.message}` }));
-    return new ValidationError(
-      this.kind,
-      placed.sort((a, b) => a.offset - b.offset).map((p) => p.problem),
-    );
+    return new ValidationError(this.kind, [...placed.sort((a, b) => a.offset - b.offset).map((p) => p.problem), ...after]);
   }
 
   /** A mapping with exactly `required` keys and some of `optional`. */

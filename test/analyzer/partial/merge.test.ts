@@ -233,6 +233,19 @@ describe('reading a partial summary', () => {
     ]);
   });
 
+  it('stops reading at 100 problems, and says so', () => {
+    const found = problems(broken((p) => (p.input = { ...(p.input as object), rejectionSample: Array.from({ length: 150 }, () => 7) })));
+    assert.deepEqual(
+      [found.length, found[0], found[99], found[100]],
+      [
+        101,
+        'p.json:1 input.rejectionSample[0]: expected a mapping, got 7',
+        'p.json:1 input.rejectionSample[99]: expected a mapping, got 7',
+        'p.json:1 (document): the reading stopped at 100 problems',
+      ],
+    );
+  });
+
   it('reports no problem beneath a field already wrong, nor one that builds on a wrong value', () => {
     const json = broken((p) => {
       p.inputs[0]!.shards = { count: 'two', indices: [5, 'x', 0] };
