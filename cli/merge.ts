@@ -9,14 +9,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { isComplete } from '../analyzer/partial/coverage.js';
 import { decodePartial, encodePartial, type PartialState } from '../analyzer/partial/format.js';
-import { PartialError } from '../analyzer/partial/json-reader.js';
 import { MergeError, mergePartials } from '../analyzer/partial/merge.js';
+import { ValidationError } from '../lib/validation-error.js';
 import { decisionReportOf, summaryOf } from '../analyzer/partial/results.js';
 import { readArgs } from './args.js';
 import { MERGE } from './commands.js';
 import { BufferedWriter, EXIT, type CommandIO } from './io.js';
 import { nothingAnalysed } from './nothing-analysed.js';
-import { loadThresholds, ThresholdsError, writeDecisions } from './report-command.js';
+import { loadThresholds, writeDecisions } from './report-command.js';
 
 export async function mergeCommand(argv: string[], io: CommandIO): Promise<number> {
   const args = readArgs(MERGE, argv, io);
@@ -27,8 +27,8 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
   try {
     thresholds = await loadThresholds(values.thresholds, values.threshold);
   } catch (e) {
-    if (!(e instanceof ThresholdsError)) throw e;
-    io.stderr.write(`invalid thresholds:\n${e.message}\n`);
+    if (!(e instanceof ValidationError)) throw e;
+    io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }
 
@@ -39,7 +39,7 @@ export async function mergeCommand(argv: string[], io: CommandIO): Promise<numbe
       merged = merged ? mergePartials(merged, partial) : partial;
     } catch (e) {
       if (e instanceof MergeError) io.stderr.write(`cannot merge ${file}: ${e.message}\n`);
-      else if (e instanceof PartialError) io.stderr.write(`not a partial summary: ${e.message}\n`);
+      else if (e instanceof ValidationError) io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
       else io.stderr.write(`cannot read ${file}: ${(e as Error).message}\n`);
       return EXIT.failure;
     }

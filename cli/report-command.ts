@@ -12,7 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ShadowAnalyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/decide.js';
-import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
+import { DECISIONS_SECTION, thresholdProblems, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
 import { renderDecisions } from '../outputs/review/render.js';
 import type { DecisionReport } from '../analyzer/decisions/decide.js';
 import { decisionReportOf, summaryOf } from '../analyzer/partial/results.js';
@@ -21,6 +21,7 @@ import type { ObservedLoop } from '../collector/logs/types.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
+import { isRecord } from '../lib/is-record.js';
 import { YamlSource } from '../lib/yaml-source.js';
 import type { ReconcileModel } from '../model/types.js';
 import { resolveModel } from '../sidecar/files.js';
@@ -33,47 +34,65 @@ import { nothingAnalysed } from './nothing-analysed.js';
 import { analyzeSharded, echoRejections, readSplit } from './sharded.js';
 import { readContainer } from './log-flags.js';
 
-export class ThresholdsError extends Error {}
+/** Compares problems of `file`, each `file:line field: message`, by their line. */
+const inFileOrder =
+  (file: string) =>
+  (a: string, b: string): number =>
+    Number(a.slice(file.length + 1).split(' ')[0]) - Number(b.slice(file.length + 1).split(' ')[0]);
 
 /**
- * The DECISIONS_SECTION fields of YAML or JSON text named `where`: the ones given, every problem as
- * `where:line field: message`.
+ * The DECISIONS_SECTION fields of a thresholds text (YAML or JSON): the ones given, or undefined with every problem
+ * noted on `src` as `file:line field: message`, in file order.
  */
-function thresholdValues(text: string, where: string): Partial<DecisionThresholds> {
-  const src = new YamlSource(text, where);
-  const raw = src.problems.length === 0 ? validate(src, DECISIONS_SECTION, src.value ?? {}) : undefined;
-  if (src.problems.length > 0 || !raw) throw new ThresholdsError(src.problems.join('\n'));
-  const given = new Set(Object.keys(src.value ?? {}));
-  return Object.fromEntries(Object.entries(raw).filter(([k]) => given.has(k)));
+function thresholdValues(src: YamlSource): Partial<DecisionThresholds> | undefined {
+  if (src.problems.length > 0) return undefined;
+  const text = src.value ?? {};
+  // The ranges the schema cannot say, checked on the numbers as written: a value out of range is not checked again.
+  const numbers = isRecord(text) ? Object.fromEntries(Object.entries(text).filter(([, v]) => typeof v === 'number')) : {};
+  const outOfRange = thresholdProblems(numbers);
+  const rest = isRecord(text) ? Object.fromEntries(Object.entries(text).filter(([k]) => !outOfRange.some(([key]) => key === k))) : text;
+  const raw = validate(src, DECISIONS_SECTION, rest);
+  for (const [key, problem] of outOfRange) src.fail([key], problem);
+  if (src.problems.length > 0) {
+    src.problems.sort(inFileOrder(src.file));
+    return undefined;
+  }
+  const given = new Set(Object.keys(text));
+  return Object.fromEntries(Object.entries(raw!).filter(([k]) => given.has(k)));
 }
 
 /**
  * The thresholds: defaults, then a file's (YAML or JSON), then each `--threshold name=value` in order. Flags are
  * read as lines of one YAML text, so a problem names the flag by its position: `--threshold:2 minObjects: ...`.
+ * Every problem of the file and the flags is reported at once (a ValidationError).
  */
 export async function loadThresholds(path: string | undefined, flags: readonly string[] = []): Promise<DecisionThresholds> {
-  let fromFile: Partial<DecisionThresholds> = {};
+  const problems: string[] = [];
+  let fromFile: Partial<DecisionThresholds> | undefined = {};
   if (path !== undefined) {
-    let text: string;
+    let text: string | undefined;
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
-      throw new ThresholdsError(`${path}: cannot read thresholds: ${(e as Error).message}`);
+      problems.push(`${path}: cannot read thresholds: ${(e as Error).message}`);
     }
-    fromFile = thresholdValues(text, path);
+    const src = text === undefined ? undefined : new YamlSource(text, path);
+    fromFile = src && thresholdValues(src);
+    problems.push(...(src?.problems ?? []));
   }
+  // A flag that is not name=value keeps its line, empty, so the others keep their positions.
+  const malformed: string[] = [];
   const lines = flags.map((flag, i) => {
     const eq = flag.indexOf('=');
-    if (eq < 1) throw new ThresholdsError(`--threshold:${i + 1} ${flag}: expected name=value`);
-    return `${flag.slice(0, eq)}: ${flag.slice(eq + 1)}`;
+    if (eq >= 1) return `${flag.slice(0, eq)}: ${flag.slice(eq + 1)}`;
+    malformed.push(`--threshold:${i + 1} ${flag}: expected name=value`);
+    return '';
   });
-  const fromFlags = lines.length === 0 ? {} : thresholdValues(lines.join('\n'), '--threshold');
-  try {
-    return thresholdsFrom({ ...fromFile, ...fromFlags });
-  } catch (e) {
-    const sources = [path, lines.length > 0 ? '--threshold' : undefined].filter((x) => x !== undefined);
-    throw new ThresholdsError(`${sources.join(' and ') || 'thresholds'}: ${(e as Error).message}`);
-  }
+  const flagSource = lines.length === 0 ? undefined : new YamlSource(lines.join('\n'), '--threshold');
+  const fromFlags = flagSource ? thresholdValues(flagSource) : {};
+  problems.push(...[...malformed, ...(flagSource?.problems ?? [])].sort(inFileOrder('--threshold')));
+  if (problems.length > 0 || !fromFile || !fromFlags) throw new ValidationError('thresholds', problems);
+  return thresholdsFrom({ ...fromFile, ...fromFlags });
 }
 
 export async function reportCommand(argv: string[], io: CommandIO): Promise<number> {
@@ -86,9 +105,8 @@ export async function reportCommand(argv: string[], io: CommandIO): Promise<numb
     model = selectBuild(resolveModel(args.values.model), args.values['operator-version'], '--operator-version');
     thresholds = await loadThresholds(args.values.thresholds, args.values.threshold);
   } catch (e) {
-    if (e instanceof ValidationError) io.stderr.write(`invalid model:\n${e.message}\n`);
-    else if (e instanceof ThresholdsError) io.stderr.write(`invalid thresholds:\n${e.message}\n`);
-    else throw e;
+    if (!(e instanceof ValidationError)) throw e;
+    io.stderr.write(`invalid ${e.kind}:\n${e.message}\n`);
     return EXIT.invalidConfig;
   }
 

@@ -65,11 +65,16 @@ export class YamlSource {
   }
 
   lineOf(path: FieldPath): number {
+    return this.lines.linePos(this.offsetOf(path)).line;
+  }
+
+  /** Where the field (or its nearest existing parent) starts in the text: problems sort by it into file order. */
+  offsetOf(path: FieldPath): number {
     for (let n = path.length; n >= 0; n--) {
       const node = n === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, n), true);
       const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-      if (range) return this.lines.linePos(range[0]).line;
+      if (range) return range[0];
     }
-    return 1;
+    return 0;
   }
 }

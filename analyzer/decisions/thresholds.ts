@@ -78,13 +78,23 @@ export function marginFor(baseline: number | null, t: DecisionThresholds): numbe
   return Math.max(t.absoluteMargin, t.relativeMargin * (baseline ?? 0));
 }
 
+/**
+ * What the schema cannot say: each threshold of `values` out of its range, with its key and the problem
+ * (`must be between 0 and 1, got 2`). A thresholds file reports them at their lines (cli/report-command.ts).
+ */
+export function thresholdProblems(values: Partial<DecisionThresholds>): [keyof DecisionThresholds, string][] {
+  const out: [keyof DecisionThresholds, string][] = [];
+  const { falseDiscoveryRate: fdr, maxStarvationShare: share, absoluteMargin: margin, minHoursOfDay: hours } = values;
+  if (fdr !== undefined && !(fdr > 0 && fdr < 1)) out.push(['falseDiscoveryRate', `must be between 0 and 1, got ${fdr}`]);
+  if (share !== undefined && !(share >= 0 && share <= 1)) out.push(['maxStarvationShare', `must be between 0 and 1, got ${share}`]);
+  if (margin !== undefined && !(margin <= 1)) out.push(['absoluteMargin', `must be at most 1, got ${margin}`]);
+  if (hours !== undefined && !(hours <= 24)) out.push(['minHoursOfDay', `must be at most 24, got ${hours}`]);
+  return out;
+}
+
 /** Thresholds from a validated section (or any partial set), defaults for the rest; out-of-range values refused. */
 export function thresholdsFrom(values: Partial<DecisionThresholds>): DecisionThresholds {
-  const t = { ...DEFAULT_THRESHOLDS, ...values };
-  if (!(t.falseDiscoveryRate > 0 && t.falseDiscoveryRate < 1)) throw new RangeError(`falseDiscoveryRate must be between 0 and 1, got ${t.falseDiscoveryRate}`);
-  if (!(t.maxStarvationShare >= 0 && t.maxStarvationShare <= 1))
-    throw new RangeError(`maxStarvationShare must be between 0 and 1, got ${t.maxStarvationShare}`);
-  if (!(t.absoluteMargin <= 1)) throw new RangeError(`absoluteMargin must be at most 1, got ${t.absoluteMargin}`);
-  if (!(t.minHoursOfDay <= 24)) throw new RangeError(`minHoursOfDay must be at most 24, got ${t.minHoursOfDay}`);
-  return t;
+  const problems = thresholdProblems(values);
+  if (problems.length > 0) throw new RangeError(problems.map(([key, problem]) => `${key} ${problem}`).join('; '));
+  return { ...DEFAULT_THRESHOLDS, ...values };
 }

@@ -8,7 +8,7 @@
  */
 import { decisionReportOf } from '../partial/results.js';
 import { decodePartial, type ModelCache, type PartialState } from '../partial/format.js';
-import { PartialError } from '../partial/json-reader.js';
+import { ValidationError } from '../../lib/validation-error.js';
 import { MergeError, mergePartials } from '../partial/merge.js';
 import type { DecisionReport } from '../decisions/decide.js';
 import type { DecisionThresholds } from '../decisions/thresholds.js';
@@ -79,7 +79,7 @@ export class FleetState implements PartialSink {
       if (this.models.size > MAX_MODELS) this.models.clear();
       partial = decodePartial(body, peer, this.models);
     } catch (e) {
-      if (!(e instanceof PartialError)) throw e;
+      if (!(e instanceof ValidationError)) throw e;
       this.failed(peer, 'invalid_partial', e.message, atMs);
       return;
     }

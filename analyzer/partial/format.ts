@@ -17,7 +17,8 @@ import { emptyCounters, type ControllerCounters } from '../decisions/counters.js
 import type { TimelineState } from '../decisions/timeline.js';
 import type { OperationState, SummaryState, TimeMark } from '../summary/summary-state.js';
 import type { Coverage } from './coverage.js';
-import { at, JsonReader, type Path } from './json-reader.js';
+import { fieldName } from '../../lib/yaml-source.js';
+import { at, JsonReader, type Path } from '../../lib/json-reader.js';
 
 export const PARTIAL_SCHEMA = 'reconcile-shadow/partial/v1';
 export const INPUT_KINDS = ['journal', 'logs', 'sidecar'] as const;
@@ -121,7 +122,6 @@ function encodeTimeline(t: TimelineState): Json {
 
 // ---- decoding -------------------------------------------------------------------------------------------------
 
-/** A partial from untrusted JSON text; throws PartialError naming `where` and the field. */
 /**
  * Models already compiled, by their document's JSON text: a fleet reads the same model from every peer at every
  * interval, and compiling it is most of what reading a partial costs. Bounded by the caller (FleetState keeps one per
@@ -129,40 +129,37 @@ function encodeTimeline(t: TimelineState): Json {
  */
 export type ModelCache = Map<string, CompiledModel>;
 
+/** A partial from untrusted JSON text; throws a ValidationError naming every problem as `where:line field: message`. */
 export function decodePartial(text: string, where: string, models?: ModelCache): PartialState {
-  const r = new JsonReader(where);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    r.fail('', `not JSON: ${(e as Error).message}`);
-  }
-  // The schema first: a summary or a decisions report given by mistake is named as such.
-  const schema = r.mapping(value, '').schema;
+  const r = new JsonReader(text, where, 'partial summary');
+  const value = r.json();
+  // The schema first, alone: a summary or a decisions report given by mistake is named as such, not field by field.
+  const schema = r.mapping(value, []).schema;
   if (schema !== PARTIAL_SCHEMA)
-    r.fail(
-      'schema',
+    r.refuse(
+      ['schema'],
       `expected "${PARTIAL_SCHEMA}", got ${JSON.stringify(schema)} (a summary of analyze --format json cannot be merged; make partials with --format partial)`,
     );
-  const doc = r.record(value, '', ['schema', 'inputs', 'controllers', 'input']);
-  const inputs = r.array(doc.inputs, 'inputs').map((v, i) => decodeInput(r, v, at('inputs', i)));
-  const controllers = r.array(doc.controllers, 'controllers').map((v, i) => decodeController(r, v, at('controllers', i), models));
-  const input = r.record(doc.input, 'input', ['received', 'rejected', 'rejectedByReason', 'rejectionSample', 'sources']);
-  const names = new Set(inputs.map((i) => i.name));
+  const doc = r.record(value, [], ['schema', 'inputs', 'controllers', 'input']);
+  const inputs = r.array(doc.inputs, ['inputs']).map((v, i) => decodeInput(r, v, ['inputs', i]));
+  const controllers = r.array(doc.controllers, ['controllers']).map((v, i) => decodeController(r, v, ['controllers', i], models));
+  const input = r.record(doc.input, ['input'], ['received', 'rejected', 'rejectedByReason', 'rejectionSample', 'sources']);
+  // Names are checked against the inputs only once those read.
+  const names = r.ok(['inputs']) ? new Set(inputs.map((i) => i.name)) : undefined;
   const inputName = (v: unknown, path: Path): string => {
     const name = r.string(v, path);
-    if (!names.has(name)) r.fail(path, `names no input of this partial (${[...names].join(', ')})`);
+    if (names && !names.has(name)) r.fail(path, `names no input of this partial (${[...names].join(', ')})`);
     return name;
   };
-  return {
+  const partial = {
     inputs,
     controllers,
     input: {
-      received: r.counts(input.received, 'input.received', SOURCE_KINDS),
-      rejected: r.count(input.rejected, 'input.rejected'),
-      rejectedByReason: r.counts(input.rejectedByReason, 'input.rejectedByReason', REJECT_REASONS),
-      rejectionSample: r.array(input.rejectionSample, 'input.rejectionSample').map((v, i) => {
-        const path = at('input.rejectionSample', i);
+      received: r.counts(input.received, ['input', 'received'], SOURCE_KINDS),
+      rejected: r.count(input.rejected, ['input', 'rejected']),
+      rejectedByReason: r.counts(input.rejectedByReason, ['input', 'rejectedByReason'], REJECT_REASONS),
+      rejectionSample: r.array(input.rejectionSample, ['input', 'rejectionSample']).map((v, i) => {
+        const path = ['input', 'rejectionSample', i];
         const s = r.record(v, path, ['input', 'position', 'source', 'reason', 'where', 'message'], ['controller']);
         inputName(s.input, at(path, 'input'));
         r.count(s.position, at(path, 'position'));
@@ -172,37 +169,53 @@ export function decodePartial(text: string, where: string, models?: ModelCache):
         // Kept as written: a report lists a rejection's fields in the order its source wrote them.
         return s as unknown as PositionedRejection;
       }),
-      sources: r.array(input.sources, 'input.sources').map((v, i) => {
-        const path = at('input.sources', i);
+      sources: r.array(input.sources, ['input', 'sources']).map((v, i) => {
+        const path = ['input', 'sources', i];
         const s = r.record(v, path, ['input', 'report']);
         return { input: inputName(s.input, at(path, 'input')), report: decodeSourceReport(r, s.report, at(path, 'report')) };
       }),
     },
   };
+  r.done();
+  // With no problem found, every controller read.
+  return { ...partial, controllers: partial.controllers as ControllerPart[] };
 }
 
 function decodeInput(r: JsonReader, v: unknown, path: Path): InputPart {
   const i = r.record(v, path, ['kind', 'name', 'shards']);
   const s = r.record(i.shards, at(path, 'shards'), ['count', 'indices']);
-  const count = r.count(s.count, at(path, 'shards.count'));
-  if (count < 1) r.fail(at(path, 'shards.count'), 'expected at least 1');
-  const indices = r.array(s.indices, at(path, 'shards.indices')).map((x, k) => r.count(x, at(path, `shards.indices[${k}]`)));
-  indices.forEach((x, k) => {
-    if (x >= count || (k > 0 && x <= indices[k - 1]!)) r.fail(at(path, `shards.indices[${k}]`), `expected ascending shard indices below ${count}, got ${x}`);
-  });
+  const countPath = at(path, 'shards', 'count');
+  const count = r.count(s.count, countPath);
+  if (count < 1) r.fail(countPath, 'expected at least 1');
+  const indices = r.array(s.indices, at(path, 'shards', 'indices')).map((x, k) => r.count(x, at(path, 'shards', 'indices', k)));
+  if (r.ok(countPath))
+    indices.forEach((x, k) => {
+      const p = at(path, 'shards', 'indices', k);
+      const previous = at(path, 'shards', 'indices', k - 1);
+      if (x >= count || (k > 0 && r.ok(previous) && x <= indices[k - 1]!)) r.fail(p, `expected ascending shard indices below ${count}, got ${x}`);
+    });
   return { kind: r.oneOf(i.kind, at(path, 'kind'), INPUT_KINDS), name: r.string(i.name, at(path, 'name')), shards: { count, indices } };
 }
 
-function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCache | undefined): ControllerPart {
+/** The controller, or undefined when its model cannot be read (a problem noted: the rest of it cannot be checked). */
+function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCache | undefined): ControllerPart | undefined {
   const c = r.record(v, path, ['controller', 'model', 'summary', 'evidence']);
-  const text = JSON.stringify(r.mapping(c.model, at(path, 'model')));
+  const modelPath = at(path, 'model');
+  const text = JSON.stringify(r.mapping(c.model, modelPath));
+  if (!r.ok(modelPath)) return undefined;
   let cm = models?.get(text);
   if (!cm) {
+    const file = `${r.where}#${fieldName(modelPath)}`;
     try {
-      cm = compileModel(parseModel(text, `${r.where}#${at(path, 'model')}`));
+      cm = compileModel(parseModel(text, file));
     } catch (e) {
-      if (e instanceof ValidationError) r.fail(at(path, 'model'), `not a valid model:\n${e.message}`);
-      throw e;
+      if (!(e instanceof ValidationError)) throw e;
+      // The model was read from one line of JSON: its problems' `file:1` says nothing; each field does.
+      r.failEach(
+        modelPath,
+        e.problems.map((p) => `not a valid model: ${p.startsWith(`${file}:1 `) ? p.slice(file.length + 3) : p}`),
+      );
+      return undefined;
     }
     models?.set(text, cm);
   }
@@ -213,8 +226,8 @@ function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCa
     cm,
     summary: decodeSummary(r, cm, c.summary, at(path, 'summary')),
     evidence: evidence && {
-      counters: decodeCounters(r, emptyCounters(cm), evidence.counters, at(path, 'evidence.counters')),
-      timeline: decodeTimeline(r, cm.ops.length, evidence.timeline, at(path, 'evidence.timeline')),
+      counters: decodeCounters(r, emptyCounters(cm), evidence.counters, at(path, 'evidence', 'counters')),
+      timeline: decodeTimeline(r, cm.ops.length, evidence.timeline, at(path, 'evidence', 'timeline')),
     },
   };
 }
@@ -222,7 +235,7 @@ function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCa
 function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path): SummaryState {
   const s = r.record(v, path, ['attempts', 'window', 'objects', 'operations', 'blockedBy', 'reorderedPairs']);
   const a = r.record(s.attempts, at(path, 'attempts'), ['total', 'byObservedModel', 'bySource', 'diverged', 'structural', 'partial']);
-  const byModel = r.record(a.byObservedModel, at(path, 'attempts.byObservedModel'), LOOP_KINDS);
+  const byModel = r.record(a.byObservedModel, at(path, 'attempts', 'byObservedModel'), LOOP_KINDS);
   const w = r.record(s.window, at(path, 'window'), ['first', 'last']);
   const mark = (x: unknown, p: Path): TimeMark | null => {
     if (x === null) return null;
@@ -230,6 +243,7 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
     return { ms: r.number(m.ms, at(p, 'ms')), text: r.string(m.text, at(p, 'text')) };
   };
   const ops = r.array(s.operations, at(path, 'operations'));
+  // Each entry is the model's operation of its index: with another number of them, none can be checked.
   if (ops.length !== cm.ops.length) r.fail(at(path, 'operations'), `expected the model's ${cm.ops.length} operations, got ${ops.length}`);
   const opName = (x: unknown, p: Path): string => {
     const name = r.string(x, p);
@@ -244,20 +258,20 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
   };
   return {
     attempts: {
-      total: r.count(a.total, at(path, 'attempts.total')),
+      total: r.count(a.total, at(path, 'attempts', 'total')),
       byObservedModel: {
-        sequential: r.count(byModel.sequential, at(path, 'attempts.byObservedModel.sequential')),
-        phased: r.count(byModel.phased, at(path, 'attempts.byObservedModel.phased')),
+        sequential: r.count(byModel.sequential, at(path, 'attempts', 'byObservedModel', 'sequential')),
+        phased: r.count(byModel.phased, at(path, 'attempts', 'byObservedModel', 'phased')),
       },
-      bySource: r.counts(a.bySource, at(path, 'attempts.bySource'), SOURCE_KINDS),
-      diverged: r.count(a.diverged, at(path, 'attempts.diverged')),
-      structural: r.count(a.structural, at(path, 'attempts.structural')),
-      partial: r.count(a.partial, at(path, 'attempts.partial')),
+      bySource: r.counts(a.bySource, at(path, 'attempts', 'bySource'), SOURCE_KINDS),
+      diverged: r.count(a.diverged, at(path, 'attempts', 'diverged')),
+      structural: r.count(a.structural, at(path, 'attempts', 'structural')),
+      partial: r.count(a.partial, at(path, 'attempts', 'partial')),
     },
-    window: { first: mark(w.first, at(path, 'window.first')), last: mark(w.last, at(path, 'window.last')) },
+    window: { first: mark(w.first, at(path, 'window', 'first')), last: mark(w.last, at(path, 'window', 'last')) },
     objects: r.count(s.objects, at(path, 'objects')),
-    operations: ops.map((o, i) => {
-      const p = at(at(path, 'operations'), i);
+    operations: (ops.length === cm.ops.length ? ops : []).map((o, i) => {
+      const p = at(path, 'operations', i);
       const op = r.record(o, p, [
         'name',
         'observed',
@@ -277,10 +291,10 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
         name: cm.ops[i]!,
         observed: r.count(op.observed, at(p, 'observed')),
         outcomes: {
-          ok: r.count(outcomes.ok, at(p, 'outcomes.ok')),
-          error: r.count(outcomes.error, at(p, 'outcomes.error')),
-          stop: r.count(outcomes.stop, at(p, 'outcomes.stop')),
-          skip: r.count(outcomes.skip, at(p, 'outcomes.skip')),
+          ok: r.count(outcomes.ok, at(p, 'outcomes', 'ok')),
+          error: r.count(outcomes.error, at(p, 'outcomes', 'error')),
+          stop: r.count(outcomes.stop, at(p, 'outcomes', 'stop')),
+          skip: r.count(outcomes.skip, at(p, 'outcomes', 'skip')),
         },
         unblocked: r.count(op.unblocked, at(p, 'unblocked')),
         newlyBlocked: r.count(op.newlyBlocked, at(p, 'newlyBlocked')),
@@ -288,24 +302,24 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
         predicted: r.count(op.predicted, at(p, 'predicted')),
         inconsistent: r.count(op.inconsistent, at(p, 'inconsistent')),
         blockers: r.array(op.blockers, at(p, 'blockers')).map((b, k) => {
-          const bp = at(at(p, 'blockers'), k);
+          const bp = at(p, 'blockers', k);
           const x = r.record(b, bp, ['blocker', 'count']);
           return { blocker: r.string(x.blocker, at(bp, 'blocker')), count: r.count(x.count, at(bp, 'count')) };
         }),
         longestStarvation: longest && {
-          ms: r.number(longest.ms, at(p, 'longestStarvation.ms')),
-          object: r.string(longest.object, at(p, 'longestStarvation.object')),
+          ms: r.number(longest.ms, at(p, 'longestStarvation', 'ms')),
+          object: r.string(longest.object, at(p, 'longestStarvation', 'object')),
         },
       };
       return state;
     }),
     blockedBy: r.array(s.blockedBy, at(path, 'blockedBy')).map((b, k) => {
-      const p = at(at(path, 'blockedBy'), k);
+      const p = at(path, 'blockedBy', k);
       const x = r.record(b, p, ['blocker', 'blocked', 'count']);
       return { blocker: groupName(x.blocker, at(p, 'blocker')), blocked: groupName(x.blocked, at(p, 'blocked')), count: r.count(x.count, at(p, 'count')) };
     }),
     reorderedPairs: r.array(s.reorderedPairs, at(path, 'reorderedPairs')).map((b, k) => {
-      const p = at(at(path, 'reorderedPairs'), k);
+      const p = at(path, 'reorderedPairs', k);
       const x = r.record(b, p, ['first', 'second', 'count']);
       return { first: opName(x.first, at(p, 'first')), second: opName(x.second, at(p, 'second')), count: r.count(x.count, at(p, 'count')) };
     }),
@@ -335,13 +349,15 @@ function fillRecord(r: JsonReader, into: Record<string, unknown>, v: unknown, pa
 
 function fillVector(r: JsonReader, into: Uint32Array | Float64Array, v: unknown, path: Path): void {
   const json = r.record(v, path, ['length', 'nonZero']);
-  if (json.length !== into.length) r.fail(at(path, 'length'), `expected the model's ${into.length} cells, got ${JSON.stringify(json.length)}`);
+  // The cells are the model's: with another length, no index can be checked.
+  if (json.length !== into.length) return r.fail(at(path, 'length'), `expected the model's ${into.length} cells, got ${JSON.stringify(json.length)}`);
   let last = -1;
   r.array(json.nonZero, at(path, 'nonZero')).forEach((cell, k) => {
-    const p = at(at(path, 'nonZero'), k);
+    const p = at(path, 'nonZero', k);
     const pair = r.array(cell, p);
-    if (pair.length !== 2) r.fail(p, 'expected [index, value]');
+    if (pair.length !== 2) return r.fail(p, 'expected [index, value]');
     const index = r.count(pair[0], at(p, 0));
+    if (!r.ok(at(p, 0))) return;
     if (index <= last || index >= into.length) r.fail(at(p, 0), `expected an index above ${last} and below ${into.length}, got ${index}`);
     last = index;
     into[index] = into instanceof Uint32Array ? uint32(r, pair[1], at(p, 1)) : r.number(pair[1], at(p, 1));
@@ -364,13 +380,13 @@ function decodeTimeline(r: JsonReader, opCount: number, v: unknown, path: Path):
   const first = r.number(t.first, at(path, 'first'));
   if (!Number.isInteger(first)) r.fail(at(path, 'first'), `expected an integer, got ${first}`);
   const buckets = r.array(t.buckets, at(path, 'buckets'));
-  if (buckets.length > maxBuckets) r.fail(at(path, 'buckets'), `expected at most ${maxBuckets} buckets, got ${buckets.length}`);
+  if (r.ok(at(path, 'maxBuckets')) && buckets.length > maxBuckets) r.fail(at(path, 'buckets'), `expected at most ${maxBuckets} buckets, got ${buckets.length}`);
   return {
     maxBuckets,
     widthMs,
     first,
     buckets: buckets.map((b, i) => {
-      const p = at(at(path, 'buckets'), i);
+      const p = at(path, 'buckets', i);
       const x = r.record(b, p, ['attempts', 'starvedOps', 'longestSeconds']);
       const longestSeconds = new Float64Array(opCount);
       fillVector(r, longestSeconds, x.longestSeconds, at(p, 'longestSeconds'));
@@ -390,9 +406,9 @@ function decodeSourceReport(r: JsonReader, v: unknown, path: Path): SourceInputR
   r.oneOf(s.source, at(path, 'source'), SOURCE_KINDS);
   r.string(s.unit, at(path, 'unit'));
   for (const k of ['received', 'analyzed', 'attempts']) r.count(s[k], at(path, k));
-  for (const k of ['dropped', 'ignored', 'notes']) for (const [key, n] of Object.entries(r.mapping(s[k], at(path, k)))) r.count(n, at(path, `${k}.${key}`));
+  for (const k of ['dropped', 'ignored', 'notes']) for (const [key, n] of Object.entries(r.mapping(s[k], at(path, k)))) r.count(n, at(path, k, key));
   r.record(s.loop, at(path, 'loop'), ['configured', 'current', 'decidedBy', 'statement']);
-  r.array(s.caveats, at(path, 'caveats')).forEach((c, i) => r.string(c, at(at(path, 'caveats'), i)));
+  r.array(s.caveats, at(path, 'caveats')).forEach((c, i) => r.string(c, at(path, 'caveats', i)));
   if (s.sampledPeriods !== undefined) r.array(s.sampledPeriods, at(path, 'sampledPeriods'));
   if (s.unmappedSample !== undefined) r.mapping(s.unmappedSample, at(path, 'unmappedSample'));
   return s as unknown as SourceInputReport;

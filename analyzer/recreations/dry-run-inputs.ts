@@ -4,27 +4,22 @@
  * method, `*` for any, and an unanchored Go regexp on the URL; each call takes the endpoint's next response and the
  * last repeats; an unmatched request answers 200 `{}`, as dryrun_api_client.go Do does) and the discovery overrides
  * (discovery_overrides.go: rendered object names to whole objects, each with apiVersion and kind).
- * Pure: parsed from text; errors name the file and the entry.
+ * Pure: parsed from text; every problem is reported at once, as `file:line field: message` (lib/json-reader.ts).
  */
-import { ValidationError } from '../../lib/validation-error.js';
 import { isRecord } from '../../lib/is-record.js';
+import { JsonReader } from '../../lib/json-reader.js';
 import type { ApiAnswer, KubeObject, ObjectWorld } from './adapter-event.js';
 import { matchesLabels, objectName, objectNamespace } from './adapter-event.js';
 
-function json(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new ValidationError('adapter dry-run input', [`${file}: not JSON: ${(e as Error).message}`]);
-  }
-}
+const reader = (text: string, file: string): JsonReader => new JsonReader(text, file, 'adapter dry-run input');
 
 /** The event's `data`. */
 export function parseDryRunEvent(text: string, file: string): Record<string, unknown> {
-  const v = json(text, file);
-  if (!isRecord(v)) throw new ValidationError('adapter dry-run input', [`${file}: a CloudEvent is a JSON object`]);
+  const r = reader(text, file);
+  const v = r.json();
+  if (!isRecord(v)) return r.refuse([], 'a CloudEvent is a JSON object');
   const data = v.data ?? v.data_base64;
-  if (!isRecord(data)) throw new ValidationError('adapter dry-run input', [`${file}: field data: the event has no JSON object data`]);
+  if (!isRecord(data)) return r.refuse(['data'], 'the event has no JSON object data');
   return data;
 }
 
@@ -37,21 +32,23 @@ interface Endpoint {
 
 /** The mock API; answers are stateful (each call takes the next response), so make one per event. */
 export function parseDryRunApiResponses(text: string, file: string): () => (method: string, url: string) => ApiAnswer {
-  const v = json(text, file);
-  const problems: string[] = [];
-  const raw = isRecord(v) && Array.isArray(v.responses) ? v.responses : (problems.push(`${file}: field responses: a list of endpoints is required`), []);
+  const r = reader(text, file);
+  const v = r.json();
+  const raw = isRecord(v) && Array.isArray(v.responses) ? v.responses : (r.fail(['responses'], 'a list of endpoints is required'), []);
   const endpoints: Omit<Endpoint, 'calls'>[] = [];
   raw.forEach((ep, i) => {
     const match = isRecord(ep) && isRecord(ep.match) ? ep.match : {};
     const responses = isRecord(ep) && Array.isArray(ep.responses) ? ep.responses : [];
-    if (responses.length === 0) return problems.push(`${file}: endpoint ${i} has no responses defined`);
-    if (typeof match.urlPattern !== 'string' || match.urlPattern === '') return problems.push(`${file}: endpoint ${i} has empty urlPattern`);
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(match.urlPattern);
-    } catch (e) {
-      return problems.push(`${file}: endpoint ${i}: invalid urlPattern ${JSON.stringify(match.urlPattern)}: ${(e as Error).message}`);
-    }
+    if (responses.length === 0) r.fail(['responses', i, 'responses'], `endpoint ${i} has no responses defined`);
+    let pattern: RegExp | undefined;
+    if (typeof match.urlPattern !== 'string' || match.urlPattern === '') r.fail(['responses', i, 'match', 'urlPattern'], `endpoint ${i} has empty urlPattern`);
+    else
+      try {
+        pattern = new RegExp(match.urlPattern);
+      } catch (e) {
+        r.fail(['responses', i, 'match', 'urlPattern'], `endpoint ${i}: invalid urlPattern ${JSON.stringify(match.urlPattern)}: ${(e as Error).message}`);
+      }
+    if (!pattern || responses.length === 0) return;
     endpoints.push({
       method: typeof match.method === 'string' ? match.method : '',
       pattern,
@@ -61,7 +58,7 @@ export function parseDryRunApiResponses(text: string, file: string): () => (meth
       })),
     });
   });
-  if (problems.length > 0) throw new ValidationError('adapter dry-run input', problems);
+  r.done();
   return () => {
     const state: Endpoint[] = endpoints.map((e) => ({ ...e, calls: 0 }));
     return (method, url) => {
@@ -75,17 +72,24 @@ export function parseDryRunApiResponses(text: string, file: string): () => (meth
 
 /** The discovery overrides as the objects present before the event (recording_transport_client.go NewDryrunTransportClientWithOverrides). */
 export function parseDryRunDiscovery(text: string, file: string): KubeObject[] {
-  const v = json(text, file);
-  if (!isRecord(v)) throw new ValidationError('adapter dry-run input', [`${file}: discovery overrides are a JSON object of name to object`]);
-  const problems: string[] = [];
+  const r = reader(text, file);
+  const v = r.json();
+  if (!isRecord(v)) return r.refuse([], 'discovery overrides are a JSON object of name to object');
   const out: KubeObject[] = [];
   for (const [name, obj] of Object.entries(v)) {
-    if (!isRecord(obj)) problems.push(`${file}: discovery override ${JSON.stringify(name)} is not an object`);
-    else if (!('apiVersion' in obj)) problems.push(`${file}: discovery override ${JSON.stringify(name)} is missing required field "apiVersion"`);
-    else if (!('kind' in obj)) problems.push(`${file}: discovery override ${JSON.stringify(name)} is missing required field "kind"`);
-    else out.push(obj);
+    if (!isRecord(obj)) {
+      r.fail([name], `discovery override ${JSON.stringify(name)} is not an object`);
+      continue;
+    }
+    const missing = ['apiVersion', 'kind'].filter((k) => !(k in obj));
+    if (missing.length === 0) out.push(obj);
+    else
+      r.failEach(
+        [name],
+        missing.map((k) => `discovery override ${JSON.stringify(name)} is missing required field "${k}"`),
+      );
   }
-  if (problems.length > 0) throw new ValidationError('adapter dry-run input', problems);
+  r.done();
   return out;
 }
 

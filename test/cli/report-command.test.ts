@@ -91,7 +91,10 @@ describe('reconcile-shadow report', () => {
     assert.match(r.stdout, /\| minAttempts \| 5 \| /);
     const bad = await report(['--model', MODEL, '--journal', JOURNAL, '--threshold', 'minObjects=1', '--threshold', 'minObject=2', '--threshold', 'oops']);
     assert.equal(bad.code, 3);
-    assert.equal(bad.stderr, 'invalid thresholds:\n--threshold:3 oops: expected name=value\n');
+    assert.equal(
+      bad.stderr,
+      `invalid thresholds:\n--threshold:2 minObject: unknown field (allowed: falseDiscoveryRate, minFailedObservations, minBaselineObservations, relativeMargin, absoluteMargin, materialFailures, minAttempts, minObjects, minHoursOfDay, minWindow, maxStarvationShare)\n--threshold:3 oops: expected name=value\n`,
+    );
     const unknown = await report(['--model', MODEL, '--journal', JOURNAL, '--threshold', 'minObjects=1', '--threshold', 'minObject=2']);
     assert.match(unknown.stderr, /^invalid thresholds:\n--threshold:2 minObject: unknown field \(allowed: /);
   });
@@ -146,12 +149,15 @@ describe('reconcile-shadow report', () => {
     writeFileSync(thresholds, 'minAttempts: 5\nminObjects: -1\nfalseDiscoveryRate: 2\n');
     const r = await report(['--model', MODEL, '--journal', join(dir, 'missing.jsonl'), '--thresholds', thresholds]);
     assert.equal(r.code, 3);
-    assert.equal(r.stderr, `invalid thresholds:\n${thresholds}:2 minObjects: must be at least 0, got -1\n`);
+    assert.equal(
+      r.stderr,
+      `invalid thresholds:\n${thresholds}:2 minObjects: must be at least 0, got -1\n${thresholds}:3 falseDiscoveryRate: must be between 0 and 1, got 2\n`,
+    );
     const range = join(dir, 'range.yaml');
     writeFileSync(range, 'falseDiscoveryRate: 2\n');
     const r2 = await report(['--model', MODEL, '--journal', JOURNAL, '--thresholds', range]);
     assert.equal(r2.code, 3);
-    assert.equal(r2.stderr, `invalid thresholds:\n${range}: falseDiscoveryRate must be between 0 and 1, got 2\n`);
+    assert.equal(r2.stderr, `invalid thresholds:\n${range}:1 falseDiscoveryRate: must be between 0 and 1, got 2\n`);
     const r3 = await report(['--model', MODEL, '--journal', JOURNAL, '--thresholds', join(dir, 'nope.yaml')]);
     assert.equal(r3.code, 3);
     assert.match(r3.stderr, /^invalid thresholds:\n.*nope\.yaml: cannot read thresholds: ENOENT/);

@@ -49,21 +49,58 @@ describe("the adapter's dry-run inputs (hyperfleet-adapter internal/dryrun)", ()
     );
   });
 
-  it('refuses what the adapter refuses, naming the file and entry (dryrun_responses.go LoadDryrunResponses, discovery_overrides.go LoadDiscoveryOverrides)', () => {
+  it('refuses what the adapter refuses, naming the file, line and entry (dryrun_responses.go LoadDryrunResponses, discovery_overrides.go LoadDiscoveryOverrides)', () => {
     assert.deepEqual(
       problems(() =>
         parseDryRunApiResponses('{"responses":[{"match":{"urlPattern":""},"responses":[{}]},{"match":{"urlPattern":"x"},"responses":[]}]}', 'api.json'),
       ),
-      ['api.json: endpoint 0 has empty urlPattern', 'api.json: endpoint 1 has no responses defined'],
+      ['api.json:1 responses[0].match.urlPattern: endpoint 0 has empty urlPattern', 'api.json:1 responses[1].responses: endpoint 1 has no responses defined'],
     );
     assert.deepEqual(
       problems(() => parseDryRunDiscovery('{"a":{"kind":"Namespace"},"b":{"apiVersion":"v1"}}', 'd.json')),
-      ['d.json: discovery override "a" is missing required field "apiVersion"', 'd.json: discovery override "b" is missing required field "kind"'],
+      ['d.json:1 a: discovery override "a" is missing required field "apiVersion"', 'd.json:1 b: discovery override "b" is missing required field "kind"'],
     );
     assert.deepEqual(parseDryRunEvent('{"id":"e","data":{"id":"abc123","generation":5}}', 'e.json'), { id: 'abc123', generation: 5 });
     assert.deepEqual(
       problems(() => parseDryRunEvent('{"id":"e"}', 'e.json')),
-      ['e.json: field data: the event has no JSON object data'],
+      ['e.json:1 data: the event has no JSON object data'],
+    );
+    assert.deepEqual(
+      problems(() => parseDryRunEvent('[]', 'e.json')),
+      ['e.json:1 (document): a CloudEvent is a JSON object'],
+    );
+    assert.deepEqual(
+      problems(() => parseDryRunDiscovery('{\n  "a": 1,', 'd.json')),
+      ['d.json:2 (document): not JSON: Expected double-quoted property name in JSON at position 11 (line 2 column 10)'],
+    );
+  });
+
+  it('reports every problem of an entry, each at its line', () => {
+    const api = JSON.stringify(
+      {
+        responses: [
+          { match: { urlPattern: '(' }, responses: [] },
+          { match: { method: 'GET', urlPattern: 'x' }, responses: [{}] },
+        ],
+      },
+      null,
+      2,
+    );
+    assert.deepEqual(
+      problems(() => parseDryRunApiResponses(api, 'api.json')),
+      [
+        'api.json:5 responses[0].match.urlPattern: endpoint 0: invalid urlPattern "(": Invalid regular expression: /(/: Unterminated group',
+        'api.json:7 responses[0].responses: endpoint 0 has no responses defined',
+      ],
+    );
+    const discovery = JSON.stringify({ ns: { metadata: { name: 'ns' } }, cm: 'x' }, null, 2);
+    assert.deepEqual(
+      problems(() => parseDryRunDiscovery(discovery, 'd.json')),
+      [
+        'd.json:2 ns: discovery override "ns" is missing required field "apiVersion"',
+        'd.json:2 ns: discovery override "ns" is missing required field "kind"',
+        'd.json:7 cm: discovery override "cm" is not an object',
+      ],
     );
   });
 });

@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { CelRuntime } from '../../../analyzer/recreations/cel.js';
+import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
 import { ValidationError } from '../../../lib/validation-error.js';
 
@@ -188,5 +190,35 @@ post:
     assert.deepEqual(problems('spec: {resources: []}\n'), ['task.yaml:1 spec: field spec not found in type configloader.AdapterTaskConfig']);
     assert.deepEqual(problems('resources: [\n'), ['task.yaml:2 (document): Flow sequence in block collection must be sufficiently indented and end with a ]']);
     assert.deepEqual(problems('- a\n- b\n'), ['task.yaml:1 (document): a task config is a YAML mapping']);
+  });
+});
+
+describe('adapter task config expressions', () => {
+  it('names every expression that does not compile at once, each at its file:line:column (rules.ts CompiledTaskConfig.compile)', () => {
+    const config = parseTaskConfig(
+      `params:
+  - {name: clusterId, source: event.id}
+preconditions:
+  - {name: ready, expression: "status =="}
+resources:
+  - name: job
+    manifest: {apiVersion: batch/v1, kind: Job, metadata: {name: j}}
+    discovery: {by_name: "job-{{ .clusterId }}"}
+    lifecycle:
+      delete: {when: {expression: "resources.job.("}}
+`,
+      FILE,
+    );
+    let heads: string[] = [];
+    try {
+      CompiledTaskConfig.compile(config, new CelRuntime());
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      heads = e.problems.map((p) => p.split('\n')[0]!);
+    }
+    assert.deepEqual(heads, [
+      'task.yaml:4:41 precondition "ready" expression: Unexpected token: EOF',
+      'task.yaml:10:50 resource "job" lifecycle.delete.when.expression: Expected IDENTIFIER, got LPAREN',
+    ]);
   });
 });
