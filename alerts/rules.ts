@@ -8,7 +8,7 @@
  * replica of the operator, and each tracks the same recreations, so one object is one alert.
  */
 import type { AlertOptions, Duration } from './options.js';
-import { HARM_REASON_KINDS } from '../analyzer/decisions/verdict.js';
+import { HARM_REASON_KINDS } from '../analyzer/decisions/rules.js';
 import { increased, noneOf, oneOf, series } from './promql.js';
 
 export type Severity = 'critical' | 'warning' | 'info';

@@ -15,6 +15,7 @@ import { alertRuleGroups } from '../alerts/rules.js';
 import { alertOptions, type AlertOptions } from '../alerts/options.js';
 import { prometheusRule, rulesFile } from '../alerts/render.js';
 import { METRICS, type MetricSpec } from '../outputs/metrics/catalog.js';
+import { REASON_KINDS, RULES } from '../analyzer/decisions/rules.js';
 import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
 import { switchReadinessDashboard } from '../dashboards/switch-readiness.js';
@@ -43,6 +44,8 @@ export const LIMITS_BEGIN = '<!-- otlp-limits:begin -->';
 export const LIMITS_END = '<!-- otlp-limits:end -->';
 export const COMMANDS_BEGIN = '<!-- commands:begin -->';
 export const COMMANDS_END = '<!-- commands:end -->';
+export const RULES_BEGIN = '<!-- rules-table:begin -->';
+export const RULES_END = '<!-- rules-table:end -->';
 
 function yamlFile(value: object, source: string): string {
   const doc = new Document(value);
@@ -149,16 +152,37 @@ export function withCommandReferences(text: string, file: string, specs: readonl
   });
 }
 
-/** The Markdown files with generated parts, and how each is filled in. */
+/** docs/decisions.md's table of the rules, in the list's order (analyzer/decisions/rules.ts): what each asks, and its reasons. */
+export function rulesTable(rules = RULES): string {
+  const reasons = (rule: string, harm: boolean): string[] =>
+    REASON_KINDS.filter((k) => k.rule === rule && k.harm === harm).map((k) => `\`${k.kind}\`: ${k.when}`);
+  const rows = rules.map((r, i) => {
+    const [harm, other] = [reasons(r.name, true), reasons(r.name, false)];
+    const given = harm.length === 0 ? other : [...harm, ...(other.length > 0 ? [`holds back ready — ${other.join('; ')}`] : [])];
+    return `| ${i + 1} | \`${r.name}\` (${r.role}) | ${cell(r.question)} | ${cell(given.join('; '))} |`;
+  });
+  return ['| order | rule (role) | asks | reasons (kind: when) |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** docs/decisions.schema.json with its reason kinds those of the rule list (analyzer/decisions/rules.ts). */
+export function withReasonKinds(schema: string): string {
+  const parsed = JSON.parse(schema) as { definitions: { reasonKind: { enum: string[] } } };
+  parsed.definitions.reasonKind.enum = REASON_KINDS.map((k) => k.kind);
+  return json(parsed);
+}
+
+/** The files with generated parts, and how each is filled in. */
 const DOCS: Readonly<Record<string, (text: string) => string>> = {
   'README.md': (text) =>
     withSection(withLimitsTable(withMetricsTable(text), 'README.md'), 'README.md', [COMMANDS_BEGIN, COMMANDS_END], 'the command list', commandsSection()),
   'docs/otlp.md': (text) => withLimitsTable(text, 'docs/otlp.md'),
-  'docs/decisions.md': (text) => withCommandReferences(text, 'docs/decisions.md'),
+  'docs/decisions.md': (text) =>
+    withSection(withCommandReferences(text, 'docs/decisions.md'), 'docs/decisions.md', [RULES_BEGIN, RULES_END], 'the table of rules', rulesTable()),
+  'docs/decisions.schema.json': withReasonKinds,
   'docs/recreations.md': (text) => withCommandReferences(text, 'docs/recreations.md'),
 };
 
-/** The README and the docs with generated parts, regenerated, or the problem that prevents it, per file. */
+/** The README, the docs and the decisions schema with generated parts, regenerated, or the problem that prevents it, per file. */
 export function generatedDocs(root: string): (GeneratedFile | Error)[] {
   return Object.entries(DOCS).map(([file, fill]) => {
     const path = join(root, file);

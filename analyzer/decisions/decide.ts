@@ -19,6 +19,7 @@ import { compareStarvation, type StarvationComparison } from './starvation-compa
 import type { DecisionThresholds } from './thresholds.js';
 import type { TimelinePoint } from './timeline.js';
 import { RULES } from './rules.js';
+import type { Rule } from './rules/rule.js';
 import { decideVerdict, type Benefit, type Verdict } from './verdict.js';
 
 export const DECISIONS_SCHEMA = 'reconcile-shadow/decisions/v1';
@@ -123,6 +124,7 @@ export function decideController(
   timeline: readonly TimelinePoint[],
   bucketMs: number,
   thresholds: DecisionThresholds,
+  rules: readonly Rule[] = RULES,
 ): ControllerDecisions {
   const comparison = compareLoops(cm, counters, thresholds);
   const worse = new Set(comparison.operations.filter((o) => o.finding === 'worse-under-phased').map((o) => cm.opIndex.get(o.operation)!));
@@ -132,7 +134,7 @@ export function decideController(
   const groups = decideGroups(cm, counters, summary, ordering, creditable, thresholds);
   const context = { cm, counters, summary, thresholds, comparison, ordering, starvation: starvationComparison, groups };
   const verdict = decideVerdict(
-    RULES.map((rule) => rule.evaluate(context)),
+    rules.map((rule) => rule.evaluate(context)),
     benefit(counters, creditable),
     counters.newlyBlockedAttempts,
   );
@@ -173,8 +175,13 @@ function starvationOverTime(cm: CompiledModel, points: readonly TimelinePoint[],
   };
 }
 
-/** The decisions for every controller the analyzer knows, with the evidence the listener collected. */
-export function decisionReport(analyzer: ShadowAnalyzer, evidence: DecisionEvidence, thresholds: DecisionThresholds): DecisionReport {
+/** The decisions for every controller the analyzer knows, with the evidence the listener collected; `rules`: the list's (a test plants one). */
+export function decisionReport(
+  analyzer: ShadowAnalyzer,
+  evidence: DecisionEvidence,
+  thresholds: DecisionThresholds,
+  rules: readonly Rule[] = RULES,
+): DecisionReport {
   const summary = analyzer.summary();
   const controllers = analyzer.shadows.map((shadow) => {
     const name = shadow.model.controller;
@@ -186,6 +193,7 @@ export function decisionReport(analyzer: ShadowAnalyzer, evidence: DecisionEvide
       seen.timeline.points(),
       seen.timeline.bucketWidthMs,
       thresholds,
+      rules,
     );
   });
   return { schema: DECISIONS_SCHEMA, summary, controllers };

@@ -36,23 +36,34 @@ import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
 export const DEFAULT_MAX_TRACKED_OBJECTS = 100_000;
 /** Per-object run counts are 16-bit; a count about to overflow closes the object's cluster and starts another. */
 const MAX_CLUSTER_COUNT = 0xffff;
+/**
+ * An op's starvation state at the object's previous attempt, one byte per op (ObjectMemory.starved; a byte per op is
+ * what an object's memory can spend on it): the loop that keeps the op from running while the other would run it
+ * in the low two bits (`starver`), and why in the bits above (`cause`).
+ */
 const NOT_STARVED = 0;
 const PHASED_STARVES = 1;
 const SEQUENTIAL_STARVES = 2;
-/** The phased loop does not run it because a critical group failed: the model's design. */
-const PHASED_BY_DESIGN = 3;
-/** Kept from running, but no op withheld with it writes (NO_LOSS), or none is known to and some op's writes is unknown. */
-const PHASED_NO_LOSS = 4;
-const PHASED_UNKNOWN = 5;
-const SEQUENTIAL_NO_LOSS = 6;
-const SEQUENTIAL_UNKNOWN = 7;
+const starver = (state: number): number => state & 3;
+const cause = (state: number): number => state & ~3;
+/** Why: what the op's withheld run loses (`loss`), work with an effect, nothing, or unknown (the model does not say). */
+const LOST = 0;
+const NOTHING_LOST = 1 << 2;
+const UNKNOWN_LOSS = 2 << 2;
+/** Why: the phased loop does not run it because a critical group failed, the model's design. */
+const BY_DESIGN = 3 << 2;
 /** Per op: what running it changes, as the model says (WRITES: status or objects). */
 const WRITES = 1;
 const WRITES_UNKNOWN = 2;
-/** What an op's withheld run loses: work with an effect, nothing, or unknown (the model does not say). */
-const LOST = 0;
-const NOTHING_LOST = 1;
-const UNKNOWN_LOSS = 2;
+/**
+ * A group's state at the object's previous attempt under a loop (ObjectMemory.groupState): not failing, failing,
+ * or failing with some op outside it observed running after its failure (the failure run is judged).
+ */
+const GROUP_OK = 0;
+const GROUP_FAILING = 1;
+const GROUP_JUDGED = 2;
+/** ObjectMemory.seen: the loops the object was seen under, one bit each. */
+const seenBit = (loop: LoopKind): number => (loop === 'sequential' ? 1 : 2);
 /** A day, for the sample-ratio check's squares (intervals² per object-day), on a grid of 2^-8 so sums stay exact. */
 const DAY_MS = 86_400_000;
 const RATE_GRID = 2 ** 8;
@@ -60,9 +71,14 @@ const HOUR_MS = 3_600_000;
 
 const loopIndex = (loop: LoopKind): 0 | 1 => (loop === 'sequential' ? 0 : 1);
 
-/** What is remembered about one object between its attempts. */
+/**
+ * What is remembered about one object between its attempts. Up to `maxTrackedObjects` of these live at once, so
+ * per-op state is a byte (or two) per op in typed arrays, some allocated only when first needed, and small
+ * enumerations are numbers read through the named constants and accessors above (`seenBit`, `starver`, `cause`,
+ * GROUP_*), not fields or objects of their own.
+ */
 class ObjectMemory {
-  /** Bit 1: seen under the sequential loop; bit 2: under the phased loop. */
+  /** The loops it was seen under (`seenBit`): two bits in one number, not two fields. */
   seen = 0;
   /** The loop, generation and time of the previous attempt whose evidence was used. */
   loop: LoopKind | undefined;
@@ -72,13 +88,13 @@ class ObjectMemory {
   lastMs = NaN;
   /** Per op: the previous used attempt's outcome when it was observed `ok` or `error`, else UNKNOWN. */
   readonly codes: Uint8Array;
-  /** Per group: 0 not failing, 1 failing, 2 failing with something observed after it. */
+  /** Per group: GROUP_OK, GROUP_FAILING or GROUP_JUDGED at the previous used attempt. */
   readonly groupState: Uint8Array;
   /** Per loop: the last observed outcome of each op under it (UNKNOWN when never). */
   readonly last: [Uint8Array | undefined, Uint8Array | undefined] = [undefined, undefined];
-  /** Per loop: common runs counted per op at [op], failures at [n + op]: this object's cluster. */
+  /** Per loop: common runs counted per op at [op], failures at [n + op] (one allocation for both): this object's cluster. */
   readonly counts: [Uint16Array | undefined, Uint16Array | undefined] = [undefined, undefined];
-  /** Per op: which loop would keep it from running at the previous attempt, and why (the constants above). */
+  /** Per op: which loop would keep it from running at the previous attempt, and why (`starver`, `cause`). */
   readonly starved: Uint8Array;
   /** Per op: the length of the open starvation streak, allocated when the object first starves. */
   streakMs: Float64Array | undefined;
@@ -130,10 +146,7 @@ function hasHole(order: readonly number[], run: LoopRun, recovery: readonly (rea
 }
 
 /** Whether two starvation states continue one streak (the same loop keeps the op from running, for any reason). */
-function sameStreak(x: number, y: number): boolean {
-  const loop = (s: number): number => (s === NOT_STARVED ? 0 : s === SEQUENTIAL_STARVES || s === SEQUENTIAL_NO_LOSS || s === SEQUENTIAL_UNKNOWN ? 2 : 1);
-  return loop(x) === loop(y);
-}
+const sameStreak = (x: number, y: number): boolean => starver(x) === starver(y);
 
 /** Adds one object's clusters to `into` (its per-object counts, which the counters do not hold yet). */
 function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
@@ -292,7 +305,7 @@ export class ControllerEvidence {
     memory.cadenceLoop = r.origin.transition || r.operations.some((o) => o.outcome === 'error') ? undefined : r.model;
     memory.cadenceAtMs = r.timeMs;
     loop.hourAttempts[Math.floor((((r.timeMs % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS)]!++;
-    const bit = r.model === 'sequential' ? 1 : 2;
+    const bit = seenBit(r.model);
     if ((memory.seen & bit) === 0) {
       loop.objects++;
       if (memory.seen !== 0) this.counters.objectsInBothLoops++;
@@ -457,9 +470,9 @@ export class ControllerEvidence {
   /** Updates the group failure runs; `previous` is the previous attempt's state under the same loop, if any. */
   private countGroups(loop: LoopCounters, seen: Int32Array, codes: Uint8Array, previous: Uint8Array | undefined, state: Uint8Array): void {
     const cm = this.cm;
-    const before = previous ? this.previousGroupState.fill(0) : undefined;
+    const before = previous ? this.previousGroupState.fill(GROUP_OK) : undefined;
     if (before && previous) before.set(previous);
-    state.fill(0);
+    state.fill(GROUP_OK);
     const firstFailure = this.firstFailure.fill(-1);
     for (let i = 0; i < seen.length; i++) {
       const op = seen[i]!;
@@ -471,11 +484,11 @@ export class ControllerEvidence {
       if (at < 0) continue;
       let judged = false;
       for (let j = at + 1; j < seen.length && !judged; j++) judged = cm.groupOf[seen[j]!] !== g;
-      state[g] = judged ? 2 : 1;
-      const was = before?.[g] ?? 0;
+      state[g] = judged ? GROUP_JUDGED : GROUP_FAILING;
+      const was = before?.[g] ?? GROUP_OK;
       loop.groupFailedAttempts[g]!++;
-      if (was === 0) loop.groupFailureRuns[g]!++;
-      if (judged && was !== 2) loop.groupJudgedRuns[g]!++;
+      if (was === GROUP_OK) loop.groupFailureRuns[g]!++;
+      if (judged && was !== GROUP_JUDGED) loop.groupJudgedRuns[g]!++;
     }
   }
 
@@ -521,16 +534,17 @@ export class ControllerEvidence {
         const s = state[op]!;
         if (s === NOT_STARVED) continue;
         const length = (streak[op]! += elapsed);
-        if (s === SEQUENTIAL_STARVES || s === SEQUENTIAL_NO_LOSS || s === SEQUENTIAL_UNKNOWN) {
+        const why = cause(s);
+        if (starver(s) === SEQUENTIAL_STARVES) {
           c.sequentialStarvedMs[op]! += elapsed;
-          if (s === SEQUENTIAL_NO_LOSS) c.sequentialNoLossMs[op]! += elapsed;
-          if (s === SEQUENTIAL_UNKNOWN) c.sequentialUnknownMs[op]! += elapsed;
+          if (why === NOTHING_LOST) c.sequentialNoLossMs[op]! += elapsed;
+          if (why === UNKNOWN_LOSS) c.sequentialUnknownMs[op]! += elapsed;
           if (length > c.sequentialLongestMs[op]!) c.sequentialLongestMs[op] = length;
         } else {
           c.phasedStarvedMs[op]! += elapsed;
-          if (s === PHASED_BY_DESIGN) c.phasedByDesignMs[op]! += elapsed;
-          if (s === PHASED_NO_LOSS) c.phasedNoLossMs[op]! += elapsed;
-          if (s === PHASED_UNKNOWN) c.phasedUnknownMs[op]! += elapsed;
+          if (why === BY_DESIGN) c.phasedByDesignMs[op]! += elapsed;
+          if (why === NOTHING_LOST) c.phasedNoLossMs[op]! += elapsed;
+          if (why === UNKNOWN_LOSS) c.phasedUnknownMs[op]! += elapsed;
           if (length > c.phasedLongestMs[op]!) c.phasedLongestMs[op] = length;
         }
       }
@@ -539,12 +553,10 @@ export class ControllerEvidence {
     const next = this.nextStarved.fill(NOT_STARVED);
     for (const op of a.newlyBlocked) {
       if (this.structural[op] !== 0) continue;
-      if (a.phased.blockerOf(op) <= groupBlocker(0)) next[op] = PHASED_BY_DESIGN;
-      else next[op] = [PHASED_STARVES, PHASED_NO_LOSS, PHASED_UNKNOWN][this.loss(a.newlyBlocked, op, this.cm.sequentialPosition)]!;
+      if (a.phased.blockerOf(op) <= groupBlocker(0)) next[op] = PHASED_STARVES | BY_DESIGN;
+      else next[op] = PHASED_STARVES | this.loss(a.newlyBlocked, op, this.cm.sequentialPosition);
     }
-    for (const op of a.unblocked)
-      if (this.structural[op] === 0)
-        next[op] = [SEQUENTIAL_STARVES, SEQUENTIAL_NO_LOSS, SEQUENTIAL_UNKNOWN][this.loss(a.unblocked, op, this.cm.phasedPosition)]!;
+    for (const op of a.unblocked) if (this.structural[op] === 0) next[op] = SEQUENTIAL_STARVES | this.loss(a.unblocked, op, this.cm.phasedPosition);
     streak ??= memory.streakMs = new Float64Array(this.n);
     let open = 0;
     for (let op = 0; op < this.n; op++) {
@@ -559,7 +571,7 @@ export class ControllerEvidence {
    * What withholding `op` loses, where `withheld` is everything one loop keeps from running in the attempt and
    * `position` the order of the loop that runs them: work with an effect when it, or a withheld op that loop runs
    * after it, writes; unknown when none is known to write and some such op's `writes` is not given; else nothing (a
-   * read whose consumers run in neither loop).
+   * read whose consumers run in neither loop). As a starvation `cause`: LOST, UNKNOWN_LOSS or NOTHING_LOST.
    */
   private loss(withheld: readonly number[], op: number, position: Int16Array): number {
     let unknown = false;

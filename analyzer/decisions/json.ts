@@ -139,6 +139,7 @@ function controller(d: ControllerDecisions): Record<string, unknown> {
         threshold: typeof m.threshold === 'number' ? finite(m.threshold) : m.threshold,
       })),
       reasons: r.reasons.map((x) => ({ kind: x.kind, harm: x.harm, message: x.message })),
+      ...(r.details ? { details: r.details } : {}),
     })),
     populations: d.populations,
     benefit: { ...v.benefit, newlyBlockedAttempts: v.newlyBlockedAttempts },

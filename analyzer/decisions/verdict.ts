@@ -12,21 +12,13 @@
  * No data is never a pass, and blocked work alone is never harm: the phased loop skipping the blockable groups while
  * a critical group fails is what the model asks for.
  */
-import type { ReasonKind, RuleOutcome } from './rules/rule.js';
+import type { RuleOutcome } from './rules/rule.js';
 
-export type { ReasonKind } from './rules/rule.js';
 export type VerdictStatus = 'ready' | 'not-ready' | 'inconclusive';
 
-/** The reasons that are measured harm of the phased loop: each makes the verdict not-ready. */
-export const HARM_REASON_KINDS = [
-  'worse-under-phased',
-  'starved-under-phased',
-  'reordered-dependence',
-  'non-critical-downstream',
-] as const satisfies readonly ReasonKind[];
-
 export interface VerdictReason {
-  readonly kind: ReasonKind;
+  /** A kind of reason its rule declares (rules.ts REASON_KINDS). */
+  readonly kind: string;
   /** The rule that gave it (rules.ts). */
   readonly rule: string;
   readonly status: Exclude<VerdictStatus, 'ready'>;
@@ -63,7 +55,7 @@ export function decideVerdict(rules: readonly RuleOutcome[], benefit: Benefit, n
   const all = rules.filter((r) => r.role === 'harm' || r.role === 'coverage').flatMap((r) => r.reasons.map((x) => ({ ...x, rule: r.rule })));
   const harm = all.filter((x) => x.harm);
   const missing = all.filter((x) => !x.harm);
-  const reason = (x: { kind: ReasonKind; rule: string; message: string }, status: VerdictReason['status'], early = false): VerdictReason => ({
+  const reason = (x: { kind: string; rule: string; message: string }, status: VerdictReason['status'], early = false): VerdictReason => ({
     kind: x.kind,
     rule: x.rule,
     status,

@@ -7,9 +7,13 @@
  * metric is a timestamp (Unix seconds, compared with `time()`), an age or a duration (seconds).
  */
 import { REJECT_REASONS, SOURCE_KINDS, SOURCE_NOTES } from '../../collector/records.js';
+import { RULES } from '../../analyzer/decisions/rules.js';
 
 /** The per-source cardinalities, counted from the closed lists they come from. */
 const SOURCES = `${SOURCE_KINDS.length} sources`;
+/** The checks of the rule list (rules.ts) by name, as the rule metric's help names them. */
+const CHECK_NAMES = RULES.filter((r) => r.role === 'check').map((r) => r.name);
+const CHECKS = CHECK_NAMES.length > 1 ? `${CHECK_NAMES.slice(0, -1).join(', ')} and ${CHECK_NAMES.at(-1)!}` : CHECK_NAMES.join('');
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 
@@ -281,9 +285,9 @@ export const METRICS = [
   {
     name: 'reconcile_shadow_verdict_rule_passed',
     type: 'gauge',
-    help: "Each decision rule of the fleet's verdict (docs/decisions.md: the checks sample-ratio and population-balance, the gates, the harms, the coverage): 1 while it passes, 0 while it gives reasons; role says which.",
+    help: `Each decision rule of the fleet's verdict (docs/decisions.md: the checks ${CHECKS}, the gates, the harms, the coverage): 1 while it passes, 0 while it gives reasons; role says which.`,
     labels: ['controller', 'rule', 'role'],
-    cardinality: 'controllers x the rule list (8)',
+    cardinality: `controllers x the rule list (${RULES.length})`,
   },
   {
     name: 'reconcile_shadow_loop_comparison_e_value',

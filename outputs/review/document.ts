@@ -10,7 +10,7 @@ import type { ControllerDecisions, DecisionReport, LoopPopulation } from '../../
 import type { RolloutPlan } from '../../analyzer/decisions/rollout.js';
 import type { StarvationComparison } from '../../analyzer/decisions/starvation-comparison.js';
 import { THRESHOLD_DOCS, type DecisionThresholds } from '../../analyzer/decisions/thresholds.js';
-import type { RuleOutcome } from '../../analyzer/decisions/rules/rule.js';
+import type { RuleOutcome, Section } from '../../analyzer/decisions/rules/rule.js';
 import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verdict.js';
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
@@ -27,14 +27,7 @@ import {
   type RecreationDurations,
 } from './charts.js';
 
-export interface Section {
-  readonly id: string;
-  readonly title: string;
-  readonly intro: readonly string[];
-  readonly table: Table;
-  /** Rows kept out of the way: behind "show" in HTML, counted in Markdown. */
-  readonly rest?: { readonly summary: string; readonly table: Table };
-}
+export type { Section } from '../../analyzer/decisions/rules/rule.js';
 
 export interface ControllerDocument {
   readonly id: string;
@@ -171,6 +164,7 @@ function controllerDocument(
       reorderedSection(pairs),
       otherDependenceSection(d.ordering.dependentOther),
       classificationSection(d.groups),
+      ...v.rules.flatMap((r) => (r.section ? [r.section] : [])),
       noiseSection(d.noiseFloor),
       operationsSection(s),
       blockedBySection(s),

@@ -23,9 +23,14 @@ import {
   metricsTable,
   README_BEGIN,
   README_END,
+  RULES_BEGIN,
+  RULES_END,
+  rulesTable,
   withLimitsTable,
   withMetricsTable,
+  withReasonKinds,
 } from '../../cli/generate.js';
+import { REASON_KINDS, RULES } from '../../analyzer/decisions/rules.js';
 import { DEFAULT_LIMITS } from '../../collector/otlp/internal/limits.js';
 import { limitRows, limitsTable } from '../../collector/otlp/limits-table.js';
 import { METRICS } from '../../outputs/metrics/catalog.js';
@@ -61,7 +66,7 @@ describe('cli/generate: generated files', () => {
     for (const d of docs) if (d instanceof Error) throw d;
     deepStrictEqual(
       docs.map((d) => (d as { path: string }).path),
-      ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/recreations.md'],
+      ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/decisions.schema.json', 'docs/recreations.md'],
     );
     deepStrictEqual(driftedFiles(root, docs as { path: string; content: string }[]), []);
   });
@@ -142,6 +147,18 @@ describe('cli/generate: generated files', () => {
     strictEqual(metricsTable([{ name: 'x', type: 'gauge', help: 'a | b', labels: [], cardinality: '1' }]).split('\n')[2], '| `x` | gauge |  | 1 | a \\| b |');
   });
 
+  it('writes the table of rules and the schema’s reason kinds from the rule list', () => {
+    const rows = rulesTable().split('\n');
+    strictEqual(rows.length, RULES.length + 2);
+    strictEqual(
+      rows[4],
+      '| 3 | `data-size` (gate) | did the phased loop run enough attempts on enough objects to decide? | `no-phased-attempts`: no attempt ran the phased loop; `too-few-attempts`: fewer than `minAttempts` attempts ran the phased loop; `too-few-objects`: fewer than `minObjects` objects ran the phased loop |',
+    );
+    deepStrictEqual(JSON.parse(withReasonKinds('{"definitions":{"reasonKind":{"enum":[]}}}')), {
+      definitions: { reasonKind: { enum: REASON_KINDS.map((k) => k.kind) } },
+    });
+  });
+
   it('replaces only what is between the markers, and refuses a README without them', () => {
     strictEqual(withMetricsTable(`intro\n${README_BEGIN}\nold\n${README_END}\noutro\n`, 'T'), `intro\n${README_BEGIN}\nT\n${README_END}\noutro\n`);
     throws(
@@ -158,7 +175,12 @@ describe('cli/generate: generated files', () => {
       writeFileSync(join(copy, 'README.md'), `# x\n${README_BEGIN}\n${README_END}\n${LIMITS_BEGIN}\n${LIMITS_END}\n${COMMANDS_BEGIN}\n${COMMANDS_END}\n`);
       mkdirSync(join(copy, 'docs'));
       writeFileSync(join(copy, 'docs', 'otlp.md'), `# otlp\n${LIMITS_BEGIN}\n${LIMITS_END}\n`);
-      writeFileSync(join(copy, 'docs', 'decisions.md'), '# decisions\n<!-- command:report:begin -->\n<!-- command:report:end -->\n');
+      writeFileSync(
+        join(copy, 'docs', 'decisions.md'),
+        `# decisions\n<!-- command:report:begin -->\n<!-- command:report:end -->\n${RULES_BEGIN}\n${RULES_END}\n`,
+      );
+      // The schema as written by hand before its reason kinds were generated from the rule list.
+      writeFileSync(join(copy, 'docs', 'decisions.schema.json'), JSON.stringify({ definitions: { reasonKind: { enum: [] } } }));
       writeFileSync(join(copy, 'docs', 'recreations.md'), '# recreations, no command shown\n');
       writeFileSync(join(copy, 'docs', 'config.md'), '# a config reference older than the schema\n');
       writeFileSync(join(copy, 'alerts', 'reconcile-shadow.rules.yaml'), 'groups: []\n');
@@ -171,7 +193,7 @@ describe('cli/generate: generated files', () => {
       strictEqual(check.status, 1, check.stderr);
       strictEqual(
         check.stderr,
-        'generate: 5 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\nRun: node --import tsx cli/generate.ts\n',
+        'generate: 6 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\n  docs/decisions.schema.json\nRun: node --import tsx cli/generate.ts\n',
       );
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });

@@ -4,23 +4,29 @@
  * back `ready`.
  */
 import { plural } from '../wording.js';
-import { outcome, type Rule, type RuleReason } from './rule.js';
+import { outcome, type Rule, type ReasonGiven } from './rule.js';
 
-export const CLASSIFICATION: Rule = {
+type Kind = 'non-critical-downstream' | 'group-not-judged' | 'nothing-to-judge';
+
+export const CLASSIFICATION: Rule<Kind> = {
   name: 'classification',
   role: 'harm',
   question: 'is each group’s category borne out: do downstream failures follow a non-critical group’s failures?',
+  reasons: {
+    'non-critical-downstream': { harm: true, when: "downstream failures follow a non-critical group's failures" },
+    'group-not-judged': { harm: false, when: 'a non-critical group that failed in ≥ `materialFailures` runs is not judged yet' },
+    'nothing-to-judge': { harm: false, when: 'no group failed in `materialFailures` or more runs under the phased loop' },
+  },
   evaluate({ groups, counters, thresholds: t }) {
-    const reasons: RuleReason[] = [];
+    const reasons: ReasonGiven<Kind>[] = [];
     for (const g of groups.filter((x) => x.finding === 'should-be-critical'))
-      reasons.push({ kind: 'non-critical-downstream', harm: true, message: `${g.group} is non-critical, but ${g.why}` });
+      reasons.push({ kind: 'non-critical-downstream', message: `${g.group} is non-critical, but ${g.why}` });
     const material = groups.filter((g) => g.failureRuns >= t.materialFailures);
     for (const g of material.filter((x) => x.finding === 'inconclusive'))
-      reasons.push({ kind: 'group-not-judged', harm: false, message: `${g.group} (non-critical): ${g.why}` });
+      reasons.push({ kind: 'group-not-judged', message: `${g.group} (non-critical): ${g.why}` });
     if (material.length === 0 && counters.loops.phased.attempts > 0) {
       reasons.push({
         kind: 'nothing-to-judge',
-        harm: false,
         message: `no group failed in ${t.materialFailures} or more distinct runs under the phased loop, so nothing shows how it behaves after a failure`,
       });
     }

@@ -9,7 +9,7 @@
 import type { LoopKind } from '../../../model/types.js';
 import type { LoopCounters } from '../counters.js';
 import { span } from '../wording.js';
-import { outcome, type Rule, type RuleReason } from './rule.js';
+import { outcome, type Rule, type ReasonGiven } from './rule.js';
 
 export const hoursCovered = (l: LoopCounters): number => l.hourAttempts.reduce((n, a) => n + (a > 0 ? 1 : 0), 0);
 
@@ -20,12 +20,18 @@ export function windowWithSlack(l: LoopCounters): number {
   return l.lastMs - l.firstMs + slack;
 }
 
-export const COVERAGE: Rule = {
+type Kind = 'hours-not-covered' | 'window-too-short';
+
+export const COVERAGE: Rule<Kind> = {
   name: 'coverage',
   role: 'coverage',
   question: 'has each loop been seen at every hour of the day (and for the window asked, if any)?',
+  reasons: {
+    'hours-not-covered': { harm: false, when: 'a loop ran attempts in fewer than `minHoursOfDay` hours of the day (UTC)' },
+    'window-too-short': { harm: false, when: "a loop's window with one resync of slack is shorter than `minWindow`" },
+  },
   evaluate({ counters, thresholds: t }) {
-    const reasons: RuleReason[] = [];
+    const reasons: ReasonGiven<Kind>[] = [];
     const loops: LoopKind[] = ['phased', 'sequential'];
     for (const loop of loops) {
       const l = counters.loops[loop];
@@ -35,7 +41,6 @@ export const COVERAGE: Rule = {
         const missing = Array.from(l.hourAttempts.keys()).filter((h) => l.hourAttempts[h] === 0);
         reasons.push({
           kind: 'hours-not-covered',
-          harm: false,
           message: `the ${loop} loop ran attempts in ${hours} of the 24 hours of the day (${t.minHoursOfDay} needed; none at ${missing.map((h) => `${String(h).padStart(2, '0')}h`).join(', ')} UTC)`,
         });
       }
@@ -43,7 +48,6 @@ export const COVERAGE: Rule = {
       if (t.minWindow > 0 && ms < t.minWindow)
         reasons.push({
           kind: 'window-too-short',
-          harm: false,
           message: `the ${loop} loop was observed for ${span(ms)} with one resync of slack (${span(t.minWindow)} asked: about ${span(t.minWindow - ms)} more)`,
         });
     }

@@ -4,27 +4,32 @@
  * compared.
  */
 import { count, eValue, percent, plural } from '../wording.js';
-import { listed, outcome, type Rule, type RuleReason } from './rule.js';
+import { listed, outcome, type Rule, type ReasonGiven } from './rule.js';
 
-export const LOOP_COMPARISON: Rule = {
+type Kind = 'worse-under-phased' | 'no-baseline' | 'op-not-compared';
+
+export const LOOP_COMPARISON: Rule<Kind> = {
   name: 'loop-comparison',
   role: 'harm',
   question: 'does an op fail more often under the phased loop than under the sequential loop, beyond the margin?',
+  reasons: {
+    'worse-under-phased': { harm: true, when: 'an op fails more under the phased loop, beyond the margin (an e-BH discovery)' },
+    'no-baseline': { harm: false, when: 'the sequential loop ran fewer than `minAttempts` attempts or `minObjects` objects' },
+    'op-not-compared': { harm: false, when: 'an op that failed in ≥ `materialFailures` counted runs is not yet compared' },
+  },
   evaluate({ comparison, counters, thresholds: t }) {
-    const reasons: RuleReason[] = [];
+    const reasons: ReasonGiven<Kind>[] = [];
     const worse = comparison.operations.filter((o) => o.finding === 'worse-under-phased');
-    for (const op of worse) reasons.push({ kind: 'worse-under-phased', harm: true, message: `${op.operation} fails more under the phased loop: ${op.why}` });
+    for (const op of worse) reasons.push({ kind: 'worse-under-phased', message: `${op.operation} fails more under the phased loop: ${op.why}` });
     const s = counters.loops.sequential;
     if (s.attempts === 0) {
       reasons.push({
         kind: 'no-baseline',
-        harm: false,
         message: 'no attempt ran the sequential loop, so no op’s failure rate can be compared between the loops: keep part of the fleet on it',
       });
     } else if (s.attempts < t.minAttempts || s.objects < t.minObjects) {
       reasons.push({
         kind: 'no-baseline',
-        harm: false,
         message: `too little to compare with: ${plural(s.attempts, 'attempt')} on ${plural(s.objects, 'object')} ran the sequential loop (${count(t.minAttempts)} attempts and ${count(t.minObjects)} objects needed)`,
       });
     }
@@ -32,7 +37,6 @@ export const LOOP_COMPARISON: Rule = {
     if (uncompared.length > 0 && comparison.unavailable === null) {
       reasons.push({
         kind: 'op-not-compared',
-        harm: false,
         message: `${plural(uncompared.length, 'op')} that fail often enough to matter ${uncompared.length === 1 ? 'is' : 'are'} not yet compared between the loops: ${listed(uncompared, (o) => `${o.operation} (${o.why})`)}`,
       });
     }

@@ -4,19 +4,24 @@
  * until it is judged.
  */
 import { eValue, plural } from '../wording.js';
-import { listed, outcome, type Rule, type RuleReason } from './rule.js';
+import { listed, outcome, type Rule, type ReasonGiven } from './rule.js';
 
-export const ORDERING: Rule = {
+type Kind = 'reordered-dependence' | 'pair-not-judged';
+
+export const ORDERING: Rule<Kind> = {
   name: 'ordering',
   role: 'harm',
   question: 'does an op fail more after an op the phased loop now runs before it failed?',
+  reasons: {
+    'reordered-dependence': { harm: true, when: 'an op fails more after an op the phased loop now runs before it failed' },
+    'pair-not-judged': { harm: false, when: 'a testable reordered pair whose first op failed in ≥ `materialFailures` runs lacks data' },
+  },
   evaluate({ ordering, thresholds: t }) {
-    const reasons: RuleReason[] = [];
+    const reasons: ReasonGiven<Kind>[] = [];
     const dependent = ordering.reordered.filter((p) => p.status === 'dependent');
     for (const p of dependent) {
       reasons.push({
         kind: 'reordered-dependence',
-        harm: true,
         message: `${p.then} depends on ${p.first} failing earlier in the attempt, and the phased loop runs ${p.first} first: ${p.why}`,
       });
     }
@@ -24,7 +29,6 @@ export const ORDERING: Rule = {
     if (unjudged.length > 0) {
       reasons.push({
         kind: 'pair-not-judged',
-        harm: false,
         message: `${plural(unjudged.length, 'reordered pair')} whose first op fails often enough to matter lack data: ${listed(unjudged, (p) => `${p.first} → ${p.then} (${p.why})`)}`,
       });
     }

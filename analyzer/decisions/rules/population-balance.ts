@@ -19,10 +19,18 @@ import type { OperationComparison } from '../loop-comparison.js';
 import { eValue, percent, plural } from '../wording.js';
 import { listed, outcome, type Rule } from './rule.js';
 
-export const POPULATION_BALANCE: Rule = {
+type Kind = 'population-imbalance';
+
+export const POPULATION_BALANCE: Rule<Kind> = {
   name: 'population-balance',
   role: 'check',
   question: 'do the ops that run identically in both loops fail as often under each?',
+  reasons: {
+    'population-imbalance': {
+      harm: false,
+      when: 'an op that runs identically in both loops, or all of them together, fails at different rates under each (e-BH at `falseDiscoveryRate`)',
+    },
+  },
   evaluate({ comparison, thresholds: t }) {
     const identical = comparison.operations.filter((o) => o.identical && o.e !== null);
     const pooled = identical.length > 1 ? pooledE(identical) : undefined;
@@ -40,7 +48,6 @@ export const POPULATION_BALANCE: Rule = {
         : [
             {
               kind: 'population-imbalance' as const,
-              harm: false,
               message: `population imbalance: ${identical.length === 1 ? '1 op that runs identically in both loops fails' : `the ${identical.length} ops that run identically in both loops fail`} at different rates (${[...together, ...(differing.length > 0 ? [listed(differing, (o) => `${o.operation} ${percent(o.phased.rate)} (phased) vs ${percent(o.sequential.rate)} (sequential), e = ${eValue(evalues[identical.indexOf(o)]!)}`)] : [])].join('; ')}), so the loops ran on different objects and no difference is the loop’s; assign objects to the canary at random, or compare objects seen under both loops`,
             },
           ];

@@ -19,34 +19,26 @@ import type { LoopComparison } from '../loop-comparison.js';
 import type { OrderingEvidence } from '../ordering.js';
 import type { StarvationComparison } from '../starvation-comparison.js';
 import type { DecisionThresholds } from '../thresholds.js';
+import type { Table } from '../../../lib/table.js';
 
 export type RuleRole = 'check' | 'gate' | 'harm' | 'coverage';
 
-export type ReasonKind =
-  | 'sample-ratio'
-  | 'population-imbalance'
-  | 'no-phased-attempts'
-  | 'too-few-attempts'
-  | 'too-few-objects'
-  | 'worse-under-phased'
-  | 'starved-under-phased'
-  | 'reordered-dependence'
-  | 'non-critical-downstream'
-  | 'no-baseline'
-  | 'op-not-compared'
-  | 'starvation-effect-unknown'
-  | 'group-not-judged'
-  | 'pair-not-judged'
-  | 'nothing-to-judge'
-  | 'hours-not-covered'
-  | 'window-too-short';
-
-export interface RuleReason {
-  readonly kind: ReasonKind;
+/** A kind of reason a rule may give: whether it is harm, and when it is given (for docs/decisions.md). */
+export interface ReasonSpec {
   /** harm: the phased loop is measurably worse (not-ready); the others: data missing or unfit (inconclusive). */
+  readonly harm: boolean;
+  readonly when: string;
+}
+
+export interface RuleReason<K extends string = string> {
+  readonly kind: K;
+  /** From the rule's ReasonSpec of the kind. */
   readonly harm: boolean;
   readonly message: string;
 }
+
+/** A reason as its rule gives it: the harm is its kind's (`outcome`). */
+export type ReasonGiven<K extends string> = Pick<RuleReason<K>, 'kind' | 'message'>;
 
 /** A measured value, with the threshold it was held to, for a reviewer to redo the decision by hand. */
 export interface Measurement {
@@ -55,15 +47,34 @@ export interface Measurement {
   readonly threshold: number | string | null;
 }
 
-export interface RuleOutcome {
+/** A section of the review document (outputs/review/document.ts draws it in HTML and Markdown). */
+export interface Section {
+  readonly id: string;
+  readonly title: string;
+  readonly intro: readonly string[];
+  readonly table: Table;
+  /** Rows kept out of the way: behind "show" in HTML, counted in Markdown. */
+  readonly rest?: { readonly summary: string; readonly table: Table };
+}
+
+export interface RuleOutcome<K extends string = string> {
   readonly rule: string;
   readonly role: RuleRole;
   /** `fail`: the rule gave reasons; `pass`: it found nothing against the phased loop. */
   readonly status: 'pass' | 'fail';
-  readonly reasons: readonly RuleReason[];
+  readonly reasons: readonly RuleReason<K>[];
   readonly measurements: readonly Measurement[];
   /** One sentence: what the rule asks and what it found. */
   readonly explanation: string;
+  /**
+   * The rule's own rendering, for evidence no other part of the decisions shows: `details` goes into its entry of
+   * the JSON's `rules` (any object, docs/decisions.schema.json), `section` into the review document after the
+   * decisions' own sections. The rules whose evidence is a shared analysis (the loop comparison, ordering,
+   * starvation, classification: the rollout plan and the benefit read them too) leave both out: the JSON and the
+   * document show those analyses themselves.
+   */
+  readonly details?: Readonly<Record<string, unknown>>;
+  readonly section?: Section;
 }
 
 /** Everything a rule may read: the counters and the analyses computed from them once. */
@@ -78,17 +89,33 @@ export interface RuleContext {
   readonly groups: readonly GroupDecision[];
 }
 
-export interface Rule {
+/** `K`: the kinds of reason it gives, each declared in `reasons`. */
+export interface Rule<K extends string = string> {
   readonly name: string;
   readonly role: RuleRole;
   /** What the rule asks, for the documentation and the report's table of rules. */
   readonly question: string;
-  evaluate(context: RuleContext): RuleOutcome;
+  readonly reasons: Readonly<Record<K, ReasonSpec>>;
+  evaluate(context: RuleContext): RuleOutcome<K>;
 }
 
-/** An outcome from the rule's reasons: failed when it has any. */
-export function outcome(rule: Rule, reasons: readonly RuleReason[], measurements: readonly Measurement[], explanation: string): RuleOutcome {
-  return { rule: rule.name, role: rule.role, status: reasons.length > 0 ? 'fail' : 'pass', reasons, measurements, explanation };
+/** What a rule found, as its outcome: failed when it gave reasons; each reason's harm is its kind's. */
+export function outcome<K extends string>(
+  rule: Rule<K>,
+  reasons: readonly ReasonGiven<K>[],
+  measurements: readonly Measurement[],
+  explanation: string,
+  rendering: Pick<RuleOutcome, 'details' | 'section'> = {},
+): RuleOutcome<K> {
+  return {
+    rule: rule.name,
+    role: rule.role,
+    status: reasons.length > 0 ? 'fail' : 'pass',
+    reasons: reasons.map((r) => ({ kind: r.kind, harm: rule.reasons[r.kind].harm, message: r.message })),
+    measurements,
+    explanation,
+    ...rendering,
+  };
 }
 
 const LISTED = 5;

@@ -15,7 +15,7 @@
 import { logLikelihood, logMixture, logTwoProportionE, LOG_E_CAP } from '../e-values.js';
 import type { LoopCounters } from '../counters.js';
 import { count, eValue, percent } from '../wording.js';
-import { outcome, type Rule, type RuleReason } from './rule.js';
+import { outcome, type Rule, type ReasonGiven } from './rule.js';
 
 const DAY_MS = 86_400_000;
 
@@ -38,14 +38,22 @@ export function logAttemptRatioE(sequential: LoopCounters, phased: LoopCounters)
   return Math.min(LOG_E_CAP, logMixture(x, n) - logLikelihood(share, x, n));
 }
 
-export const SAMPLE_RATIO: Rule = {
+type Kind = 'sample-ratio';
+
+export const SAMPLE_RATIO: Rule<Kind> = {
   name: 'sample-ratio',
   role: 'check',
   question: 'do both loops’ objects show as many attempts per object-day, and as few incomplete attempts, as the other’s?',
+  reasons: {
+    'sample-ratio': {
+      harm: false,
+      when: 'healthy attempts per object-day, or the share of incomplete attempts, differ between the loops (an e-value at 1/`falseDiscoveryRate`)',
+    },
+  },
   evaluate({ counters, thresholds: t }) {
     const { sequential: s, phased: p } = counters.loops;
     const bar = 1 / t.falseDiscoveryRate;
-    const reasons: RuleReason[] = [];
+    const reasons: ReasonGiven<Kind>[] = [];
     const rs = attemptRate(s);
     const rp = attemptRate(p);
     const comparable = s.rateObjects >= 2 && p.rateObjects >= 2;
@@ -53,7 +61,6 @@ export const SAMPLE_RATIO: Rule = {
     if (rateE !== null && rateE >= bar) {
       reasons.push({
         kind: 'sample-ratio',
-        harm: false,
         message: `sample ratio: healthy objects of the phased loop show ${rp.perDay!.toFixed(1)} attempts per object-day, those of the sequential loop ${rs.perDay!.toFixed(1)} (e = ${eValue(rateE)}, bar ${eValue(bar)}): lines of one loop’s objects are likely lost or sampled away; look at the collector’s dropped counts and the logger’s sampling for those objects before comparing the loops`,
       });
     }
@@ -67,7 +74,6 @@ export const SAMPLE_RATIO: Rule = {
     if (incompleteE !== null && incompleteE >= bar) {
       reasons.push({
         kind: 'sample-ratio',
-        harm: false,
         message: `sample ratio: ${percent(incompleteRate(p))} of the phased loop’s attempts are incomplete (an op it ran unobserved before one observed), ${percent(incompleteRate(s))} of the sequential loop’s (e = ${eValue(incompleteE)}, bar ${eValue(bar)}): lines are lost from one loop’s attempts; look at the input’s rejected and dropped lines before comparing the loops`,
       });
     }
