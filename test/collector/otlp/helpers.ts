@@ -119,15 +119,6 @@ export class CollectingSink implements RecordSink {
   }
 }
 
-/** Polls `check` on the event loop until it holds, failing after a deadline (for state no event announces). */
-export async function pollUntil(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 export type Encoding = 'json' | 'protobuf';
 export type ExporterConfig = NonNullable<ConstructorParameters<typeof JsonTraceExporter>[0]>;
 
