@@ -7,7 +7,7 @@
  * evaluate, at least 90 % of the panel targets must return data, and every rule must be healthy. The panel list,
  * with whether each showed data, is printed.
  *
- * About 80 s, so it runs in `make e2e` (and .ci/run), not in `make test`.
+ * It runs long, so it runs in `make e2e` (and .ci/run), not in `make test`.
  */
 import { deepStrictEqual, ok } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * registered or created, under core (`/api/v1/...`) and grouped (`/apis/{group}/{version}/...`) paths, namespaced or
  * across all namespaces. Writes over HTTP are answered 405 and recorded, so a test can prove a client never wrote.
  *
- * Protocol facts reproduced (see shared/reference/stack.md section 4 for how client-node 1.4.0 reacts to each):
+ * Protocol facts reproduced (each one client-node's informer, ListWatch in its cache.js, reacts to):
  * - one global, monotonically increasing resourceVersion (RV) shared by all resource types, as etcd's revision;
  * - list `metadata.resourceVersion` = the current RV; watch `?watch=true&resourceVersion=N` replays retained events
  *   after N, then streams live ones as newline-delimited `{"type","object"}`; no or `0` RV starts with synthetic ADDEDs;
@@ -119,7 +119,7 @@ export function resourcePath(type: ResourceType, namespace?: string): string {
   return namespace !== undefined && type.namespaced ? `${base}/namespaces/${namespace}/${type.plural}` : `${base}/${type.plural}`;
 }
 
-/** A client-node KubeConfig for the fake server (plain HTTP needs skipTLSVerify, see stack.md section 4). */
+/** A client-node KubeConfig for the fake server (client-node refuses plain HTTP without skipTLSVerify). */
 export function kubeConfigFor(server: FakeKubeApiServer): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
