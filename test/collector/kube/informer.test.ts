@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { ResilientInformer, type RawKubeObject, type Timers } from '../../../collector/kube/informer.js';
 import { FakeKubeApiServer, kubeConfigFor, resourcePath, RESOURCES, type FakeObject, type ServerEvent } from '../../support/fake-kube-apiserver.js';
+import { Waiters } from '../../support/until.js';
 
 const HC = RESOURCES.hostedClusters;
 const PATH = resourcePath(HC, 'clusters');
@@ -32,7 +33,7 @@ class Recorder {
   readonly errors: Error[] = [];
   readonly states: boolean[] = [];
   readonly delays: number[] = [];
-  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+  private readonly waiters = new Waiters();
 
   readonly handlers = {
     add: (o: RawKubeObject) => this.record('add', o),
@@ -47,18 +48,8 @@ class Recorder {
   };
 
   /** Resolves when `check` holds, re-checked after every callback; rejects after a deadline. */
-  until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; seen ${JSON.stringify(this.perObject)}`)), timeoutMs);
-      this.waiters.push({
-        check,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
+  until(what: string, check: () => boolean): Promise<void> {
+    return this.waiters.until(what, check, { describe: () => JSON.stringify(this.perObject) });
   }
 
   has(name: string): boolean {
@@ -71,11 +62,7 @@ class Recorder {
 
   private note(fn: () => void): void {
     fn();
-    this.waiters = this.waiters.filter((w) => {
-      if (!w.check()) return true;
-      w.resolve();
-      return false;
-    });
+    this.waiters.changed();
   }
 }
 
