@@ -14,8 +14,8 @@ import { loadConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { FakeHyperFleetApi } from '../support/fake-hyperfleet-api.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type FakeObject } from '../support/fake-kube-apiserver.js';
-import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
-import { until } from './prometheus-server.js';
+import { valueOf, type Sample } from '../support/prometheus-text.js';
+import { scrape, untilScraped } from '../support/sidecar-metrics.js';
 
 export interface RecreatedObject {
   readonly kind: string;
@@ -120,16 +120,16 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
     throw error;
   }
 
-  const target = `127.0.0.1:${sidecar.metricsAddress.port}`;
+  const running = sidecar;
+  const target = `127.0.0.1:${running.metricsAddress.port}`;
   const object: RecreatedObject = { kind: 'Job', namespace: `hf-${CLUSTER}`, name: `validate-${CLUSTER}` };
-  const scrape = async (): Promise<Sample[]> => parsePrometheusText(await (await fetch(`http://${target}/metrics`)).text());
   const inFlight = (s: readonly Sample[], phase: string): number => valueOf(s, 'reconcile_shadow_recreations_in_flight', { kind: 'Job', phase });
-  const sidecarShows = (what: string, holds: (s: Sample[]) => boolean): Promise<true> =>
-    until(
-      async () => (holds(await scrape()) ? true : undefined),
-      WAIT_MS,
-      () => `the sidecar's /metrics to show ${what} (sidecar log: ${JSON.stringify(logs)})`,
-    );
+  const sidecarShows = (what: string, holds: (s: Sample[]) => boolean): Promise<Sample[]> =>
+    untilScraped(`the sidecar's /metrics to show ${what}`, running, holds, {
+      timeoutMs: WAIT_MS,
+      intervalMs: 100,
+      describe: () => `sidecar log: ${JSON.stringify(logs)}`,
+    });
 
   return {
     target,
@@ -154,7 +154,7 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
         (s) => valueOf(s, 'reconcile_shadow_recreation_duration_seconds_count', { kind: 'Job', phase: 'total' }) === 1,
       );
     },
-    scrape,
+    scrape: () => scrape(running),
     stop,
   };
 }

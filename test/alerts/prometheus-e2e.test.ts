@@ -11,7 +11,8 @@ import { rulesFile } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { valueOf } from '../support/prometheus-text.js';
 import { startRecreationWorld, type RecreationWorld } from './metrics-source.js';
-import { startPrometheus, until, type PrometheusAlert, type RunningPrometheus } from './prometheus-server.js';
+import { until } from '../support/until.js';
+import { startPrometheus, type PrometheusAlert, type RunningPrometheus } from './prometheus-server.js';
 
 const JOB = 'reconcile-shadow';
 /** A few scrapes and evaluations (1 s each) after the Job's 1 s threshold plus `for: 2s`; generous for a slow CI. */
@@ -29,11 +30,10 @@ describe('alerts: end to end with a real Prometheus and a recreation held by a f
     prometheus = await startPrometheus({ rules: rulesFile(alertRuleGroups(options), options), job: JOB, target: world.target });
     // Prometheus hands new targets to its scrapers every 5 s: start the clock once it scrapes the sidecar.
     const p = prometheus;
-    await until(
-      async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined),
-      ALERT_WAIT_MS,
-      () => 'Prometheus to scrape the sidecar',
-    );
+    await until('Prometheus to scrape the sidecar', async () => (await p.query(`up{job="${JOB}"} == 1`)).length === 1, {
+      timeoutMs: ALERT_WAIT_MS,
+      intervalMs: 100,
+    });
   });
 
   after(async () => {
@@ -50,13 +50,13 @@ describe('alerts: end to end with a real Prometheus and a recreation held by a f
     await w.holdRecreation();
     const statesSeen = new Set<string>();
     const firing = await until(
+      'ReconcileShadowRecreationStuck to fire',
       async () => {
         const stuck = (await p.alerts()).find(isStuckAlert);
         if (stuck) statesSeen.add(stuck.state);
         return stuck?.state === 'firing' ? stuck : undefined;
       },
-      ALERT_WAIT_MS,
-      () => 'ReconcileShadowRecreationStuck to fire',
+      { timeoutMs: ALERT_WAIT_MS, intervalMs: 100 },
     );
     const secondsSinceSpecChange = (Date.now() - specChangedAt) / 1000;
     // `for: 2s` held it pending for two evaluations first.
@@ -79,11 +79,7 @@ describe('alerts: end to end with a real Prometheus and a recreation held by a f
     strictEqual((await p.alerts()).filter((a) => a.labels.alertname === 'ReconcileShadowRecreationStuckCritical').length, 0);
 
     await w.completeRecreation();
-    await until(
-      async () => ((await p.alerts()).some(isStuckAlert) ? undefined : true),
-      ALERT_WAIT_MS,
-      () => 'ReconcileShadowRecreationStuck to resolve',
-    );
+    await until('ReconcileShadowRecreationStuck to resolve', async () => !(await p.alerts()).some(isStuckAlert), { timeoutMs: ALERT_WAIT_MS, intervalMs: 100 });
 
     // The sidecar measured the whole recreation: every phase observed once, nothing left in flight or stuck.
     const s = await w.scrape();

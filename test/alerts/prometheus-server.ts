@@ -8,6 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { until } from '../support/until.js';
 
 export interface PrometheusAlert {
   readonly labels: Record<string, string>;
@@ -74,20 +75,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/**
- * Calls `check` every 100 ms until it returns a value or `timeoutMs` passes; `describe` says what was awaited, for
- * the error. An error thrown by `check` ends the wait at once.
- */
-export async function until<T>(check: () => Promise<T | undefined>, timeoutMs: number, describe: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
@@ -130,14 +117,15 @@ export async function startPrometheus(setup: PrometheusSetup): Promise<RunningPr
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    // an error thrown by the check (Prometheus exited) ends the wait at once
     await until(
+      `Prometheus to be ready on ${url}`,
       async () => {
         if (child.exitCode !== null) throw new Error(`Prometheus exited with code ${child.exitCode}: ${log}`);
         const response = await fetch(`${url}/-/ready`).catch(() => undefined);
-        return response?.ok === true ? true : undefined;
+        return response?.ok === true;
       },
-      15_000,
-      () => `Prometheus to be ready on ${url} (log: ${log})`,
+      { timeoutMs: 15_000, intervalMs: 100, describe: () => `log: ${log}` },
     );
   } catch (error) {
     await stop();

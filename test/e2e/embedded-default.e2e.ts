@@ -7,14 +7,15 @@
  * evaluate, at least 90 % of the panel targets must return data, and every rule must be healthy. The panel list,
  * with whether each showed data, is printed.
  *
- * About 80 s, so it runs in `make e2e` (and .ci/run), not in `make test`.
+ * It runs long, so it runs in `make e2e` (and .ci/run), not in `make test`.
  */
 import { deepStrictEqual, ok } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_DEFAULT, parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
-import { startPrometheus, until, type Evaluation, type RunningPrometheus } from '../alerts/prometheus-server.js';
+import { startPrometheus, type Evaluation, type RunningPrometheus } from '../alerts/prometheus-server.js';
+import { until } from '../support/until.js';
 import type { DashboardJson } from '../dashboards/dashboard-json.js';
 import { contentPanels } from '../dashboards/dashboard-json.js';
 import { REPO } from '../support/paths.js';
@@ -71,16 +72,14 @@ describe('dashboards and alerts on the embedded default, against a real Promethe
     const p = prometheus;
     // Prometheus hands new targets to its scrapers every 5 s; then a minute of 1 s scrapes.
     const scraped = `count_over_time(up{job="${JOB}"}[${SCRAPE_SECONDS + 30}s])`;
-    await until(
-      async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined),
-      30_000,
-      () => 'Prometheus to scrape the sidecar',
-    );
-    await until(
-      async () => (Number((await p.query(scraped))[0]?.value[1] ?? 0) >= SCRAPE_SECONDS ? true : undefined),
-      SCRAPE_SECONDS * 1000 + 30_000,
-      () => `${SCRAPE_SECONDS} scrapes`,
-    );
+    await until('Prometheus to scrape the sidecar', async () => (await p.query(`up{job="${JOB}"} == 1`)).length === 1, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    await until(`${SCRAPE_SECONDS} scrapes`, async () => Number((await p.query(scraped))[0]?.value[1] ?? 0) >= SCRAPE_SECONDS, {
+      timeoutMs: SCRAPE_SECONDS * 1000 + 30_000,
+      intervalMs: 100,
+    });
   });
 
   after(async () => {

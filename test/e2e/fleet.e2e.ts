@@ -13,7 +13,8 @@ import { alertOptions } from '../../alerts/options.js';
 import { rulesFile } from '../../alerts/render.js';
 import { alertRuleGroups } from '../../alerts/rules.js';
 import { contentPanels, type DashboardJson } from '../dashboards/dashboard-json.js';
-import { startPrometheus, until, type RunningPrometheus } from '../alerts/prometheus-server.js';
+import { startPrometheus, type RunningPrometheus } from '../alerts/prometheus-server.js';
+import { until } from '../support/until.js';
 import { FLEET_CONTROLLER, FLEET_NAMESPACE, startFleetWorld, type FleetWorld } from '../support/fleet-world.js';
 import { REPO } from '../support/paths.js';
 
@@ -43,11 +44,10 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
       target: `127.0.0.1:${world.fleet.metricsAddress.port}`,
     });
     const p = prometheus;
-    await until(
-      async () => ((await p.query(`up{job="${JOB}"} == 1`)).length === 1 ? true : undefined),
-      WAIT_MS,
-      () => 'Prometheus to scrape the fleet component',
-    );
+    await until('Prometheus to scrape the fleet component', async () => (await p.query(`up{job="${JOB}"} == 1`)).length === 1, {
+      timeoutMs: WAIT_MS,
+      intervalMs: 100,
+    });
   });
 
   after(async () => {
@@ -58,9 +58,9 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
   it('fires ReconcileShadowPhasedLoopHarm naming the kind of harm', async () => {
     const p = prometheus!;
     const firing = await until(
+      'ReconcileShadowPhasedLoopHarm to fire',
       async () => (await p.alerts()).find((a) => a.labels.alertname === 'ReconcileShadowPhasedLoopHarm' && a.state === 'firing'),
-      WAIT_MS,
-      () => 'ReconcileShadowPhasedLoopHarm to fire',
+      { timeoutMs: WAIT_MS, intervalMs: 100 },
     );
     deepStrictEqual(firing.labels, {
       alertname: 'ReconcileShadowPhasedLoopHarm',
@@ -107,17 +107,16 @@ describe('the fleet verdict against a real Prometheus: alerts, dashboard, rollou
     await world!.stopPeer();
     const p = prometheus!;
     const missing = await until(
+      'ReconcileShadowFleetPeerMissing to fire',
       async () => (await p.alerts()).find((a) => a.labels.alertname === 'ReconcileShadowFleetPeerMissing' && a.state === 'firing'),
-      WAIT_MS,
-      () => 'ReconcileShadowFleetPeerMissing to fire',
+      { timeoutMs: WAIT_MS, intervalMs: 100 },
     );
     deepStrictEqual(missing.labels, { alertname: 'ReconcileShadowFleetPeerMissing', severity: 'warning', peer: `${FLEET_NAMESPACE}/operator-c` });
     // Two sequential peers left: nothing to compare the phased loop with, so inconclusive (0), and the harm alert resolves.
-    await until(
-      async () => ((await p.query(gateQuery('analysistemplate.yaml')))[0]?.value[1] === '0' ? true : undefined),
-      WAIT_MS,
-      () => 'the gate to read inconclusive',
-    );
+    await until('the gate to read inconclusive', async () => (await p.query(gateQuery('analysistemplate.yaml')))[0]?.value[1] === '0', {
+      timeoutMs: WAIT_MS,
+      intervalMs: 100,
+    });
     ok((await p.query('reconcile_shadow_fleet_peers{state="read"}')).some((s) => s.value[1] === '2'));
   });
 });

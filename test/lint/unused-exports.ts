@@ -1,6 +1,6 @@
 /**
  * A ts-prune-style search: every export of the project's modules that no other module imports and its own module
- * does not use is dead code. Each file is parsed with the TypeScript parser (no type check, so it takes a second):
+ * does not use is dead code. Each file is parsed with the TypeScript parser (no type check, so it is quick):
  * imports named, default, namespace, re-exported, and dynamic (`import()` counts as using every export of its
  * module). Entry points (the CLI, benchmarks, tests) are roots: their own exports need no importer.
  */

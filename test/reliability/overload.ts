@@ -27,9 +27,8 @@ export const LOAD_TEST_CPU_CORES = deployedContainer().cpuLimitCores / 2;
 
 /**
  * The overload needs the sidecar slow enough for the clients to offer 10× its capacity (the fast test: 5×). The two
- * load clients on a 2-core machine produce ~480–490k spans/s at most, and since issue 17's ingest work the sidecar
- * analyzes ~50k spans/s on a quarter core (33.9k before): 9.65× and 9.81× there, and the fast test once read 4.71× on
- * a loaded machine. A fifth of a core (~40–46k spans/s) leaves the clients their margin (10.5× measured in the soak).
+ * load clients on a 2-core machine produce barely 10× what the sidecar analyzes on a quarter core, less on a loaded
+ * machine; a fifth of a core leaves the clients their margin.
  */
 export const OVERLOAD_CPU_CORES = (LOAD_TEST_CPU_CORES * 4) / 5;
 

@@ -8,6 +8,7 @@ import type { OtlpReceiver } from '../../collector/otlp/internal/receiver.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText } from '../support/prometheus-text.js';
+import { until } from '../support/until.js';
 import { LoadClientProcess } from './load-client-process.js';
 import { otlpSidecarConfig } from './overload.js';
 import { deployedContainer } from './sidecar-process.js';
@@ -54,11 +55,9 @@ describe('reliability: SIGTERM under load', function () {
       await Promise.all(clients.map((c) => c.setRate(75_000)));
       // a second and a half of load, then stop at a moment the receiver holds queued spans and incomplete attempts
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const deadline = Date.now() + 20_000;
-      while (!(receiver.queuedSpans > 0 && receiver.pendingAttempts > 0)) {
-        assert.ok(Date.now() < deadline, 'the receiver never held queued spans and pending attempts at once');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await until('the receiver to hold queued spans and pending attempts at once', () => receiver.queuedSpans > 0 && receiver.pendingAttempts > 0, {
+        timeoutMs: 20_000,
+      });
       const inFlight = { queuedSpans: receiver.queuedSpans, pendingAttempts: receiver.pendingAttempts };
       const started = performance.now();
       await sidecar.stop();

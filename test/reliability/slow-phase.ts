@@ -97,8 +97,8 @@ export async function runSlowPhase(options: SlowPhaseOptions): Promise<SlowPhase
  * Seconds, not Node's 30 s sweep: slow-clients.test.ts holds the receiver to a quarter second in-process; here the
  * sidecar runs under its CPU limit (stopped for the rest of each 100 ms period once its quota is used), on a machine
  * that may be shared with other work, and its timers fire late by as much as its event loop lags. Early, by no more
- * than TIMER_SLACK_MS: the receiver dates a connection by its event loop's clock of the turn (a cut measured
- * at 999.6 ms by the client has been seen).
+ * than TIMER_SLACK_MS: the receiver dates a connection by its event loop's clock of the turn, which can lag the
+ * client's.
  */
 const CUT_SLACK_MS = 5_000;
 

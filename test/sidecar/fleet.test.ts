@@ -12,27 +12,13 @@ import { DEFAULT_THRESHOLDS } from '../../analyzer/decisions/thresholds.js';
 import { renderDecisions } from '../../outputs/review/render.js';
 import type { Sidecar } from '../../sidecar/sidecar.js';
 import { FLEET_NAMESPACE as NAMESPACE, FLEET_PEERS as PEERS, startFleetWorld, type FleetWorld } from '../support/fleet-world.js';
-import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
+import { valueOf } from '../support/prometheus-text.js';
+import { scrape, untilScraped } from '../support/sidecar-metrics.js';
 
 async function get(url: string): Promise<string> {
   const res = await fetch(url);
   assert.equal(res.status, 200, `GET ${url}`);
   return res.text();
-}
-
-async function scrape(sidecar: Sidecar): Promise<Sample[]> {
-  return parsePrometheusText(await get(`http://127.0.0.1:${sidecar.metricsAddress.port}/metrics`));
-}
-
-/** Scrapes the fleet until `done` holds (its peers are read every second), or fails after the deadline. */
-async function until(sidecar: Sidecar, done: (s: Sample[]) => boolean, what: string): Promise<Sample[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const samples = await scrape(sidecar);
-    if (done(samples)) return samples;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('the fleet verdict: sidecars serve /partial, a fleet component merges and decides', function () {
@@ -86,7 +72,10 @@ describe('the fleet verdict: sidecars serve /partial, a fleet component merges a
   it('names a killed sidecar failing, then missing past keepFor, and the verdict then covers two peers', async () => {
     await world!.stopPeer();
     const killed = `${NAMESPACE}/operator-c`;
-    await until(fleet!, (s) => valueOf(s, 'reconcile_shadow_fleet_peer_up', { peer: killed }) === 0, 'the killed peer to be missing');
+    await untilScraped('the killed peer to be missing', fleet!, (s) => valueOf(s, 'reconcile_shadow_fleet_peer_up', { peer: killed }) === 0, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
     const samples = await scrape(fleet!);
     assert.equal(valueOf(samples, 'reconcile_shadow_fleet_peers', { state: 'missing' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_fleet_peers', { state: 'read' }), 2);

@@ -15,24 +15,12 @@ import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { FakeHyperFleetApi } from '../support/fake-hyperfleet-api.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../support/fake-kube-apiserver.js';
 import { REPO } from '../support/paths.js';
-import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
+import { valueOf, type Sample } from '../support/prometheus-text.js';
+import { scrape, untilScraped } from '../support/sidecar-metrics.js';
 
 async function get(sidecar: Sidecar, path: string): Promise<{ status: number; body: string }> {
   const res = await fetch(`http://127.0.0.1:${sidecar.metricsAddress.port}${path}`);
   return { status: res.status, body: await res.text() };
-}
-
-const scrape = async (sidecar: Sidecar): Promise<Sample[]> => parsePrometheusText((await get(sidecar, '/metrics')).body);
-
-/** Scrapes until `done` holds; fails naming `what` after 15 s. */
-async function until(sidecar: Sidecar, done: (s: Sample[]) => boolean, what: string): Promise<Sample[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const samples = await scrape(sidecar);
-    if (done(samples)) return samples;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** `sources`: the section's lines, or none; `extra`: more top-level sections. */
@@ -101,14 +89,14 @@ describe('source health: one contract for every source', function () {
     assert.deepEqual(await get(sidecar, '/readyz'), { status: 200, body: 'ready\nsource journal: up\nsource otlp: up\nsource logs: up\nsource status: up\n' });
 
     await kube.refuseConnections();
-    s = await until(sidecar, (x) => up(x, 'status') === 0, 'the status source down');
+    s = await untilScraped('the status source down', sidecar, (x) => up(x, 'status') === 0);
     assert.equal(up(s, 'journal') + up(s, 'otlp') + up(s, 'logs'), 3);
     assert.ok(valueOf(s, 'reconcile_shadow_internal_errors_total', { kind: 'source' }) >= 1);
     assert.match((await get(sidecar, '/readyz')).body, /^ready\n(.*\n)*source status: down\n$/);
     assert.equal(logs.filter((l) => l.startsWith('reconcile-shadow: source status failure')).length, 1, logs.join('\n'));
 
     await kube.acceptConnections();
-    await until(sidecar, (x) => up(x, 'status') === 1, 'the status source up again');
+    await untilScraped('the status source up again', sidecar, (x) => up(x, 'status') === 1);
   });
 
   it('a journal that cannot be read to its end is down, counted once and logged once', async () => {
@@ -116,7 +104,7 @@ describe('source health: one contract for every source', function () {
     const dir = mkdtempSync(join(tmpdir(), 'shadow-health-'));
     const logs: string[] = [];
     sidecar = await startSidecar(parseConfig(config(`  journal: {path: ${JSON.stringify(dir)}}`), 'shadow.yaml'), { env: {}, log: (line) => logs.push(line) });
-    const s = await until(sidecar, (x) => up(x, 'journal') === 0, 'the journal source down');
+    const s = await untilScraped('the journal source down', sidecar, (x) => up(x, 'journal') === 0);
     assert.equal(valueOf(s, 'reconcile_shadow_internal_errors_total', { kind: 'source' }), 1);
     assert.deepEqual(logs, [
       'reconcile-shadow: source journal failure (further source journal failures are only counted in reconcile_shadow_internal_errors_total): EISDIR: illegal operation on a directory, read',
@@ -149,16 +137,16 @@ describe('source health: one contract for every source', function () {
       writeFileSync(kubeconfig, kubeConfigFor(kube).exportConfig());
       const recreations = `recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleetApi: {url: ${JSON.stringify(api.url)}, interval: 1s, timeout: 1s}}\n`;
       sidecar = await startSidecar(parseConfig(config('', recreations), 'shadow.yaml'), { env: {}, log: () => undefined });
-      let s = await until(sidecar, (x) => up(x, 'objects') === 1 && up(x, 'hyperfleet') === 1, 'objects and hyperfleet up');
+      let s = await untilScraped('objects and hyperfleet up', sidecar, (x) => up(x, 'objects') === 1 && up(x, 'hyperfleet') === 1);
       assert.deepEqual(
         s.filter((x) => x.name === 'reconcile_shadow_source_up').map((x) => x.labels.source),
         ['hyperfleet', 'objects'],
       );
       api.failNext(3, { status: 503 });
-      s = await until(sidecar, (x) => up(x, 'hyperfleet') === 0, 'hyperfleet down');
+      s = await untilScraped('hyperfleet down', sidecar, (x) => up(x, 'hyperfleet') === 0);
       assert.equal(up(s, 'objects'), 1);
       assert.ok(valueOf(s, 'reconcile_shadow_internal_errors_total', { kind: 'source' }) >= 1);
-      await until(sidecar, (x) => up(x, 'hyperfleet') === 1, 'hyperfleet up again');
+      await untilScraped('hyperfleet up again', sidecar, (x) => up(x, 'hyperfleet') === 1);
     } finally {
       await sidecar?.stop();
       sidecar = undefined;

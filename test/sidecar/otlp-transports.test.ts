@@ -17,7 +17,8 @@ import { EMBEDDED_DEFAULT, parseConfig } from '../../sidecar/config.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { World } from '../../simulator/world.js';
-import { otlpExporter, pollUntil, tracerProvider, type ExporterConfig } from '../collector/otlp/helpers.js';
+import { otlpExporter, tracerProvider, type ExporterConfig } from '../collector/otlp/helpers.js';
+import { until } from '../support/until.js';
 
 const ATTEMPTS = 80;
 const GZIP = 'gzip' as ExporterConfig['compression'];
@@ -104,7 +105,7 @@ describe('the embedded default: OTLP/HTTP and OTLP/gRPC exporters reach the same
       for (const a of sent) emitAttempt(provider.getTracer('operator'), a);
       await provider.forceFlush();
       const mine = (): AttemptAnalysis[] => analyses.filter((a) => a.record.object.startsWith(`${namespace}/`));
-      await pollUntil(`${ATTEMPTS} attempts of ${namespace} analyzed`, () => mine().length === ATTEMPTS);
+      await until(`${ATTEMPTS} attempts of ${namespace} analyzed`, () => mine().length === ATTEMPTS);
       const after = books();
       strictEqual(after.received - before.received, spansOf(sent), `${namespace}: every span received`);
       return {

@@ -12,7 +12,7 @@ import { summaryOf } from '../../analyzer/partial/results.js';
 import { formatAttemptLine } from '../../collector/journal/format.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
-import { until } from '../alerts/prometheus-server.js';
+import { until } from '../support/until.js';
 import { plantedWorld } from '../analyzer/decisions/planted-world.js';
 import { HOSTED_CLUSTER, hostedClusterWorld } from '../analyzer/decisions/planted-models.js';
 
@@ -53,11 +53,7 @@ partial: ${partial}
   /** The journal is replayed after start: wait until the sidecar has analysed its `n` attempts. */
   const analysed = async (s: Sidecar, n: number): Promise<void> => {
     const total = (): number => s.analyzer.summary().controllers[0]?.attempts.total ?? 0;
-    await until(
-      () => Promise.resolve(total() === n ? true : undefined),
-      10_000,
-      () => `the sidecar to analyse ${n} attempts (${total()} so far)`,
-    );
+    await until(`the sidecar to analyse ${n} attempts`, () => total() === n, { intervalMs: 100, describe: () => `${total()} so far` });
   };
 
   it('serves everything analysed since start, as an input of its own', async () => {

@@ -10,7 +10,9 @@ import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { FakeHyperFleetApi } from '../support/fake-hyperfleet-api.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type FakeObject } from '../support/fake-kube-apiserver.js';
 import { CONTRACT_CASES } from '../support/paths.js';
-import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
+import { valueOf, type Sample } from '../support/prometheus-text.js';
+import { scrape } from '../support/sidecar-metrics.js';
+import { until } from '../support/until.js';
 
 const JOBS = RESOURCES.jobs;
 const T0 = Date.parse('2026-11-02T00:00:00Z');
@@ -46,14 +48,6 @@ class Clock implements Timers {
   }
   advance(seconds: number): void {
     this.ms += seconds * 1000;
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
   }
 }
 
@@ -102,7 +96,6 @@ ${summary}
 
   const shadowOf = (s: Sidecar) => s.recreations!.shadow;
   const poller = (s: Sidecar) => s.sources.find((x) => x.kind === 'hyperfleet') as HyperFleetPoller;
-  const scrape = async (s: Sidecar) => parsePrometheusText(await (await fetch(`http://127.0.0.1:${s.metricsAddress.port}/metrics`)).text());
   const up = (samples: Sample[], source: string) => valueOf(samples, 'reconcile_shadow_source_up', { source });
 
   it('a Job recreated by recreate_on_change, its deletion held by a finalizer across many events, then a sidecar restart', async () => {
@@ -110,7 +103,7 @@ ${summary}
     api.setReconciled('c1', true);
     kube.create(JOBS, job('c1', 1, ['example.com/hold']));
     const a = await sidecar();
-    await until(() => shadowOf(a).stats.observations === 2, 'the cluster and the Job');
+    await until('the cluster and the Job', () => shadowOf(a).stats.observations === 2);
     assert.deepEqual(
       kube.requests.filter((r) => !r.watch).map((r) => `${r.path}?${new URLSearchParams(r.query).toString()}`),
       ['/apis/batch/v1/jobs?labelSelector=hyperfleet.io%2Fcluster-id'],
@@ -128,13 +121,13 @@ ${summary}
     // The adapter deletes at +103 s; a finalizer holds the Job while many other events come and go.
     clock.advance(3);
     kube.delete(JOBS, 'hf-c1', 'validate-c1');
-    await until(() => [...shadowOf(a).inFlight()][0]?.phase === 'deletion', 'the deletion request');
+    await until('the deletion request', () => [...shadowOf(a).inFlight()][0]?.phase === 'deletion');
     for (let i = 0; i < 20; i++) {
       clock.advance(30);
       kube.patchStatus(JOBS, 'hf-c1', 'validate-c1', { active: i });
       await poller(a).pollOnce();
     }
-    await until(() => shadowOf(a).stats.observations === 2 + 1 + 1 + 20, 'the status updates');
+    await until('the status updates', () => shadowOf(a).stats.observations === 2 + 1 + 1 + 20);
     assert.equal([...shadowOf(a).inFlight()][0]?.phase, 'deletion');
     let s = await scrape(a);
     // Triggered at 100 s, now 703 s: stuck for over 10 minutes, and named.
@@ -149,7 +142,7 @@ ${summary}
     await a.stop();
     clock.advance(60);
     const b = await sidecar();
-    await until(() => shadowOf(b).stats.observations === 2, 'the relist after the restart');
+    await until('the relist after the restart', () => shadowOf(b).stats.observations === 2);
     const [rebuilt] = [...shadowOf(b).inFlight()];
     assert.deepEqual(
       [rebuilt?.phase, rebuilt?.triggeredAtMs, rebuilt?.deletionRequestedAtMs, rebuilt?.rebuilt],
@@ -161,16 +154,16 @@ ${summary}
     // The finalizer goes, the adapter creates generation 2, the Job completes.
     clock.advance(10);
     kube.removeFinalizers(JOBS, 'hf-c1', 'validate-c1');
-    await until(() => [...shadowOf(b).inFlight()][0]?.phase === 'creation', 'the Job to be gone');
+    await until('the Job to be gone', () => [...shadowOf(b).inFlight()][0]?.phase === 'creation');
     clock.advance(1);
     kube.create(JOBS, job('c1', 2));
-    await until(() => [...shadowOf(b).inFlight()][0]?.phase === 'availability', 'the new Job');
+    await until('the new Job', () => [...shadowOf(b).inFlight()][0]?.phase === 'availability');
     clock.advance(40);
     kube.patchStatus(JOBS, 'hf-c1', 'validate-c1', {
       conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date(clock.ms).toISOString().replace('.000Z', 'Z') }],
       succeeded: 1,
     });
-    await until(() => shadowOf(b).stats.recreationsFinished === 1, 'the recreation to finish');
+    await until('the recreation to finish', () => shadowOf(b).stats.recreationsFinished === 1);
     clock.advance(1);
     api.setReconciled('c1', true);
     await poller(b).pollOnce();
@@ -190,14 +183,13 @@ ${summary}
     kube.create(JOBS, job('c1', 1));
     const summaries: string[] = [];
     const a = await sidecar((line) => summaries.push(line), 'console: {interval: 100ms}');
-    await until(() => shadowOf(a).stats.observations === 2, 'the first state');
+    await until('the first state', () => shadowOf(a).stats.observations === 2);
     api.failNext(1, { status: 503 });
     await poller(a).pollOnce();
     assert.equal(up(await scrape(a), 'hyperfleet'), 0);
     // The live summary says the API is stale, and why.
-    await until(
-      () => summaries.some((l) => l.endsWith('recreations: 0 finished, 0 in flight, 0 evicted · HyperFleet API stale (http_5xx)')),
-      'the summary of a stale API',
+    await until('the summary of a stale API', () =>
+      summaries.some((l) => l.endsWith('recreations: 0 finished, 0 in flight, 0 evicted · HyperFleet API stale (http_5xx)')),
     );
     clock.advance(5);
     api.patchSpec('c1', { v: 2 });

@@ -11,6 +11,7 @@ import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';
 import { CONTRACT_CASES } from '../support/paths.js';
+import { untilScraped } from '../support/sidecar-metrics.js';
 import { runCli } from '../support/run-command.js';
 
 const JOURNAL = join(CONTRACT_CASES, 'world-sequential.journal.jsonl');
@@ -163,12 +164,7 @@ describe('reconcile-shadow run with the OTLP source', function () {
         spans += 1 + parsed.record.operations.length;
       }
       await provider.forceFlush();
-      const deadline = Date.now() + 10_000;
-      let samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
-      while (valueOf(samples, 'reconcile_shadow_attempts_total') < 2 && Date.now() < deadline) {
-        await new Promise((r) => setImmediate(r));
-        samples = parsePrometheusText((await get(sidecar, '/metrics')).body);
-      }
+      const samples = await untilScraped('two attempts analysed', sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 2, { timeoutMs: 10_000 });
       assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { diverged: 'true' }), 2);
       assert.equal(valueOf(samples, 'reconcile_shadow_records_received_total', { source: 'otlp' }), spans);
       assert.equal(valueOf(samples, 'reconcile_shadow_records_dropped_total'), 0);

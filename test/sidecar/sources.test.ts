@@ -7,23 +7,8 @@ import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { FakeKubeApiServer, RESOURCES } from '../support/fake-kube-apiserver.js';
 import { REPO } from '../support/paths.js';
-import { parsePrometheusText, valueOf, type Sample } from '../support/prometheus-text.js';
-
-async function scrape(sidecar: Sidecar): Promise<Sample[]> {
-  const res = await fetch(`http://127.0.0.1:${sidecar.metricsAddress.port}/metrics`);
-  return parsePrometheusText(await res.text());
-}
-
-/** Polls the sidecar's own metrics until `done` holds, or fails after the deadline. */
-async function until(sidecar: Sidecar, done: (s: Sample[]) => boolean, what: string): Promise<Sample[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const samples = await scrape(sidecar);
-    if (done(samples)) return samples;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { valueOf } from '../support/prometheus-text.js';
+import { untilScraped } from '../support/sidecar-metrics.js';
 
 function config(sources: string): string {
   return `apiVersion: reconcile-shadow/v1
@@ -55,7 +40,7 @@ describe('reconcile-shadow run with the no-change sources', function () {
       { env: {} },
     );
     // legacy.log ends four hostedcluster attempts (two successes, an SSH key and a kubeconfig status error); a nodepool line is ignored.
-    const samples = await until(sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 4, 'four attempts from the log');
+    const samples = await untilScraped('four attempts from the log', sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 4);
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential' }), 4);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'SSHKeySync', outcome: 'error' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'KubeconfigStatus', outcome: 'error' }), 1);
@@ -86,7 +71,7 @@ describe('reconcile-shadow run with the no-change sources', function () {
       ),
       { env: {} },
     );
-    const samples = await until(sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 1, 'the transition');
+    const samples = await untilScraped('the transition', sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential', diverged: 'true' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'SSHKeySync', outcome: 'error' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_unblocked_total', { operation: 'HostedControlPlane' }), 1);

@@ -6,7 +6,7 @@
  * registered or created, under core (`/api/v1/...`) and grouped (`/apis/{group}/{version}/...`) paths, namespaced or
  * across all namespaces. Writes over HTTP are answered 405 and recorded, so a test can prove a client never wrote.
  *
- * Protocol facts reproduced (see shared/reference/stack.md section 4 for how client-node 1.4.0 reacts to each):
+ * Protocol facts reproduced (each one client-node's informer, ListWatch in its cache.js, reacts to):
  * - one global, monotonically increasing resourceVersion (RV) shared by all resource types, as etcd's revision;
  * - list `metadata.resourceVersion` = the current RV; watch `?watch=true&resourceVersion=N` replays retained events
  *   after N, then streams live ones as newline-delimited `{"type","object"}`; no or `0` RV starts with synthetic ADDEDs;
@@ -27,6 +27,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { Waiters } from './until.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types
@@ -119,7 +120,7 @@ export function resourcePath(type: ResourceType, namespace?: string): string {
   return namespace !== undefined && type.namespaced ? `${base}/namespaces/${namespace}/${type.plural}` : `${base}/${type.plural}`;
 }
 
-/** A client-node KubeConfig for the fake server (plain HTTP needs skipTLSVerify, see stack.md section 4). */
+/** A client-node KubeConfig for the fake server (client-node refuses plain HTTP without skipTLSVerify). */
 export function kubeConfigFor(server: FakeKubeApiServer): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
@@ -317,12 +318,6 @@ interface LogLine {
   readonly raw: boolean;
 }
 
-interface Waiter {
-  readonly check: () => boolean;
-  readonly resolve: () => void;
-  readonly reject: (e: Error) => void;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // The server
 
@@ -344,7 +339,7 @@ export class FakeKubeApiServer {
   private readonly logStreams = new Set<LogStream>();
   private readonly logs = new Map<string, LogLine[]>();
   private readonly sockets = new Set<Socket>();
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters = new Waiters();
   private readonly server: Server;
   private rv = 1;
   /** A watch from an RV below this one can no longer be served from history. */
@@ -389,8 +384,7 @@ export class FakeKubeApiServer {
   }
 
   async close(): Promise<void> {
-    for (const w of this.waiters) w.reject(new Error('fake API server closed'));
-    this.waiters.clear();
+    this.waiters.rejectAll(new Error('fake API server closed'));
     await this.stopListening();
   }
 
@@ -576,29 +570,30 @@ export class FakeKubeApiServer {
 
   /** Resolves when at least `n` watches on exactly `path` (no query) are open. */
   waitForWatchers(path: string, n = 1, timeoutMs = 10_000): Promise<void> {
-    return this.waitUntil(
-      () => [...this.watches].filter((w) => w.path === path).length >= n,
+    return this.waiters.until(`${n} open watches on ${path}`, () => [...this.watches].filter((w) => w.path === path).length >= n, {
       timeoutMs,
-      () => `waitForWatchers(${path}, ${n}): open watches: ${JSON.stringify([...this.watches].map((w) => w.path))}`,
-    );
+      describe: () => `open watches: ${JSON.stringify(this.openWatches())}`,
+    });
   }
 
   /** Resolves when no watch on `path` (any path when omitted) is open any more, e.g. after a client stopped. */
   waitForNoWatchers(path?: string, timeoutMs = 10_000): Promise<void> {
-    return this.waitUntil(
+    return this.waiters.until(
+      `no open watch${path === undefined ? '' : ` on ${path}`}`,
       () => ![...this.watches].some((w) => path === undefined || w.path === path),
-      timeoutMs,
-      () => `waitForNoWatchers(${path ?? ''}): open watches: ${JSON.stringify([...this.watches].map((w) => w.path))}`,
+      {
+        timeoutMs,
+        describe: () => `open watches: ${JSON.stringify(this.openWatches())}`,
+      },
     );
   }
 
   /** Resolves with the first recorded request (past or future) matching `predicate`. */
   async waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs = 10_000): Promise<RecordedRequest> {
-    await this.waitUntil(
-      () => this.requests.some(predicate),
+    await this.waiters.until('a matching request', () => this.requests.some(predicate), {
       timeoutMs,
-      () => `waitForRequest: no match among ${this.requests.length} requests`,
-    );
+      describe: () => `${this.requests.length} requests, none matching`,
+    });
     return this.requests.find(predicate)!;
   }
 
@@ -669,7 +664,7 @@ export class FakeKubeApiServer {
   private takeWatches(): WatchStream[] {
     const streams = [...this.watches];
     this.watches.clear();
-    this.wake();
+    this.waiters.changed();
     return streams;
   }
 
@@ -696,37 +691,6 @@ export class FakeKubeApiServer {
   private defaultContainer(namespace: string, name: string): string {
     const pod = this.store(RESOURCES.pods).get(objectKey(namespace, name)) as { spec?: { containers?: { name?: string }[] } } | undefined;
     return pod?.spec?.containers?.[0]?.name ?? '';
-  }
-
-  private waitUntil(check: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        check,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`timed out after ${timeoutMs} ms: ${describe()}`));
-      }, timeoutMs);
-      this.waiters.add(waiter);
-    });
-  }
-
-  private wake(): void {
-    for (const w of this.waiters) {
-      if (w.check()) {
-        this.waiters.delete(w);
-        w.resolve();
-      }
-    }
   }
 
   private async stopListening(): Promise<void> {
@@ -765,7 +729,7 @@ export class FakeKubeApiServer {
       if (e instanceof SelectorError) send(400, status(400, 'BadRequest', e.message));
       else send(500, status(500, 'InternalError', (e as Error).message));
     }
-    this.wake();
+    this.waiters.changed();
   }
 
   private route(req: IncomingMessage, res: ServerResponse, url: URL, record: RecordedRequest, send: (code: number, body: unknown) => void): void {
@@ -846,7 +810,7 @@ export class FakeKubeApiServer {
     this.watches.add(w);
     res.on('close', () => {
       this.watches.delete(w);
-      this.wake();
+      this.waiters.changed();
     });
     const timeout = Number(params.get('timeoutSeconds') ?? '0');
     if (timeout > 0) {

@@ -14,7 +14,7 @@ import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { plantedWorld } from '../analyzer/decisions/planted-world.js';
 import { SMALL, SMALL_REVERSED, smallWorld } from '../analyzer/decisions/planted-models.js';
-import { until } from '../alerts/prometheus-server.js';
+import { until } from './until.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES } from './fake-kube-apiserver.js';
 
 export const FLEET_NAMESPACE = 'hypershift';
@@ -75,11 +75,11 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
     peers.push(sidecar);
     // The journal is replayed after start: the fleet's first read must see all of it.
     const analysed = (): number => sidecar.analyzer.summary().controllers[0]?.attempts.total ?? 0;
-    await until(
-      () => Promise.resolve(analysed() === mine.length ? true : undefined),
-      20_000,
-      () => `${p.pod} to replay its ${mine.length} attempts (${analysed()} so far)`,
-    );
+    await until(`${p.pod} to replay its ${mine.length} attempts`, () => analysed() === mine.length, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      describe: () => `${analysed()} so far`,
+    });
     api.create(RESOURCES.pods, {
       apiVersion: 'v1',
       kind: 'Pod',

@@ -8,6 +8,7 @@ import type { Timers } from '../../../collector/kube/informer.js';
 import type { ClusterObservation, Observation } from '../../../collector/objects/observation.js';
 import type { Rejection } from '../../../collector/records.js';
 import { FakeHyperFleetApi } from '../../support/fake-hyperfleet-api.js';
+import { until } from '../../support/until.js';
 
 /** A clock and timers the test moves by hand: a scheduled poll runs only when the test fires it. */
 class ManualTimers implements Timers {
@@ -377,7 +378,7 @@ describe('HyperFleet API poller', function () {
       const next = timers.scheduled.shift()!;
       const polled = api.requests.length;
       next.fn();
-      await waitFor(() => timers.scheduled.length === 1 && api.requests.length > polled);
+      await until('the poll to finish and schedule the next', () => timers.scheduled.length === 1 && api.requests.length > polled);
       delays.push(timers.scheduled[0]!.ms);
     }
     // Four failures: 1 s, 2 s, 4 s, 4 s (capped); then a success: back to the interval.
@@ -386,12 +387,3 @@ describe('HyperFleet API poller', function () {
     assert.deepEqual(timers.scheduled, []);
   });
 });
-
-/** Polls a condition with a deadline (the poll runs on real sockets). */
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
-}

@@ -13,21 +13,8 @@ import { startSidecar, type Sidecar } from '../../../sidecar/sidecar.js';
 import { EXAMPLE_TASK_CONFIG } from '../../../simulator/component.js';
 import { FakeHyperFleetApi } from '../../support/fake-hyperfleet-api.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../../support/fake-kube-apiserver.js';
-import { parsePrometheusText, valueOf, type Sample } from '../../support/prometheus-text.js';
-
-const scrape = async (sidecar: Sidecar): Promise<Sample[]> =>
-  parsePrometheusText(await (await fetch(`http://127.0.0.1:${sidecar.metricsAddress.port}/metrics`)).text());
-
-/** Scrapes until `done` holds (the sidecar polls on its own interval); fails naming `what`. */
-async function until(sidecar: Sidecar, done: (s: Sample[]) => boolean, what: string): Promise<Sample[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const samples = await scrape(sidecar);
-    if (done(samples)) return samples;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { valueOf } from '../../support/prometheus-text.js';
+import { scrape, untilScraped } from '../../support/sidecar-metrics.js';
 
 describe('HyperFleet source metrics in the sidecar', function () {
   // a sidecar polling an in-test HyperFleet API on a 1 s interval
@@ -85,15 +72,15 @@ recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {k
 
     // The API stops taking the token (it expired; the file was not rotated): every poll is a 401.
     api.requireToken = 'second';
-    s = await until(
+    s = await untilScraped(
+      'a 401 counted',
       sidecar,
       (x) => valueOf(x, 'reconcile_shadow_source_failures_total', { source: 'hyperfleet', reason: 'unauthorized' }) >= 1,
-      'a 401 counted',
     );
     assert.equal(valueOf(s, 'reconcile_shadow_source_failures_total', { source: 'hyperfleet', reason: 'http_4xx' }), 0);
     // Rotated: the next poll reads the file again and succeeds.
     writeFileSync(tokenFile, 'second');
-    await until(sidecar, (x) => valueOf(x, 'reconcile_shadow_source_up', { source: 'hyperfleet' }) === 1, 'hyperfleet up with the rotated token');
+    await untilScraped('hyperfleet up with the rotated token', sidecar, (x) => valueOf(x, 'reconcile_shadow_source_up', { source: 'hyperfleet' }) === 1);
     assert.ok(api.requests.some((r) => r.authorization === 'Bearer second' && r.status === 200));
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { ResilientInformer, type RawKubeObject, type Timers } from '../../../collector/kube/informer.js';
 import { FakeKubeApiServer, kubeConfigFor, resourcePath, RESOURCES, type FakeObject, type ServerEvent } from '../../support/fake-kube-apiserver.js';
+import { Waiters } from '../../support/until.js';
 
 const HC = RESOURCES.hostedClusters;
 const PATH = resourcePath(HC, 'clusters');
@@ -32,7 +33,7 @@ class Recorder {
   readonly errors: Error[] = [];
   readonly states: boolean[] = [];
   readonly delays: number[] = [];
-  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+  private readonly waiters = new Waiters();
 
   readonly handlers = {
     add: (o: RawKubeObject) => this.record('add', o),
@@ -47,18 +48,8 @@ class Recorder {
   };
 
   /** Resolves when `check` holds, re-checked after every callback; rejects after a deadline. */
-  until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; seen ${JSON.stringify(this.perObject)}`)), timeoutMs);
-      this.waiters.push({
-        check,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
+  until(what: string, check: () => boolean): Promise<void> {
+    return this.waiters.until(what, check, { describe: () => JSON.stringify(this.perObject) });
   }
 
   has(name: string): boolean {
@@ -71,11 +62,7 @@ class Recorder {
 
   private note(fn: () => void): void {
     fn();
-    this.waiters = this.waiters.filter((w) => {
-      if (!w.check()) return true;
-      w.resolve();
-      return false;
-    });
+    this.waiters.changed();
   }
 }
 
@@ -107,7 +94,7 @@ describe('ResilientInformer: the real client-node informer against the fake API 
   /** A last change: once it is delivered, anything delivered twice before it would already show in the log. */
   async function settle(): Promise<void> {
     server.create(HC, hc('zz-sentinel'));
-    await rec.until(() => rec.has('zz-sentinel'), 'the sentinel');
+    await rec.until('the sentinel', () => rec.has('zz-sentinel'));
     assert.deepEqual(rec.perObject, expectedFrom(server.events), 'every transition of the server log exactly once');
   }
 
@@ -216,7 +203,7 @@ describe('ResilientInformer: the real client-node informer against the fake API 
     await server.refuseConnections();
     server.patchStatus(HC, 'clusters', 'a', { n: 1 });
     server.delete(HC, 'clusters', 'b');
-    await rec.until(() => rec.errors.length >= 5, 'five refused attempts');
+    await rec.until('five refused attempts', () => rec.errors.length >= 5);
     assert.ok(
       rec.errors.slice(1).every((e) => (e as Error & { code?: string }).code === 'ECONNREFUSED'),
       rec.errors.map((e) => e.message).join('; '),
@@ -303,7 +290,7 @@ describe('ResilientInformer: the real client-node informer against the fake API 
     await server.waitForWatchers(PATH, 1);
     server.patchStatus(HC, 'clusters', 'a', { n: 1 });
     server.patchStatus(HC, 'clusters', 'a', { n: 2 });
-    await rec.until(() => (rec.perObject['clusters/a'] ?? []).length === 2, 'the second update');
+    await rec.until('the second update', () => (rec.perObject['clusters/a'] ?? []).length === 2);
     assert.deepEqual(
       rec.errors.map((e) => e.message),
       ['handler bug'],
@@ -352,7 +339,7 @@ describe('ResilientInformer backoff', function () {
       await server.refuseConnections();
       informer.start();
       for (let i = 1; i <= 5; i++) {
-        await rec.until(() => rec.errors.length === i, `failure ${i}`);
+        await rec.until(`failure ${i}`, () => rec.errors.length === i);
         if (i < 5) timers.fire();
       }
       assert.deepEqual(timers.asked, [100, 200, 400, 800, 800]);
@@ -362,14 +349,14 @@ describe('ResilientInformer backoff', function () {
       await server.waitForWatchers(PATH, 1);
       timers.clock += 4999;
       server.dropStreams();
-      await rec.until(() => rec.errors.length === 6, 'a failure before resetAfterMs');
+      await rec.until('a failure before resetAfterMs', () => rec.errors.length === 6);
       assert.equal(timers.asked.at(-1), 800);
       timers.fire();
-      await rec.until(() => rec.states.at(-1) === true, 'up again');
+      await rec.until('up again', () => rec.states.at(-1) === true);
       await server.waitForWatchers(PATH, 1);
       timers.clock += 5000;
       server.dropStreams();
-      await rec.until(() => rec.errors.length === 7, 'a failure after resetAfterMs');
+      await rec.until('a failure after resetAfterMs', () => rec.errors.length === 7);
       assert.equal(timers.asked.at(-1), 100);
     } finally {
       await informer.stop();

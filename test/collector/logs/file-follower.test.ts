@@ -3,33 +3,16 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileFollower, type FileFollowerOptions } from '../../../collector/logs/internal/file-follower.js';
+import { until } from '../../support/until.js';
 
-/** Lines as `where text`; `waitFor` resolves when a line matching it arrives (for the inotify test). */
+/** Lines as `where text`. */
 class Lines {
   readonly got: string[] = [];
   readonly errors: Error[] = [];
-  private waiter: { match: string; resolve: () => void } | undefined;
   readonly consumer = {
-    line: (text: string, where: string): void => {
-      this.got.push(`${where} ${text}`);
-      if (this.waiter && text === this.waiter.match) this.waiter.resolve();
-    },
+    line: (text: string, where: string): void => void this.got.push(`${where} ${text}`),
     tooLong: (where: string, bytes: number): void => void this.got.push(`${where} <too long: ${bytes} bytes>`),
   };
-
-  waitFor(match: string, timeoutMs = 5000): Promise<void> {
-    if (this.got.some((l) => l.endsWith(` ${match}`))) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no line ${match} within ${timeoutMs} ms; got ${JSON.stringify(this.got)}`)), timeoutMs);
-      this.waiter = {
-        match,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-    });
-  }
 
   take(): string[] {
     return this.got.splice(0);
@@ -181,10 +164,11 @@ describe('FileFollower: a log file followed across rotation', () => {
     const lines = new Lines();
     await follow(lines, { watch: true }).start();
     appendFileSync(path, 'written\n');
-    await lines.waitFor('written');
+    // no poll call says when the lines are read: wait for them
+    await until('the line written', () => lines.got.length === 1, { describe: () => JSON.stringify(lines.got) });
     renameSync(path, `${path}.1`);
     writeFileSync(path, 'after rotation\n');
-    await lines.waitFor('after rotation');
+    await until('the line after rotation', () => lines.got.length === 2, { describe: () => JSON.stringify(lines.got) });
     assert.deepEqual(lines.take(), [`${path}:1 written`, `${path}:1 after rotation`]);
   });
 });

@@ -9,6 +9,7 @@ import { resolveModel } from '../../../sidecar/files.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type RecordedRequest } from '../../support/fake-kube-apiserver.js';
 import { SSH_KEY_GET_ERROR } from '../../fixtures/logs/generate.js';
 import { reconcilerErrorLine, requeueWarningLine, successLine, wrappedError } from '../../fixtures/logs/zap-writer.js';
+import { until } from '../../support/until.js';
 
 const model = resolveModel('hypershift-hostedcluster');
 const NS = 'hypershift';
@@ -16,15 +17,6 @@ const POD = 'operator-7d9f8c6b5-x2x7q';
 const LOG_PATH = `/api/v1/namespaces/${NS}/pods/${POD}/log`;
 const at = (second: number): string => new Date(Date.UTC(2026, 10, 1, 10, 0, second)).toISOString().replace('.000Z', 'Z');
 const ctx = (second: number, name: string, id: string) => ({ ts: at(second), namespace: 'clusters', name, reconcileID: id });
-
-/** Polls a condition until it holds or the deadline passes (the client reconnects on its own timers). */
-async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('OperatorLogSource: the operator pod log through the Kubernetes log API', () => {
   let server: FakeKubeApiServer;

@@ -8,6 +8,7 @@ import { parseConfig } from '../../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../../sidecar/sidecar.js';
 import { REPO } from '../../support/paths.js';
 import { parsePrometheusText, valueOf } from '../../support/prometheus-text.js';
+import { until } from '../../support/until.js';
 
 const summarySchema = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(REPO, 'docs/summary.schema.json'), 'utf8')) as object);
 
@@ -37,16 +38,16 @@ console: {enabled: false}
     assert.deepEqual(lines, [
       'source logs: loop: the operator Deployment is not read; no line has proved a loop yet; attempts wait for a line of their operator run that only one loop writes, and are dropped as loop_unknown if none comes',
     ]);
-    let summary: Summary;
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      summary = JSON.parse(await get(sidecar, '/summary')) as Summary;
-      if ((summary.input.sources?.[0]?.attempts ?? 0) >= 4) break;
-      if (Date.now() > deadline) throw new Error('timed out waiting for the four attempts of legacy.log');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.ok(summarySchema(summary), JSON.stringify(summarySchema.errors));
-    const logs = summary.input.sources![0]!;
+    const report = await until(
+      'the four attempts of legacy.log',
+      async () => {
+        const r = JSON.parse(await get(sidecar!, '/summary')) as Summary;
+        return (r.input.sources?.[0]?.attempts ?? 0) >= 4 ? r : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 20 },
+    );
+    assert.ok(summarySchema(report), JSON.stringify(summarySchema.errors));
+    const logs = report.input.sources![0]!;
     assert.deepEqual([logs.source, logs.unit, logs.received, logs.analyzed, logs.attempts], ['logs', 'lines', 5, 5, 4]);
     // the build's version line (before the merge) proves the sequential loop
     assert.deepEqual([logs.loop.current, logs.loop.decidedBy], ['sequential', 'input']);

@@ -12,10 +12,8 @@ import { startSidecar, type Sidecar } from '../../../sidecar/sidecar.js';
 import { EXAMPLE_TASK_CONFIG } from '../../../simulator/component.js';
 import { FakeKubeApiServer, kubeConfigFor } from '../../support/fake-kube-apiserver.js';
 import { FakeMaestro } from '../../support/fake-maestro.js';
-import { parsePrometheusText, valueOf, type Sample } from '../../support/prometheus-text.js';
-
-const scrape = async (sidecar: Sidecar): Promise<Sample[]> =>
-  parsePrometheusText(await (await fetch(`http://127.0.0.1:${sidecar.metricsAddress.port}/metrics`)).text());
+import { valueOf } from '../../support/prometheus-text.js';
+import { scrape, untilScraped } from '../../support/sidecar-metrics.js';
 
 describe('Maestro source in the sidecar', function () {
   // a sidecar polling an in-test Maestro server on a 1 s interval
@@ -61,13 +59,11 @@ recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {k
       POLL_FAILURES.map((reason) => ['maestro', reason, 0]),
     );
     maestro.requireToken = 'needed';
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      s = await scrape(sidecar);
-      if (valueOf(s, 'reconcile_shadow_source_failures_total', { source: 'maestro', reason: 'unauthorized' }) >= 1) break;
-      if (Date.now() > deadline) throw new Error('no 401 counted in time');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    s = await untilScraped(
+      'a 401 counted',
+      sidecar,
+      (x) => valueOf(x, 'reconcile_shadow_source_failures_total', { source: 'maestro', reason: 'unauthorized' }) >= 1,
+    );
     assert.equal(valueOf(s, 'reconcile_shadow_source_up', { source: 'maestro' }), 0);
   });
 });

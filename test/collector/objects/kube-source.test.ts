@@ -3,6 +3,7 @@ import { collectionPath, KubeObjectSource, pluralOf } from '../../../collector/o
 import type { ObjectObservation, Observation } from '../../../collector/objects/observation.js';
 import type { Rejection } from '../../../collector/records.js';
 import { FakeKubeApiServer, kubeConfigFor, RESOURCES, type FakeObject } from '../../support/fake-kube-apiserver.js';
+import { until } from '../../support/until.js';
 
 const JOBS = RESOURCES.jobs;
 
@@ -34,14 +35,6 @@ class Sink {
       (o) =>
         `${o.event} ${o.object.namespace}/${o.object.name} gen=${o.object.annotations['hyperfleet.io/generation']}${o.object.deletionTimestampMs ? ' deleting' : ''}`,
     );
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
   }
 }
 
@@ -93,11 +86,11 @@ describe('managed objects from Kubernetes informers', function () {
     clock += 5000;
     now = clock;
     server.delete(JOBS, 'hf-c1', 'validate-c1');
-    await until(() => sink.seen.length === 2, 'the deletion request');
+    await until('the deletion request', () => sink.seen.length === 2);
     assert.equal(sink.seen[1]!.object.deletionTimestampMs, clock);
     server.removeFinalizers(JOBS, 'hf-c1', 'validate-c1');
     server.create(JOBS, job('c1', 2));
-    await until(() => sink.seen.length === 4, 'the recreation');
+    await until('the recreation', () => sink.seen.length === 4);
     assert.deepEqual(sink.lines(), [
       'ADDED hf-c1/validate-c1 gen=1',
       'MODIFIED hf-c1/validate-c1 gen=1 deleting',
@@ -127,11 +120,11 @@ describe('managed objects from Kubernetes informers', function () {
     await source.whenSynced();
     await server.waitForWatchers('/apis/batch/v1/namespaces/hf-c1/jobs');
     await server.refuseConnections();
-    await until(() => states.includes(false), 'the watch to go down');
+    await until('the watch to go down', () => states.includes(false));
     server.delete(JOBS, 'hf-c1', 'validate-c1');
     server.create(JOBS, job('c1', 2));
     await server.acceptConnections();
-    await until(() => sink.seen.length === 3, 'the relist');
+    await until('the relist', () => sink.seen.length === 3);
     assert.deepEqual(sink.lines(), ['ADDED hf-c1/validate-c1 gen=1', 'DELETED hf-c1/validate-c1 gen=1', 'ADDED hf-c1/validate-c1 gen=2']);
     await source.stop();
   });

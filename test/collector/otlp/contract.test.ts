@@ -62,7 +62,7 @@ describe('otlp end to end: contract journals through the real exporter and the r
           for (const a of sent.slice(i, i + ATTEMPTS_PER_FLUSH)) emitAttempt(tracer, a);
           await provider.forceFlush();
         }
-        await sink.until(`${sent.length} attempts`, () => sink.attempts.length === sent.length, 30_000);
+        await sink.until(`${sent.length} attempts`, () => sink.attempts.length === sent.length, { timeoutMs: 30_000 });
       } finally {
         await provider.shutdown();
         await receiver.stop();

@@ -13,7 +13,8 @@ import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
 import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
 import { captureExportedBodies } from '../../support/exporter-bodies.js';
-import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, pollUntil, tracerProvider, type ExporterConfig } from './helpers.js';
+import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, tracerProvider, type ExporterConfig } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const GZIP = 'gzip' as ExporterConfig['compression'];
 const WHERE = new RegExp(`^gRPC ${EXPORT_PATH.replaceAll('.', '\\.')} #\\d+ from 127\\.0\\.0\\.1:\\d+$`);
@@ -127,7 +128,7 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
       rejectedSpans: 2,
       errorMessage: '2 span(s) rejected (2 too_many_spans); first: spans 4-5 of 5: over the limit of 3 spans per request',
     });
-    await pollUntil('the kept spans assembled', () => receiver!.queuedSpans === 0);
+    await until('the kept spans assembled', () => receiver!.queuedSpans === 0);
     deepStrictEqual(sink.reasons(), ['too_many_spans', 'too_many_spans']);
   });
 
@@ -136,7 +137,7 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     const answer = await rawExport(port, Buffer.from('not protobuf at all'));
     strictEqual(answer.code, grpc.status.INVALID_ARGUMENT);
     ok(answer.details.startsWith('not a protobuf ExportTraceServiceRequest: '), answer.details);
-    await pollUntil('the refusal counted', () => sink.rejections.length === 1);
+    await until('the refusal counted', () => sink.rejections.length === 1);
     deepStrictEqual(sink.receivedCalls, [1]);
     deepStrictEqual(sink.reasons(), ['undecodable_body']);
     ok(WHERE.test(sink.rejections[0]!.where), sink.rejections[0]!.where);
@@ -161,7 +162,7 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     const port = await start({ limits: { maxBodyBytes: 1024 } });
     const answer = await rawExport(port, Buffer.alloc(2048, 0x0a));
     strictEqual(answer.code, grpc.status.RESOURCE_EXHAUSTED);
-    await pollUntil('the refusal counted', () => sink.rejections.length === 1);
+    await until('the refusal counted', () => sink.rejections.length === 1);
     deepStrictEqual(sink.reasons(), ['body_too_large']);
     strictEqual(sink.rejections[0]!.message, `RESOURCE_EXHAUSTED: ${answer.details}`);
   });
@@ -172,7 +173,7 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     const gzip = { 'grpc.default_compression_algorithm': grpc.compressionAlgorithms.gzip };
     const inflated = await rawExport(port, Buffer.alloc(64 * 1024), new grpc.Metadata(), gzip);
     strictEqual(inflated.code, grpc.status.RESOURCE_EXHAUSTED);
-    await pollUntil('the refusal counted', () => sink.rejections.length === 1);
+    await until('the refusal counted', () => sink.rejections.length === 1);
     deepStrictEqual(sink.reasons(), ['decompressed_too_large']);
   });
 
@@ -230,7 +231,7 @@ describe('otlp/grpc: OTLP/gRPC TraceService/Export into the same intake', functi
     const outcome = await exportSpans(new GrpcTraceExporter({ url: `http://127.0.0.1:${port}` }), spans());
     strictEqual(outcome.code, 1);
     strictEqual(outcome.error?.code, grpc.status.UNAUTHENTICATED);
-    await pollUntil('the refusal counted', () => sink.rejections.length === 1);
+    await until('the refusal counted', () => sink.rejections.length === 1);
     deepStrictEqual(sink.reasons(), ['unauthorized']);
   });
 });

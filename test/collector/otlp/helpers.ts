@@ -7,6 +7,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/expor
 import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AttemptRecord, RecordSink, Rejection, SourceKind } from '../../../collector/records.js';
 import type { Scheduler, Timer } from '../../../collector/otlp/internal/scheduler.js';
+import { Waiters, type WaitOptions } from '../../support/until.js';
 
 /** Timers fire only when the test advances time; `defer` runs on the real event loop unless held. */
 export class ManualScheduler implements Scheduler {
@@ -66,21 +67,21 @@ export class CollectingSink implements RecordSink {
   readonly rejections: Rejection[] = [];
   /** The count of each `received` call: one call per request. */
   readonly receivedCalls: number[] = [];
-  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+  private readonly waiters = new Waiters();
 
   attempt(record: AttemptRecord): void {
     this.attempts.push(record);
-    this.changed();
+    this.waiters.changed();
   }
 
   reject(rejection: Rejection): void {
     this.rejections.push(rejection);
-    this.changed();
+    this.waiters.changed();
   }
 
   received(_source: SourceKind, count: number): void {
     this.receivedCalls.push(count);
-    this.changed();
+    this.waiters.changed();
   }
 
   get receivedCount(): number {
@@ -96,35 +97,8 @@ export class CollectingSink implements RecordSink {
     return this.rejections.map((r) => r.reason);
   }
 
-  until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      this.waiters.push({
-        check,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
-  }
-
-  private changed(): void {
-    this.waiters = this.waiters.filter((w) => {
-      if (!w.check()) return true;
-      w.resolve();
-      return false;
-    });
-  }
-}
-
-/** Polls `check` on the event loop until it holds, failing after a deadline (for state no event announces). */
-export async function pollUntil(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  until(what: string, check: () => boolean, options?: WaitOptions): Promise<void> {
+    return this.waiters.until(what, check, options);
   }
 }
 

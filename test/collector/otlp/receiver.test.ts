@@ -10,17 +10,8 @@ import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
 import { otlpTypes } from '../../../collector/otlp/internal/proto.js';
 import { DEFAULT_LIMITS, OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import {
-  CollectingSink,
-  ManualScheduler,
-  capture,
-  exportSpans,
-  otlpExporter,
-  pollUntil,
-  tracerProvider,
-  type Encoding,
-  type ExporterConfig,
-} from './helpers.js';
+import { CollectingSink, ManualScheduler, capture, exportSpans, otlpExporter, tracerProvider, type Encoding, type ExporterConfig } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const WHERE = /^POST \/v1\/traces #\d+ from 127\.0\.0\.1:\d+$/;
 const GZIP = 'gzip' as ExporterConfig['compression'];
@@ -119,7 +110,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
 
   /** Waits until every span that arrived has been assembled (or refused). */
   async function assembled(requests: number): Promise<void> {
-    await pollUntil(`${requests} requests handled and assembled`, () => sink.receivedCalls.length === requests && receiver!.queuedSpans === 0);
+    await until(`${requests} requests handled and assembled`, () => sink.receivedCalls.length === requests && receiver!.queuedSpans === 0);
   }
 
   afterEach(async () => {
@@ -320,7 +311,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     strictEqual(twoSpans.status, 429);
     strictEqual(twoSpans.body.toString(), '{"code":8,"message":"the queue holds 1 spans and this request has 2 (limit 2): retry later"}');
     clock.release();
-    await pollUntil('the queue to drain', () => receiver!.queuedSpans === 0);
+    await until('the queue to drain', () => receiver!.queuedSpans === 0);
     deepStrictEqual(sink.reasons(), ['queue_full', 'orphan_span']);
     deepStrictEqual(sink.receivedCalls, [1, 1]);
   });
@@ -330,7 +321,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     const port = receiver!.address().port;
     const open = openRequest(port);
     open.request.write(`{${' '.repeat(59)}`);
-    await pollUntil('60 bytes held', () => receiver!.bufferedBodyBytes === 60);
+    await until('60 bytes held', () => receiver!.bufferedBodyBytes === 60);
     const declared = await post(url, '{"resourceSpans":[]}', { 'content-type': 'application/json' });
     strictEqual(declared.status, 429);
     strictEqual(declared.headers.get('retry-after'), '1');
@@ -566,7 +557,7 @@ describe('otlp/receiver: the real OTel SDK exporters against the receiver', func
     // and one whose headers never complete: closed when the grace ends, not counted (no request arrived)
     const unfinished = connect(port);
     unfinished.socket.write('POST /v1/tr');
-    await pollUntil('both bodies being read', () => receiver!.requestsInFlight === 2);
+    await until('both bodies being read', () => receiver!.requestsInFlight === 2);
     const stopped = receiver!.stop();
     finishing.request.end('[]}');
     strictEqual((await finishing.answer).status, 200);

@@ -13,7 +13,8 @@ import { emitAttempt } from '../../../collector/otlp/internal/emit.js';
 import { TIMEOUT_CHECK_MS } from '../../../collector/otlp/internal/limits.js';
 import { OtlpReceiver, type OtlpReceiverOptions } from '../../../collector/otlp/internal/receiver.js';
 import { ALL_SLOW_KINDS, slowClient, type SlowClient, type SlowKind } from '../../reliability/slow-clients.js';
-import { CollectingSink, capture, exportSpans, otlpExporter, pollUntil } from './helpers.js';
+import { CollectingSink, capture, exportSpans, otlpExporter } from './helpers.js';
+import { until } from '../../support/until.js';
 import { TIMER_SLACK_MS } from '../../reliability/overload-checks.js';
 
 function slowClients(port: number, each: number): SlowClient[] {
@@ -65,7 +66,7 @@ describe('otlp/receiver: slow and idle clients cannot starve intake', function (
       const port = await start({ shutdownGraceMs: 100 });
       clients = slowClients(port, 8);
       // every slow client has connected, and those with complete headers are being read
-      await pollUntil('32 connections, 16 requests being read', () => receiver!.connections === 32 && receiver!.requestsInFlight === 16);
+      await until('32 connections, 16 requests being read', () => receiver!.connections === 32 && receiver!.requestsInFlight === 16);
       const started = performance.now();
       const result = await exportSpans(otlpExporter(encoding, `http://127.0.0.1:${port}/v1/traces`), batch());
       const tookMs = performance.now() - started;
@@ -131,13 +132,13 @@ describe('otlp/receiver: slow and idle clients cannot starve intake', function (
   it('closes connections past the per-address limit at once, and counts them; other addresses still connect', async () => {
     const port = await start({ limits: { maxConnectionsPerPeer: 4 } });
     clients = Array.from({ length: 4 }, () => slowClient(port, 'idle'));
-    await pollUntil('four connections', () => receiver!.connections === 4);
+    await until('four connections', () => receiver!.connections === 4);
     const fifth = slowClient(port, 'idle');
     const other = slowClient(port, 'idle', '127.0.0.2');
     clients.push(fifth, other);
     const cut = await fifth.closed;
     ok(cut.afterMs < 1_000, `closed after ${Math.round(cut.afterMs)} ms`);
-    await pollUntil('the other address connected', () => receiver!.connections === 5);
+    await until('the other address connected', () => receiver!.connections === 5);
     deepStrictEqual(sink.reasons(), ['connection_limit']);
     strictEqual(sink.rejections[0]!.message, 'connection closed at once: 127.0.0.1 already holds 4 connections (limit 4 per client address)');
   });
@@ -149,7 +150,7 @@ describe('otlp/receiver: slow and idle clients cannot starve intake', function (
     const answer = await garbage.closed;
     ok(answer.answer.startsWith('HTTP/1.1 400 Bad Request\r\n'), answer.answer);
     const gaveUp = slowClient(port, 'partialHeaders');
-    await pollUntil('connected', () => receiver!.connections === 1);
+    await until('connected', () => receiver!.connections === 1);
     gaveUp.socket.end();
     await gaveUp.closed;
     deepStrictEqual(sink.reasons(), ['bad_request']);

@@ -14,7 +14,8 @@ import { ROOT_CONTEXT, SpanStatusCode, trace, type HrTime, type Span, type Trace
 import { kubeRsObject } from '../../../collector/otlp/internal/span-mappings.js';
 import { OtlpReceiver } from '../../../collector/otlp/internal/receiver.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import { CollectingSink, ManualScheduler, otlpExporter, pollUntil, tracerProvider, type Encoding } from './helpers.js';
+import { CollectingSink, ManualScheduler, otlpExporter, tracerProvider, type Encoding } from './helpers.js';
+import { until } from '../../support/until.js';
 
 const T0 = Date.UTC(2026, 10, 1) * 1_000_000;
 /** `ms` milliseconds after T0, as an HrTime. */
@@ -110,7 +111,7 @@ describe('otlp/span-mappings: kube-rs and Tekton reconcile spans become attempts
         kubeRs(provider.getTracer('kube-runtime'));
         tekton(provider.getTracer('TaskRunReconciler'));
         await provider.forceFlush();
-        await pollUntil('every span assembled', () => sink.receivedCount === 11 && receiver.queuedSpans === 0);
+        await until('every span assembled', () => sink.receivedCount === 11 && receiver.queuedSpans === 0);
         clock.advance(1_000); // roots without reconcile.operation_count settle
         clock.advance(30_000); // the grandchild's parent (`prepare`) is no root: it waits out the max wait
         deepStrictEqual(

@@ -1,11 +1,11 @@
 /**
  * Test support: the `ReconciliationSucceeded` condition the HyperShift operator would set after an attempt of the
- * journal (reference section 3), with error texts written from the built-in model's Go formats (the journal's own
- * error strings are placeholders).
+ * journal (README.md, "The journal and `analyze`"), with error texts written from the built-in model's Go formats (the
+ * journal's own error strings are placeholders).
  * - no error: True / `ReconciliatonSucceeded` (sic) / `Reconciliation completed successfully`;
  * - sequential: False / `ReconciliationError` / the failing operation's error;
- * - phased: False / `ReconciliationError` / aggregate() (section 2.1): a fail-fast step's error alone when it ended
- *   the attempt (an error the loop went on after is not returned: True if nothing else failed); with a
+ * - phased: False / `ReconciliationError` / aggregate() (docs/status-source.md): a fail-fast step's error alone when
+ *   it ended the attempt (an error the loop went on after is not returned: True if nothing else failed); with a
  *   critical failure `critical error: <aggregate of critical errors>; blocked operations: [sorted groups]`;
  *   otherwise the aggregate of all errors. apimachinery's aggregate flattens nested aggregates, deduplicates, and
  *   writes one message bare, several as `[m1, m2]`.

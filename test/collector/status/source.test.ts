@@ -5,6 +5,7 @@ import { HYPERSHIFT_OPERATOR } from '../../../collector/hypershift/operator-loop
 import { HostedClusterStatusSource, type HostedClusterStatusSourceOptions, type StatusTransition } from '../../../collector/status/source.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { FakeKubeApiServer, kubeConfigFor, resourcePath, RESOURCES, type FakeObject } from '../../support/fake-kube-apiserver.js';
+import { until } from '../../support/until.js';
 
 const HC = RESOURCES.hostedClusters;
 const model = resolveModel('hypershift-hostedcluster');
@@ -254,7 +255,7 @@ describe('HostedClusterStatusSource', function () {
       await t.transitionsReach(1);
       server.patch(RESOURCES.deployments, 'hypershift', 'operator', { spec: { template: { spec: { containers: [{ name: 'operator', env: [] }] } } } });
       // The Deployment change and the next condition travel on different watches; wait until the first arrived.
-      await waitFor(() => t.source.deploymentLoop === 'phased');
+      await until('the Deployment change', () => t.source.deploymentLoop === 'phased');
       set('a', 'False', PULL, '2026-11-01T09:00:00Z');
       await t.transitionsReach(2);
       assert.deepEqual(
@@ -309,7 +310,7 @@ describe('HostedClusterStatusSource', function () {
       server.create(RESOURCES.deployments, operatorDeployment([{ name: LEGACY_ENV, value: '1' }]));
       server.create(HC, hostedCluster('a', condition('False', SSH, '2026-11-01T09:00:00Z')));
       const t = await started({ operatorDeployment: false });
-      await waitFor(() => t.rejections.length === 1);
+      await until('the rejection', () => t.rejections.length === 1);
       assert.deepEqual([t.transitions.length, t.rejections[0]!.reason], [0, 'loop_unknown']);
       assert.ok(server.requests.every((r) => !r.path.includes('/deployments')));
     });
@@ -369,11 +370,3 @@ describe('HostedClusterStatusSource', function () {
     });
   });
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}

@@ -13,7 +13,7 @@ async function seriesCount(registry: ReturnType<typeof createMetrics>['registry'
 
 describe('metrics publisher', () => {
   it('10,000 more objects add no series: labels come only from the model and closed enums', async function () {
-    // Analyzes an attempt for each of 10,000 objects: ~3 s alone, more on a busy machine.
+    // Analyzes an attempt for each of 10,000 objects: slow on a busy machine.
     this.timeout(30_000);
     const model = resolveModel('hypershift-hostedcluster');
     const { registry, metrics } = createMetrics();

@@ -1,6 +1,6 @@
 /**
- * Debian's headless Chromium driven by playwright-core (no browser download), started with the flags from
- * shared/reference/stack.md §9 and a fresh user-data dir that is removed on close.
+ * Debian's headless Chromium driven by playwright-core (no browser download), started with the flags below and a
+ * fresh user-data dir that is removed on close.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
