@@ -81,7 +81,7 @@ export function analyzeInSlot(cm: CompiledModel, record: AttemptRecord, history:
     if (last > 3) variants.set(i, last >> 2);
   }
   const operations = record.operations;
-  const loop = record.model === 'sequential' ? SEQUENTIAL : PHASED;
+  const loop = record.loop === 'sequential' ? SEQUENTIAL : PHASED;
   for (let k = 0; k < operations.length; k++) {
     const op = operations[k]!;
     const i = opIndexAt(cm, op.name, k, loop);
@@ -177,7 +177,7 @@ export function attemptRow(cm: CompiledModel, a: AttemptAnalysis): string {
   const row = {
     time: a.record.time,
     object: a.record.object,
-    observedModel: a.record.model,
+    observedModel: a.record.loop,
     diverged: a.diverged,
     unblocked: a.unblocked.map((op) => cm.ops[op]),
     newlyBlocked: a.newlyBlocked.map((op) => cm.ops[op]),

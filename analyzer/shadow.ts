@@ -27,7 +27,7 @@ export class ControllerShadow {
 
   /** The first operation of `record` the model does not have, or undefined when it has them all. */
   unknownOperation(record: AttemptRecord): string | undefined {
-    const loop = record.model === 'sequential' ? SEQUENTIAL : PHASED;
+    const loop = record.loop === 'sequential' ? SEQUENTIAL : PHASED;
     const operations = record.operations;
     for (let k = 0; k < operations.length; k++) if (opIndexAt(this.cm, operations[k]!.name, k, loop) === undefined) return operations[k]!.name;
     return undefined;
@@ -37,8 +37,8 @@ export class ControllerShadow {
   analyze(record: AttemptRecord, key = objectKey(record)): AttemptAnalysis {
     const slot = this.history.slotOf(key);
     const analysis = analyzeInSlot(this.cm, record, this.history, slot);
-    const observedRun = record.model === 'sequential' ? analysis.sequential : analysis.phased;
-    const starving = record.model === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;
+    const observedRun = record.loop === 'sequential' ? analysis.sequential : analysis.phased;
+    const starving = record.loop === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;
     this.starvation.update(slot, record.object, record.timeMs, starving, observedRun.ran);
     return analysis;
   }

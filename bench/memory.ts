@@ -33,7 +33,7 @@ function gc(): void {
 export function benchObjectMemory(): BenchResult {
   // Failing attempts, so each object also holds starvation timers (the costlier state).
   const failing = fleetDay()
-    .filter((r) => r.model === 'sequential' && r.operations.some((o) => o.outcome === 'error'))
+    .filter((r) => r.loop === 'sequential' && r.operations.some((o) => o.outcome === 'error'))
     .slice(0, 50);
   const shadow = new ControllerShadow(HYPERSHIFT);
   gc();

@@ -57,7 +57,7 @@ export async function benchMetrics(): Promise<BenchResult> {
       timeMs: Date.parse('2026-11-01T00:00:00Z') + k,
       controller: 'wide',
       object: `ns/o${k}`,
-      model: 'sequential',
+      loop: 'sequential',
       operations,
       origin: { source: 'journal' },
     });

@@ -52,7 +52,7 @@ export interface AttemptRecord {
   /** `namespace/name`, as it appeared in the input. */
   readonly object: string;
   readonly generation?: number;
-  readonly model: LoopKind;
+  readonly loop: LoopKind;
   readonly operations: readonly OperationRecord[];
   readonly origin: AttemptOrigin;
 }

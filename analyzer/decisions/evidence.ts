@@ -279,20 +279,20 @@ export class ControllerEvidence {
 
   add(shadow: ControllerShadow, a: AttemptAnalysis): void {
     const r = a.record;
-    const loop = this.counters.loops[r.model];
+    const loop = this.counters.loops[r.loop];
     loop.attempts++;
     loop.firstMs = Math.min(loop.firstMs, r.timeMs);
     loop.lastMs = Math.max(loop.lastMs, r.timeMs);
     const key = objectKey(r);
     const memory = this.recall(key);
-    if (memory.cadenceLoop === r.model && r.timeMs >= memory.cadenceAtMs) {
-      memory.healthyIntervals[loopIndex(r.model)]++;
-      memory.healthyMs[loopIndex(r.model)] += r.timeMs - memory.cadenceAtMs;
+    if (memory.cadenceLoop === r.loop && r.timeMs >= memory.cadenceAtMs) {
+      memory.healthyIntervals[loopIndex(r.loop)]++;
+      memory.healthyMs[loopIndex(r.loop)] += r.timeMs - memory.cadenceAtMs;
     }
-    memory.cadenceLoop = r.origin.transition || r.operations.some((o) => o.outcome === 'error') ? undefined : r.model;
+    memory.cadenceLoop = r.origin.transition || r.operations.some((o) => o.outcome === 'error') ? undefined : r.loop;
     memory.cadenceAtMs = r.timeMs;
     loop.hourAttempts[Math.floor((((r.timeMs % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS)]!++;
-    const bit = r.model === 'sequential' ? 1 : 2;
+    const bit = r.loop === 'sequential' ? 1 : 2;
     if ((memory.seen & bit) === 0) {
       loop.objects++;
       if (memory.seen !== 0) this.counters.objectsInBothLoops++;
@@ -309,7 +309,7 @@ export class ControllerEvidence {
   /** The attempt's starved op-runs, and the object's starvation streaks open at it (one-loop ops left out). */
   private countTimeline(shadow: ControllerShadow, key: string, a: AttemptAnalysis): void {
     const r = a.record;
-    const starving = r.model === 'sequential' ? a.unblocked : a.newlyBlocked;
+    const starving = r.loop === 'sequential' ? a.unblocked : a.newlyBlocked;
     let starved = 0;
     for (const op of starving) starved += 1 - this.structural[op]!;
     const longest = this.timeline.add(r.timeMs, starved);
@@ -346,7 +346,7 @@ export class ControllerEvidence {
   private countObserved(loop: LoopCounters, memory: ObjectMemory, a: AttemptAnalysis): void {
     const r = a.record;
     loop.usedAttempts++;
-    const order = r.model === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
+    const order = r.loop === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
     // The ops observed `ok` or `error`, in the order the loop ran them (a view of reused scratch space).
     const codes = this.codes.fill(UNKNOWN);
     const outcomes = a.outcomes;
@@ -361,20 +361,20 @@ export class ControllerEvidence {
       }
     }
     const seen = this.seen.subarray(0, count);
-    const sequential = r.model === 'sequential';
+    const sequential = r.loop === 'sequential';
     if (hasHole(order, sequential ? a.sequential : a.phased, this.cm.recovery[sequential ? SEQUENTIAL : PHASED], observed)) loop.incompleteAttempts++;
-    const sameLoop = memory.loop === r.model;
+    const sameLoop = memory.loop === r.loop;
     const previous = sameLoop ? memory.codes : undefined;
-    if (previous) this.countPairs(loop, memory, r.model, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
+    if (previous) this.countPairs(loop, memory, r.loop, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
     for (let k = 0; k < count; k++) {
       const op = seen[k]!;
       if (codes[op] === ERROR && previous?.[op] !== ERROR) loop.failureRuns[op]!++;
     }
     if (previous && r.generation !== undefined && memory.generation === r.generation) this.countNoise(loop, seen, codes, previous);
     this.countGroups(loop, seen, codes, sameLoop ? memory.groupState : undefined, memory.groupState);
-    this.countCommonRuns(loop, memory, a, seen, codes, loopIndex(r.model));
+    this.countCommonRuns(loop, memory, a, seen, codes, loopIndex(r.loop));
     memory.codes.set(codes);
-    memory.loop = r.model;
+    memory.loop = r.loop;
     memory.generation = r.generation;
     memory.codesMs = r.timeMs;
   }

@@ -166,7 +166,7 @@ export class ControllerSummaryBuilder {
     const w = r.origin.adjustedCount ?? 1;
     if (r.origin.adjustedCount !== undefined) this.sampled++;
     this.total += w;
-    if (r.model === 'sequential') this.sequential += w;
+    if (r.loop === 'sequential') this.sequential += w;
     else this.phased += w;
     this.bySource.set(r.origin.source, (this.bySource.get(r.origin.source) ?? 0) + w);
     if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial += w;

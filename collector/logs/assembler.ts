@@ -542,7 +542,7 @@ export class LogLineAssembler {
       timeMs: p.first.timeMs,
       controller: p.first.controller,
       object: p.first.object,
-      model: loop,
+      loop,
       operations: read.operations,
       origin: originOf(p, sampled),
     };

@@ -287,7 +287,7 @@ export class HostedClusterStatusSource implements Source {
       controller: this.options.model.controller,
       object: key,
       ...(generation === undefined ? {} : { generation }),
-      model: loop,
+      loop,
       operations: built.operations,
       origin: { source: 'status', transition: true },
     };

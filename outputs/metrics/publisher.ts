@@ -157,7 +157,7 @@ export class MetricsPublisher implements AnalysisListener {
     if (!t) return;
     // an attempt a probability sampler kept stands for its adjusted count of attempts (collector/otlp/internal/sampling.ts)
     const w = a.record.origin.adjustedCount ?? 1;
-    t.attempts.add((a.record.model === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1), w);
+    t.attempts.add((a.record.loop === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1), w);
     const { observed, outcomes } = a;
     for (let op = 0; op < observed.length; op++) if (observed[op] === 1) t.observed.add(op * OUTCOMES + outcomes[op]!, w);
     for (const op of a.unblocked) t.unblocked.add(op, w);

@@ -68,7 +68,7 @@ export class TracePublisher implements AnalysisListener {
   attempt(shadow: ControllerShadow, a: AttemptAnalysis): void {
     const cm = shadow.cm;
     const r = a.record;
-    const projected = r.model === 'sequential' ? 'phased' : 'sequential';
+    const projected = r.loop === 'sequential' ? 'phased' : 'sequential';
     const run = projected === 'phased' ? a.phased : a.sequential;
     const names = (ops: readonly number[]): string[] => ops.map((op) => cm.ops[op]!);
     const links: Link[] = r.origin.traceId && r.origin.spanId ? [{ context: { traceId: r.origin.traceId, spanId: r.origin.spanId, traceFlags: 1 } }] : [];
@@ -79,7 +79,7 @@ export class TracePublisher implements AnalysisListener {
       attributes: {
         'reconcile.controller': r.controller,
         'reconcile.object': r.object,
-        'reconcile.observed_model': r.model,
+        'reconcile.observed_model': r.loop,
         'reconcile.projected_model': projected,
         'reconcile.diverged': a.diverged,
         'reconcile.unblocked': names(a.unblocked),

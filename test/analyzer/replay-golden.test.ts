@@ -109,14 +109,14 @@ function randomJournal(model: ReconcileModel, attempts: number, seed: number): A
     }
     if (next() < 0.3) operations.sort(() => (next() < 0.5 ? -1 : 1));
     const time = new Date(timeMs).toISOString();
-    const model_: LoopKind = next() < 0.5 ? 'sequential' : 'phased';
+    const loop: LoopKind = next() < 0.5 ? 'sequential' : 'phased';
     records.push({
       time,
       timeMs,
       controller: model.controller,
       object: pick(objects),
       generation: Math.floor(next() * 5),
-      model: model_,
+      loop,
       operations,
       origin: { source: 'journal' },
     });

@@ -40,8 +40,8 @@ function ops(order: string[], outcomes: Record<string, Observed>, options: { unt
     });
 }
 
-function attempt(model: 'sequential' | 'phased', operations: OperationRecord[], time = '2026-11-29T10:00:00Z', object = 'clusters/alpha'): AttemptRecord {
-  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, model, operations, origin: { source: 'journal' } };
+function attempt(loop: 'sequential' | 'phased', operations: OperationRecord[], time = '2026-11-29T10:00:00Z', object = 'clusters/alpha'): AttemptRecord {
+  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, loop, operations, origin: { source: 'journal' } };
 }
 
 function names(shadow: ControllerShadow, list: readonly number[]): string[] {

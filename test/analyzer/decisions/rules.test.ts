@@ -98,7 +98,7 @@ describe('decision rules', () => {
       const analyzer = new ShadowAnalyzer([SMALL]);
       const evidence = new DecisionEvidence();
       analyzer.listen(evidence);
-      for (const r of plantedWorld(smallWorld(seed, { kind: 'none' }))) if (r.model === 'sequential' || random.next() >= 0.3) analyzer.attempt(r);
+      for (const r of plantedWorld(smallWorld(seed, { kind: 'none' }))) if (r.loop === 'sequential' || random.next() >= 0.3) analyzer.attempt(r);
       const c = decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS).controllers[0]!;
       assert.equal(c.verdict.status, 'inconclusive');
       assert.equal(c.verdict.reasons[0]!.kind, 'sample-ratio', c.verdict.reasons[0]!.message);

@@ -34,8 +34,8 @@ function partialOfPeer(name: string, keep: (r: AttemptRecord) => boolean, model:
 }
 
 const body = (p: PartialState): string => JSON.stringify(encodePartial(p));
-const A = partialOfPeer('a', (r) => r.model === 'sequential');
-const B = partialOfPeer('b', (r) => r.model === 'phased');
+const A = partialOfPeer('a', (r) => r.loop === 'sequential');
+const B = partialOfPeer('b', (r) => r.loop === 'phased');
 
 function fleetOf(): FleetState {
   const fleet = new FleetState({ keepForMs: KEEP_FOR_MS, thresholds: DEFAULT_THRESHOLDS });
@@ -110,7 +110,7 @@ describe('the fleet: its peers’ partials, merged and decided', () => {
     const other = parseModel(JSON.stringify({ ...modelDocument(SMALL), metadata: { name: 'planted-other' } }));
     const fleet = fleetOf();
     fleet.received('a', body(A), 1000);
-    fleet.received('b', body(partialOfPeer('b', (r) => r.model === 'phased', other)), 1000);
+    fleet.received('b', body(partialOfPeer('b', (r) => r.loop === 'phased', other)), 1000);
     const view = fleet.view(1000);
     assert.deepEqual(view.covered, ['a']);
     assert.deepEqual([view.peers[1]!.state, view.peers[1]!.failure?.reason], ['missing', 'not_mergeable']);

@@ -243,7 +243,7 @@ describe('HostedClusterStatusSource', function () {
       assert.ok(!critical.record.operations.some((o) => ['SSHKeySync', 'KubeconfigSync', 'ControlPlaneOperator'].includes(o.name)));
       assert.deepEqual(failing(aggregate.record), ['SSHKeySync', 'ControlPlaneOperator']);
       assert.ok(aggregate.record.operations.some((o) => o.name === 'PublicEndpointExposed' && o.outcome === 'ok'));
-      assert.deepEqual([critical.record.model, critical.loopDecidedBy], ['phased', 'config']);
+      assert.deepEqual([critical.record.loop, critical.loopDecidedBy], ['phased', 'config']);
     });
 
     it('auto: follows HYPERSHIFT_RECONCILE_LEGACY in the operator Deployment, also when a rollout changes it', async () => {

@@ -44,7 +44,7 @@ describe('metrics publisher', () => {
     analyzer.received('logs', 3);
     analyzer.reject({ source: 'logs', reason: 'unmapped_error', where: 'op.log:7', message: 'x', controller: 'hostedcluster' });
     analyzer.reject({ source: 'logs', reason: 'invalid_json', where: 'op.log:9', message: 'y' });
-    analyzer.attempt({ time: 't', timeMs: 0, controller: 'nodepool', object: 'a/b', model: 'sequential', operations: [], origin: { source: 'logs' } });
+    analyzer.attempt({ time: 't', timeMs: 0, controller: 'nodepool', object: 'a/b', loop: 'sequential', operations: [], origin: { source: 'logs' } });
     const text = await registry.metrics();
     assert.match(text, /\nreconcile_shadow_records_received_total\{source="logs"\} 3\n/);
     assert.match(text, /\nreconcile_shadow_records_dropped_total\{source="logs",reason="unmapped_error"\} 1\n/);
