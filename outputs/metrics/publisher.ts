@@ -119,7 +119,7 @@ export class MetricsPublisher implements AnalysisListener {
     const m = this.metrics;
     const cm = s.cm;
     const controller = s.model.controller;
-    const attempts = ['sequential', 'phased'].flatMap((observed_model) => ['true', 'false'].map((diverged) => ({ controller, observed_model, diverged })));
+    const attempts = ['sequential', 'phased'].flatMap((observed_loop) => ['true', 'false'].map((diverged) => ({ controller, observed_loop, diverged })));
     const groups = cm.groups.map((g) => g.name);
     const byOp = cm.ops.map((operation) => ({ controller, operation }));
     // One-loop operations are never unblocked or newly blocked, only structural; the others never structural.

@@ -79,8 +79,8 @@ export class TracePublisher implements AnalysisListener {
       attributes: {
         'reconcile.controller': r.controller,
         'reconcile.object': r.object,
-        'reconcile.observed_model': r.loop,
-        'reconcile.projected_model': projected,
+        'reconcile.observed_loop': r.loop,
+        'reconcile.projected_loop': projected,
         'reconcile.diverged': a.diverged,
         'reconcile.unblocked': names(a.unblocked),
         ...(a.structural.length > 0 ? { 'reconcile.structural': names(a.structural) } : {}),

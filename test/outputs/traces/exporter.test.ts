@@ -36,7 +36,7 @@ describe('trace publisher', () => {
     const spans = exporter.getFinishedSpans();
     const root = spans.find((s) => s.name === 'shadow.attempt')!;
     assert.equal(root.attributes['reconcile.object'], 'clusters/alpha');
-    assert.equal(root.attributes['reconcile.projected_model'], 'phased');
+    assert.equal(root.attributes['reconcile.projected_loop'], 'phased');
     assert.equal(root.attributes['reconcile.diverged'], true);
     assert.equal((root.attributes['reconcile.unblocked'] as string[]).length, 27);
     assert.deepEqual(
