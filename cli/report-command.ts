@@ -17,12 +17,11 @@ import { renderDecisions } from '../outputs/review/render.js';
 import type { DecisionReport } from '../analyzer/decisions/report.js';
 import { decisionReportOf, summaryReport } from '../analyzer/partial/reports.js';
 import { readJournal } from '../collector/journal/reader.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { YamlSource } from '../lib/yaml-source.js';
-import type { ReconcileModel } from '../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../model/types.js';
 import { resolveModel } from '../sidecar/files.js';
 import { selectBuild } from '../model/builds.js';
 import { currentKey, validate } from '../lib/schema.js';
@@ -126,7 +125,7 @@ interface InputValues {
   /** The input's name: the journal, or the logs' paths. */
   readonly file: string;
   readonly logs: readonly string[];
-  readonly loop: ObservedLoop;
+  readonly loop: LoopSetting;
   readonly container: OperatorContainer;
 }
 

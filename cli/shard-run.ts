@@ -11,16 +11,15 @@ import type { InputPart, PartialState } from '../analyzer/partial/format.js';
 import { journalLines, readJournal } from '../collector/journal/reader.js';
 import { JournalRouter } from '../collector/journal/shard-lines.js';
 import { LineSplitter } from '../collector/input/lines.js';
-import type { ObservedLoop } from '../collector/logs/assembler.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { ShardSink } from './shard-sink.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';
-import type { ReconcileModel } from '../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../model/types.js';
 import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
 
 export type InputSpec =
   | { readonly kind: 'journal'; readonly file: string }
-  | { readonly kind: 'logs'; readonly files: readonly string[]; readonly loop: ObservedLoop; readonly container: OperatorContainer };
+  | { readonly kind: 'logs'; readonly files: readonly string[]; readonly loop: LoopSetting; readonly container: OperatorContainer };
 
 /** What a shard is to do: plain data, so that it can be handed to a worker. */
 export interface ShardSpec {

@@ -28,7 +28,7 @@ import { ERROR, OK, PHASED, SEQUENTIAL, UNKNOWN, type CompiledModel } from '../c
 import { objectKey, type AttemptAnalysis } from '../engine.js';
 import { groupBlocker, type LoopRun } from '../loops.js';
 import type { ControllerShadow } from '../shadow.js';
-import type { LoopKind } from '../../model/types.js';
+import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCounters, type LoopCounters } from './counters.js';
 import { followersOfFailure } from './ordering.js';
 import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
@@ -138,7 +138,7 @@ function sameStreak(x: number, y: number): boolean {
 /** Adds one object's clusters to `into` (its per-object counts, which the counters do not hold yet). */
 function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
   const n = into.opCount;
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const counts = memory.counts[loopIndex(loop)];
     if (counts) foldCluster(counts, n, into.loops[loop]);
   }
@@ -146,7 +146,7 @@ function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
 
 /** Adds one object's healthy attempt rate under each loop to `into` (the sample-ratio check's sums). */
 function foldRates(memory: ObjectMemory, into: ControllerCounters): void {
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const i = loopIndex(loop);
     const intervals = memory.healthyIntervals[i];
     const ms = memory.healthyMs[i];

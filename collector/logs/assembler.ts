@@ -28,7 +28,7 @@
  */
 import type { OperatorLoop } from '../hypershift/operator-loop.js';
 import { buildEra } from '../hypershift/operator-loop.js';
-import type { LoopKind, ReconcileModel } from '../../model/types.js';
+import type { LoopKind, LoopSetting, ReconcileModel } from '../../model/types.js';
 import { AttemptBuilder, readingNotes, type AttemptTexts, type ProgressText, type UnmappedWhy } from '../readings/attempt-builder.js';
 import type { AttemptReading } from '../readings/attempt-readings.js';
 import {
@@ -43,12 +43,10 @@ import {
 import { SamplingDetector, type SampledPeriod } from './internal/sampling.js';
 import { ZapLineClassifier, type AttemptLine, type IgnoredWhy, type LogPatterns, type RunLine } from './internal/zap-line.js';
 
-export type ObservedLoop = LoopKind | 'auto';
-
 export interface LogLineAssemblerOptions {
   readonly model: ReconcileModel;
   readonly patterns: LogPatterns;
-  readonly loop: ObservedLoop;
+  readonly loop: LoopSetting;
   /** auto: attempts held while their run's loop is unproven; past this the oldest run's are dropped as `loop_unknown`. */
   readonly maxUndecided: number;
   readonly samplingThreshold: number;

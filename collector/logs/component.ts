@@ -3,6 +3,7 @@
  * @kubernetes/client-node are loaded only when the section is configured.
  */
 import { checkModelName, modelNamed, type SourceComponent } from '../component.js';
+import { LOOP_SETTINGS } from '../../model/types.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
 
 const operatorDeployment = {
@@ -36,7 +37,7 @@ const schema = {
     },
     loop: {
       kind: 'enum',
-      values: ['sequential', 'phased', 'auto'],
+      values: LOOP_SETTINGS,
       default: 'auto',
       doc: 'which loop wrote the log; auto: proven by the lines, per operator run',
     },

@@ -7,12 +7,12 @@
 import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
-import type { ReconcileModel } from '../../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../../model/types.js';
 import type { SourceHooks } from '../component.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../input/lines.js';
 import { OperatorLoopWatch, type DeploymentRef } from '../hypershift/operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
-import { LogLineAssembler, type LogSourceStats, type ObservedLoop, type UnmappedSample } from './assembler.js';
+import { LogLineAssembler, type LogSourceStats, type UnmappedSample } from './assembler.js';
 import { unwrapLineFrames } from './internal/line-frames.js';
 import { decompressed } from './inputs.js';
 import { mergeByTime } from './internal/merge.js';
@@ -45,7 +45,7 @@ export interface OperatorLogSourceOptions {
   readonly input: LogInput;
   readonly model: ReconcileModel;
   /** Which loop wrote the log: `sequential`, `phased`, or `auto` (proven by the lines, per operator run). Default `auto`. */
-  readonly loop?: ObservedLoop;
+  readonly loop?: LoopSetting;
   /** auto: the operator Deployment to read the loop from (its switch and build version); used until the lines prove one. */
   readonly operatorDeployment?: DeploymentRef;
   /** auto: how long start() waits for the Deployment to be read. Default 10000 ms. */

@@ -4,6 +4,7 @@
  * section is configured.
  */
 import { checkModelName, modelNamed, type SourceComponent } from '../component.js';
+import { LOOP_SETTINGS } from '../../model/types.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
 
 const schema = {
@@ -16,7 +17,7 @@ const schema = {
     labelSelector: { kind: 'string', doc: 'only HostedClusters matching this selector' },
     loop: {
       kind: 'enum',
-      values: ['sequential', 'phased', 'auto'],
+      values: LOOP_SETTINGS,
       default: 'auto',
       doc: 'which loop the operator runs; auto: from its Deployment, else from messages only one loop writes',
     },

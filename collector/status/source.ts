@@ -17,7 +17,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceHooks } from '../component.js';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
-import type { LoopKind, ReconcileModel } from '../../model/types.js';
+import type { LoopKind, LoopSetting, ReconcileModel } from '../../model/types.js';
 import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
 import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../readings/attempt-builder.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
@@ -25,6 +25,7 @@ import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, ty
 import {
   SOURCE_NOTES,
   type AttemptRecord,
+  type LoopDecidedBy,
   type LoopKnowledge,
   type RecordSink,
   type RejectReason,
@@ -35,10 +36,6 @@ import {
 } from '../records.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
 
-export type StatusLoop = LoopKind | 'auto';
-/** What decided the loop of a transition. */
-export type LoopDecidedBy = 'config' | 'deployment' | 'message';
-
 export interface HostedClusterStatusSourceOptions {
   readonly model: ReconcileModel;
   /** Default: loaded from the environment (in-cluster service account, KUBECONFIG, or ~/.kube/config). */
@@ -47,7 +44,7 @@ export interface HostedClusterStatusSourceOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   /** The loop the operator runs: `sequential`, `phased`, or `auto`. Default `auto`. */
-  readonly loop?: StatusLoop;
+  readonly loop?: LoopSetting;
   /** auto: the operator Deployment (its HYPERSHIFT_RECONCILE_LEGACY and build version). Default hypershift/operator; false: do not read it. */
   readonly operatorDeployment?: DeploymentRef | false;
   /** auto: how long start() waits for the Deployment before transitions are read without it. Default 10000 ms. */
@@ -121,7 +118,7 @@ export class HostedClusterStatusSource implements Source {
     dropped: {},
     notes: Object.fromEntries(SOURCE_NOTES.map((n) => [n, 0])) as Record<SourceNote, number>,
     unmappedErrors: 0,
-    loopDecidedBy: { config: 0, deployment: 0, message: 0 },
+    loopDecidedBy: { config: 0, deployment: 0, input: 0 },
     watchErrors: 0,
   };
   private readonly builder: AttemptBuilder;
@@ -319,8 +316,8 @@ export class HostedClusterStatusSource implements Source {
     if (proven !== undefined) this.evidence = proven;
     const fromDeployment = this.loopWatch?.loop;
     if (fromDeployment !== undefined) return [fromDeployment, 'deployment', []];
-    if (proven !== undefined) return [proven, 'message', []];
-    if (this.evidence !== undefined) return [this.evidence, 'message', ['loop_inherited']];
+    if (proven !== undefined) return [proven, 'input', []];
+    if (this.evidence !== undefined) return [this.evidence, 'input', ['loop_inherited']];
     return undefined;
   }
 

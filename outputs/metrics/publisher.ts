@@ -17,6 +17,7 @@
 import type { Rejection, RejectReason, SourceInputReport, SourceKind } from '../../collector/records.js';
 import { REJECT_REASONS, SOURCE_KINDS, SOURCE_NOTES } from '../../collector/records.js';
 import type { AnalysisListener } from '../../analyzer/analyzer.js';
+import { LOOP_KINDS } from '../../model/types.js';
 import { OUTCOME_NAME, type CompiledModel } from '../../analyzer/compiled-model.js';
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
 import type { Metrics } from './registry.js';
@@ -119,7 +120,7 @@ export class MetricsPublisher implements AnalysisListener {
     const m = this.metrics;
     const cm = s.cm;
     const controller = s.model.controller;
-    const attempts = ['sequential', 'phased'].flatMap((observed_loop) => ['true', 'false'].map((diverged) => ({ controller, observed_loop, diverged })));
+    const attempts = LOOP_KINDS.flatMap((observed_loop) => ['true', 'false'].map((diverged) => ({ controller, observed_loop, diverged })));
     const groups = cm.groups.map((g) => g.name);
     const byOp = cm.ops.map((operation) => ({ controller, operation }));
     // One-loop operations are never unblocked or newly blocked, only structural; the others never structural.

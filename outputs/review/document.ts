@@ -14,6 +14,7 @@ import type { RuleOutcome } from '../../analyzer/decisions/rules/rule.js';
 import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verdict.js';
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
+import type { LoopKind } from '../../model/types.js';
 import type { ControllerSummary } from '../../analyzer/report/summary.js';
 import {
   blockedByChart,
@@ -459,7 +460,7 @@ function classificationSection(groups: readonly GroupDecision[]): Section {
   };
 }
 
-function noiseSection(floors: Readonly<Record<'sequential' | 'phased', NoiseFloor>>): Section {
+function noiseSection(floors: Readonly<Record<LoopKind, NoiseFloor>>): Section {
   const all = [floors.sequential, floors.phased];
   return {
     id: 'noise-floor',

@@ -7,10 +7,10 @@
 import { Readable } from 'node:stream';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
-import type { ReconcileModel } from '../../../model/types.js';
+import type { LoopKind, ReconcileModel } from '../../../model/types.js';
 
 export interface TruthAttempt {
-  readonly loop: 'sequential' | 'phased';
+  readonly loop: LoopKind;
   readonly operations: readonly { readonly name: string; readonly outcome: string }[];
 }
 

@@ -284,8 +284,8 @@ describe('HostedClusterStatusSource', function () {
       assert.deepEqual(
         t.transitions.map((x) => [x.loop, x.loopDecidedBy]),
         [
-          ['phased', 'message'],
-          ['phased', 'message'],
+          ['phased', 'input'],
+          ['phased', 'input'],
         ],
       );
       const report = t.source.inputReport();
@@ -301,7 +301,7 @@ describe('HostedClusterStatusSource', function () {
       server.create(HC, hostedCluster('a', condition('False', CRITICAL, '2026-11-01T09:00:00Z')));
       const t = await started({ loopDetectTimeoutMs: 50 });
       await t.transitionsReach(1);
-      assert.deepEqual([t.transitions[0]!.loop, t.transitions[0]!.loopDecidedBy], ['phased', 'message']);
+      assert.deepEqual([t.transitions[0]!.loop, t.transitions[0]!.loopDecidedBy], ['phased', 'input']);
       assert.equal(t.source.deploymentLoop, undefined, 'the Deployment was never read');
     });
 
