@@ -81,9 +81,9 @@ function plannedSources(config: ShadowConfig): Planned[] {
   const planned: Planned[] = [];
   const recreations = config.recreations;
   if (recreations) {
-    if (recreations.hyperfleetApi) planned.push({ component: RECREATION_INPUTS.hyperfleetApi, config: recreations.hyperfleetApi });
+    if (recreations.hyperfleet) planned.push({ component: RECREATION_INPUTS.hyperfleet, config: recreations.hyperfleet });
     if (recreations.maestro) planned.push({ component: RECREATION_INPUTS.maestro, config: recreations.maestro });
-    planned.push({ component: RECREATION_INPUTS.kubernetes, config: recreations.kubernetes ?? {} });
+    planned.push({ component: RECREATION_INPUTS.objects, config: recreations.objects ?? {} });
   }
   for (const [key, component] of Object.entries(SOURCES)) {
     const section: unknown = config.sources[key as keyof typeof SOURCES];
@@ -96,7 +96,7 @@ function plannedSources(config: ShadowConfig): Planned[] {
 function recreationSettings(config: ShadowConfig, planned: readonly Planned[]): { settings: RecreationSettings; resourceTypes: string[] } | undefined {
   if (config.recreations) {
     // A collection's resources are measured under their kind, lowercased: `clusters` → `cluster`.
-    return { settings: config.recreations, resourceTypes: (config.recreations.hyperfleetApi?.kinds ?? []).map((c) => c.replace(/s$/, '')) };
+    return { settings: config.recreations, resourceTypes: (config.recreations.hyperfleet?.kinds ?? []).map((c) => c.replace(/s$/, '')) };
   }
   for (const p of planned) {
     const need = p.component.recreations?.(p.config);

@@ -91,7 +91,7 @@ export class KubeObjectSource implements Source {
     // List items of built-in types come without apiVersion and kind; the watch says what they are.
     const value = { ...raw, apiVersion: raw.apiVersion ?? w.apiVersion, kind: raw.kind ?? w.kind };
     try {
-      this.sink.observe({ type: 'object', time: new Date(nowMs).toISOString(), timeMs: nowMs, event, object: toManagedObject(value), source: 'kubernetes' });
+      this.sink.observe({ type: 'object', time: new Date(nowMs).toISOString(), timeMs: nowMs, event, object: toManagedObject(value), source: 'objects' });
     } catch (e) {
       if (!(e instanceof ObservationProblem)) throw e;
       const name = `${raw.metadata?.namespace ?? ''}/${raw.metadata?.name ?? '?'}`;

@@ -38,7 +38,7 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual(config.recreations, {
       taskConfig: '/etc/adapter/task-config.yaml',
       // The projected token the patch mounts as the adapter's chart does, read again as the kubelet rotates it.
-      hyperfleetApi: {
+      hyperfleet: {
         url: 'http://hyperfleet-api.hyperfleet.svc:8000',
         interval: 15_000,
         timeout: 5_000,

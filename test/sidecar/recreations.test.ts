@@ -90,7 +90,7 @@ kind: ShadowConfig
 listen: {metrics: 127.0.0.1:0}
 recreations:
   taskConfig: ${JSON.stringify(taskConfig)}
-  hyperfleetApi: {url: ${JSON.stringify(api.url)}, interval: 15s, timeout: 2s, kinds: [clusters]}
+  hyperfleet: {url: ${JSON.stringify(api.url)}, interval: 15s, timeout: 2s, kinds: [clusters]}
   sentinelInterval: 10s
   maxInFlight: 100
 ${summary}
