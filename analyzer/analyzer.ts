@@ -27,7 +27,11 @@ interface Controller {
   readonly summary: ControllerSummaryBuilder;
 }
 
-/** Objects whose state one controller's shadow keeps at most; past it the least recently seen is forgotten. */
+/**
+ * Objects whose outcome history and starvation timers one controller's shadow keeps at most (the config's
+ * maxTrackedObjects); past it the least recently seen is forgotten. The decision evidence has its own bound
+ * (analyzer/decisions/evidence.ts DEFAULT_MAX_EVIDENCE_OBJECTS).
+ */
 export const DEFAULT_MAX_TRACKED_OBJECTS = 20_000;
 
 /** Where a refused record came from when its source says (logs: file:line), else which object it was about. */

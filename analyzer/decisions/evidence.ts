@@ -33,7 +33,12 @@ import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCou
 import { followersOfFailure } from './ordering.js';
 import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
 
-export const DEFAULT_MAX_TRACKED_OBJECTS = 100_000;
+/**
+ * Objects whose decision evidence (run clusters, rates, healthy intervals) one controller keeps; past it the least
+ * recently seen is folded in and forgotten. Not the analyzer's maxTrackedObjects (analyzer/analyzer.ts), which bounds
+ * the projection's outcome history and starvation timers.
+ */
+export const DEFAULT_MAX_EVIDENCE_OBJECTS = 100_000;
 /** Per-object run counts are 16-bit; a count about to overflow closes the object's cluster and starts another. */
 const MAX_CLUSTER_COUNT = 0xffff;
 const NOT_STARVED = 0;
@@ -179,7 +184,7 @@ const onGrid = (x: number): number => Math.round(x * GRID) / GRID;
 
 export interface EvidenceOptions {
   /** Objects remembered; the least recently seen is forgotten past this (its clusters folded in first). */
-  readonly maxTrackedObjects?: number;
+  readonly maxObjects?: number;
   readonly timelineBuckets?: number;
 }
 
@@ -234,7 +239,7 @@ export class ControllerEvidence {
       .map((_, i) => i)
       .filter((i) => cm.phasedPosition[i]! >= 0)
       .sort((a, b) => cm.phasedPosition[a]! - cm.phasedPosition[b]!);
-    this.maxObjects = options.maxTrackedObjects ?? DEFAULT_MAX_TRACKED_OBJECTS;
+    this.maxObjects = options.maxObjects ?? DEFAULT_MAX_EVIDENCE_OBJECTS;
     this.codes = new Uint8Array(this.n);
     this.groupFailed = new Uint8Array(cm.groups.length);
     const n = this.n;

@@ -183,7 +183,7 @@ describe('decision evidence', () => {
         attempt('phased', 'one', 'Fetch B! A C D'),
         attempt('phased', 'one', PHASED_OK),
       ],
-      { maxTrackedObjects: 1 },
+      { maxObjects: 1 },
     );
     // `one` was forgotten when `two` arrived, so its failing attempt had nothing to compare with.
     assert.deepEqual(table(c, 'phased', 'B', 'A'), { a: 0, b: 0, c: 0, d: 0 });
