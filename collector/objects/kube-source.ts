@@ -6,7 +6,8 @@
  * rejected under `invalid_object`, naming the collection and object.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { BackoffOptions } from '../kube/backoff.js';
+import { ResilientInformer, SYSTEM_TIMERS, type RawKubeObject, type Timers } from '../kube/informer.js';
 import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
 import { ObservationProblem, toManagedObject, type ObjectEvent, type ObjectWatch, type ObservationSink } from './observation.js';

@@ -18,10 +18,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceHooks } from '../component.js';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
 import type { LoopKind, LoopSetting, ReconcileModel } from '../../model/types.js';
-import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { BackoffOptions } from '../kube/backoff.js';
+import { ResilientInformer, SYSTEM_TIMERS, type RawKubeObject, type Timers } from '../kube/informer.js';
 import { AttemptBuilder, readingNotes, type BuiltAttempt } from '../readings/attempt-builder.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/assembler.js';
-import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../hypershift/operator-loop.js';
+import type { DeploymentRef } from '../hypershift/operator-deployment.js';
+import { HYPERSHIFT_OPERATOR, OperatorLoopWatch, type OperatorLoop } from '../hypershift/operator-loop.js';
 import {
   SOURCE_NOTES,
   type AttemptRecord,
@@ -34,6 +36,7 @@ import {
   type SourceKind,
   type SourceNote,
 } from '../records.js';
+import { STATUS_SOURCE_DEFAULTS } from './defaults.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
 
 export interface HostedClusterStatusSourceOptions {
@@ -64,15 +67,6 @@ export interface HostedClusterStatusSourceOptions {
   /** Once started: what the source knows about the operator's loop (to be said once). */
   readonly onStarted?: (loop: LoopKnowledge) => void;
 }
-
-export const STATUS_SOURCE_DEFAULTS = {
-  loop: 'auto',
-  operatorDeployment: DEFAULT_OPERATOR_DEPLOYMENT,
-  loopDetectTimeoutMs: 10_000,
-  emitInitial: true,
-  maxTrackedObjects: 10_000,
-  unmappedSampleSize: 50,
-} as const;
 
 export interface StatusTransition {
   readonly object: string;
