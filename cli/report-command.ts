@@ -9,7 +9,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/report.js';
 import { DECISIONS_SECTION, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
@@ -136,7 +136,7 @@ async function decide(
   thresholds: DecisionThresholds,
   io: CommandIO,
 ): Promise<DecisionReport | string> {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   const rejections = new RejectionEcho(io.stderr);
@@ -145,7 +145,7 @@ async function decide(
   if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container }, io);
   else {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-    await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations, knownControllers: new Set([model.controller]) });
+    await readJournal(input, analyzer, { file, knownOperations: analyzer.controllers[0]!.knownOperations, knownControllers: new Set([model.controller]) });
   }
   rejections.finish();
   return nothingAnalysed(analyzer.report(), file) ?? decisionReport(analyzer, evidence, thresholds);

@@ -27,7 +27,7 @@ import type { AnalysisListener } from '../analyzer.js';
 import { ERROR, OK, PHASED, SEQUENTIAL, UNKNOWN, type CompiledModel } from '../compiled-model.js';
 import { objectKey, type AttemptAnalysis } from '../engine.js';
 import { groupBlocker, type LoopRun } from '../loops.js';
-import type { ControllerShadow } from '../shadow.js';
+import type { ControllerAnalyzer } from '../controller-analyzer.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCounters, type LoopCounters } from './counters.js';
 import { followersOfFailure } from './ordering.js';
@@ -282,7 +282,7 @@ export class ControllerEvidence {
     return c;
   }
 
-  add(shadow: ControllerShadow, a: AttemptAnalysis): void {
+  add(controller: ControllerAnalyzer, a: AttemptAnalysis): void {
     const r = a.record;
     const loop = this.counters.loops[r.loop];
     loop.attempts++;
@@ -308,18 +308,18 @@ export class ControllerEvidence {
     this.countWork(a);
     // A status transition lists only the failing operations: its missing successes would read as failures.
     if (!r.origin.transition) this.countObserved(loop, memory, a);
-    this.countTimeline(shadow, key, a);
+    this.countTimeline(controller, key, a);
   }
 
   /** The attempt's starved op-runs, and the object's starvation streaks open at it (one-loop ops left out). */
-  private countTimeline(shadow: ControllerShadow, key: string, a: AttemptAnalysis): void {
+  private countTimeline(controller: ControllerAnalyzer, key: string, a: AttemptAnalysis): void {
     const r = a.record;
     const starving = r.loop === 'sequential' ? a.unblocked : a.newlyBlocked;
     let starved = 0;
     for (const op of starving) starved += 1 - this.structural[op]!;
     const longest = this.timeline.add(r.timeMs, starved);
-    const slot = starved > 0 ? shadow.history.find(key) : undefined;
-    const since = slot === undefined ? undefined : shadow.starvation.openSince(slot);
+    const slot = starved > 0 ? controller.history.find(key) : undefined;
+    const since = slot === undefined ? undefined : controller.starvation.openSince(slot);
     if (!since) return;
     for (const op of starving) {
       const seconds = (r.timeMs - since[op]!) / 1000;
@@ -648,13 +648,13 @@ export class DecisionEvidence implements AnalysisListener {
 
   constructor(private readonly options: EvidenceOptions = {}) {}
 
-  attempt(shadow: ControllerShadow, analysis: AttemptAnalysis): void {
-    let evidence = this.controllers.get(shadow.model.controller);
+  attempt(controller: ControllerAnalyzer, analysis: AttemptAnalysis): void {
+    let evidence = this.controllers.get(controller.model.controller);
     if (!evidence) {
-      evidence = new ControllerEvidence(shadow.cm, this.options);
-      this.controllers.set(shadow.model.controller, evidence);
+      evidence = new ControllerEvidence(controller.cm, this.options);
+      this.controllers.set(controller.model.controller, evidence);
     }
-    evidence.add(shadow, analysis);
+    evidence.add(controller, analysis);
   }
 
   /** The evidence for a controller, or undefined when no attempt of it was seen. */

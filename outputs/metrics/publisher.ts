@@ -22,7 +22,7 @@ import { OUTCOME_NAME, type CompiledModel } from '../../analyzer/compiled-model.
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
 import type { Metrics } from './registry.js';
 import type { SeriesTable } from './series-table.js';
-import type { ControllerShadow } from '../../analyzer/shadow.js';
+import type { ControllerAnalyzer } from '../../analyzer/controller-analyzer.js';
 
 const OUTCOMES = OUTCOME_NAME.length;
 
@@ -64,7 +64,7 @@ const SOURCE_ROW = new Map<SourceKind, number>(SOURCE_KINDS.map((s, i) => [s, i]
 const REASON_ROW = new Map<string, number>(REJECT_REASONS.map((r, i) => [r, i]));
 
 export class MetricsPublisher implements AnalysisListener {
-  private readonly tables = new Map<ControllerShadow, ControllerTables>();
+  private readonly tables = new Map<ControllerAnalyzer, ControllerTables>();
   private readonly controllerRow = new Map<string, number>();
   private readonly tracked: SeriesTable<string>;
   private readonly evictedObjects: SeriesTable<string>;
@@ -82,13 +82,13 @@ export class MetricsPublisher implements AnalysisListener {
   /** @param now the analysis clock (ms): wall clock, or the simulator's virtual clock. */
   constructor(
     private readonly metrics: Metrics,
-    shadows: readonly ControllerShadow[],
+    analyzers: readonly ControllerAnalyzer[],
     private readonly now: () => number,
     options: PublisherOptions,
   ) {
     this.wallClock = options.wallClock ?? Date.now;
     this.speed = options.speed ?? 1;
-    const controllers = shadows.map((s) => ({ controller: s.model.controller }));
+    const controllers = analyzers.map((s) => ({ controller: s.model.controller }));
     controllers.forEach((c, i) => this.controllerRow.set(c.controller, i));
     this.tracked = metrics.reconcile_shadow_tracked_objects.table(controllers);
     this.evictedObjects = metrics.reconcile_shadow_tracked_objects_evicted_total.table(controllers);
@@ -109,14 +109,14 @@ export class MetricsPublisher implements AnalysisListener {
     );
     // A timestamp has no zero: a source's series appears with its first record.
     this.lastRecord = metrics.reconcile_shadow_source_last_record_timestamp_seconds.table(sources, () => true);
-    shadows.forEach((s, row) => {
+    analyzers.forEach((s, row) => {
       this.tables.set(s, this.tablesFor(s, row));
       publishOperations(metrics, s.cm);
     });
-    metrics.reconcile_shadow_info.set({ version: options.version, models: shadows.map((s) => s.model.name).join(',') }, 1);
+    metrics.reconcile_shadow_info.set({ version: options.version, models: analyzers.map((s) => s.model.name).join(',') }, 1);
   }
 
-  private tablesFor(s: ControllerShadow, row: number): ControllerTables {
+  private tablesFor(s: ControllerAnalyzer, row: number): ControllerTables {
     const m = this.metrics;
     const cm = s.cm;
     const controller = s.model.controller;
@@ -153,8 +153,8 @@ export class MetricsPublisher implements AnalysisListener {
     };
   }
 
-  attempt(shadow: ControllerShadow, a: AttemptAnalysis): void {
-    const t = this.tables.get(shadow);
+  attempt(controller: ControllerAnalyzer, a: AttemptAnalysis): void {
+    const t = this.tables.get(controller);
     if (!t) return;
     // an attempt a probability sampler kept stands for its adjusted count of attempts (collector/otlp/internal/sampling.ts)
     const w = a.record.origin.adjustedCount ?? 1;
@@ -172,8 +172,8 @@ export class MetricsPublisher implements AnalysisListener {
     this.lastRecord.set(source, this.wallClock() / 1000);
   }
 
-  evicted(shadow: ControllerShadow): void {
-    const t = this.tables.get(shadow);
+  evicted(controller: ControllerAnalyzer): void {
+    const t = this.tables.get(controller);
     if (t) this.evictedObjects.add(t.row);
   }
 

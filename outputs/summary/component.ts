@@ -29,7 +29,7 @@ export const summary: OutputComponent<typeof schema> = {
       ctx.sourceHealth.isUp('hyperfleet') ? { up: true } : { up: false, reason: ctx.sourceHealth.lastError('hyperfleet')?.split(':')[0] ?? 'down' };
     let first = true;
     const timer = setInterval(() => {
-      const lines = recreations ? [recreationsLine(recreations.shadow, clock.now(), pollsApi ? api() : undefined)] : [];
+      const lines = recreations ? [recreationsLine(recreations.analyzer, clock.now(), pollsApi ? api() : undefined)] : [];
       ctx.log(
         liveSummary(ctx.analyzer.report(), previous, config.interval / 1000, {
           lines,

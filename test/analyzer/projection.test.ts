@@ -8,7 +8,7 @@ import { compileModel, ERROR, OK, SKIP, STOP, type CompiledModel } from '../../a
 import { runPhased, runSequential, type LoopRun } from '../../analyzer/loops.js';
 import { projectionOf, type Projection } from '../../analyzer/projection.js';
 import { ControllerSummaryBuilder } from '../../analyzer/report/summary.js';
-import { ControllerShadow } from '../../analyzer/shadow.js';
+import { ControllerAnalyzer } from '../../analyzer/controller-analyzer.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 import { FUZZ_RUNS } from '../fuzz/runs.js';
@@ -114,7 +114,7 @@ describe('shared projections', () => {
 
 describe('summary counts per projection', () => {
   it('give the summary a builder gets by folding after every attempt', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const once = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
     const always = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
     for (const record of new World({ model, objects: 12, durationMs: 3 * 3600_000, seed: 99, observe: 'mixed' }).attempts()) {

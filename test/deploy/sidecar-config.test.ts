@@ -3,9 +3,9 @@ import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../lib/package-root.js';
-import { parseConfig, type ShadowConfig } from '../../sidecar/config.js';
+import { parseConfig, type Config } from '../../sidecar/config.js';
 
-const overlayConfig = (dir: string): ShadowConfig => {
+const overlayConfig = (dir: string): Config => {
   const file = join(packageRoot(), 'deploy', 'overlays', dir, 'shadow.yaml');
   return parseConfig(readFileSync(file, 'utf8'), file);
 };

@@ -100,7 +100,7 @@ ${summary}
     return s;
   }
 
-  const shadowOf = (s: Sidecar) => s.recreations!.shadow;
+  const shadowOf = (s: Sidecar) => s.recreations!.analyzer;
   const poller = (s: Sidecar) => s.sources.find((x) => x.kind === 'hyperfleet') as HyperFleetPoller;
   const scrape = async (s: Sidecar) => parsePrometheusText(await (await fetch(`http://127.0.0.1:${s.metricsAddress.port}/metrics`)).text());
   const up = (samples: Sample[], source: string) => valueOf(samples, 'reconcile_shadow_source_up', { source });

@@ -10,7 +10,7 @@
  * findings and flagged sets are asserted; exact counts are asserted on the small model of our own.
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/report.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
@@ -30,7 +30,7 @@ import {
 const NONE: Plant = { kind: 'none' };
 
 function decide(records: Iterable<AttemptRecord>, model = SMALL): ControllerDecisions {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);

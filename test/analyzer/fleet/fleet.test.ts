@@ -4,7 +4,7 @@
  * partial refused under its reason, and a peer that leaves the roster leaving the fleet.
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
@@ -25,7 +25,7 @@ const records = [...plantedWorld(smallWorld(12, SMALL_REVERSED))];
 
 /** One sidecar's partial: the records `keep` selects, as the sidecar `name` would serve them. */
 function partialOfPeer(name: string, keep: (r: AttemptRecord) => boolean, model: ReconcileModel = SMALL): PartialState {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   const sampler = new RejectionSampler(name, () => 0);

@@ -1,6 +1,7 @@
 /**
- * One controller's shadow: its compiled model, the outcome history projection reads, and the starvation timers.
- * Every source's records for that controller pass through `analyze`, in arrival order.
+ * What analyzes one controller's attempts: its compiled model, the outcome history projection reads, and the
+ * starvation timers. Every source's records for that controller pass through `analyze`, in arrival order; the
+ * Analyzer (analyzer.ts) keeps one per controller.
  */
 import type { AttemptRecord } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
@@ -9,7 +10,7 @@ import { analyzeInSlot, objectKey, type AttemptAnalysis } from './engine.js';
 import { OutcomeHistory } from './outcome-history.js';
 import { StarvationTracker } from './starvation.js';
 
-export class ControllerShadow {
+export class ControllerAnalyzer {
   readonly cm: CompiledModel;
   readonly history: OutcomeHistory;
   readonly starvation: StarvationTracker;
