@@ -11,13 +11,13 @@ import type { AttemptRecord } from '../collector/records.js';
 import { zeroedBytes } from './arena.js';
 import { ERROR, OK, opIndexAt, PHASED, SEQUENTIAL, SKIP, STOP, UNKNOWN, variantOfText, type CompiledModel, type OutcomeCode } from './compiled-model.js';
 import type { OutcomeHistory } from './outcome-history.js';
-import { projectionOf, type Projection } from './projection.js';
+import { loopProjectionOf, type LoopProjection } from './loop-projection.js';
 
 /**
- * One attempt's analysis. Its projection (both loops' runs and what differs between them: projection.ts) is shared by
+ * One attempt's analysis. Its projection (both loops' runs and what differs between them: loop-projection.ts) is shared by
  * every attempt that fails alike, so never written to.
  */
-export interface AttemptAnalysis extends Projection {
+export interface AttemptAnalysis extends LoopProjection {
   readonly record: AttemptRecord;
   /** Per op: the outcome used in both loops (observed or predicted). */
   readonly outcomes: Uint8Array;
@@ -94,7 +94,7 @@ export function analyzeInSlot(cm: CompiledModel, record: AttemptRecord, history:
   const derived = applyConsequences(cm, outcomes, observed, variants);
 
   const variantsOf = variants.array ?? cm.noVariants;
-  const { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered } = projectionOf(cm, outcomes, variantsOf);
+  const { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered } = loopProjectionOf(cm, outcomes, variantsOf);
   const observedRan = loop === SEQUENTIAL ? sequential.ran : phased.ran;
   let inconsistent: number[] | undefined;
   for (let i = 0; i < n; i++) {
