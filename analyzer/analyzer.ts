@@ -1,7 +1,7 @@
 /**
- * The analyzer every source feeds: it routes each attempt to its controller's shadow, refuses what no model
+ * The analyzer every source feeds: it routes each attempt to its controller's analyzer, refuses what no model
  * describes, and tells the outputs (summary, metrics, traces, jsonl) about each result, each a guarded listener
- * (lib/listeners.ts), as the recreation shadow tells its own. It is the RecordSink the sources write to, so a source
+ * (lib/listeners.ts), as the recreation analyzer tells its own. It is the RecordSink the sources write to, so a source
  * never knows what happens downstream.
  */
 import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
@@ -10,12 +10,12 @@ import type { ReconcileModel } from '../model/types.js';
 import { objectOfKey, type AttemptAnalysis } from './engine.js';
 import type { SummaryState } from './summary/summary-state.js';
 import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type Summary } from './summary/summary.js';
-import { ControllerShadow } from './shadow.js';
+import { ControllerAnalyzer } from './controller-analyzer.js';
 
 export interface AnalysisListener {
-  attempt?(shadow: ControllerShadow, analysis: AttemptAnalysis): void;
+  attempt?(controller: ControllerAnalyzer, analysis: AttemptAnalysis): void;
   /** An object's state was forgotten to keep the tracked objects under the cap. */
-  evicted?(shadow: ControllerShadow, object: string): void;
+  evicted?(controller: ControllerAnalyzer, object: string): void;
   reject?(rejection: Rejection): void;
   received?(source: SourceKind, count: number): void;
   /** A source describes its own input (books, notes), read when wanted: at a scrape, for /summary. */
@@ -23,18 +23,22 @@ export interface AnalysisListener {
 }
 
 interface Controller {
-  readonly shadow: ControllerShadow;
+  readonly analyzer: ControllerAnalyzer;
   readonly summary: ControllerSummaryBuilder;
 }
 
-/** Objects whose state one controller's shadow keeps at most; past it the least recently seen is forgotten. */
+/**
+ * Objects whose outcome history and starvation timers one controller's analyzer keeps at most (the config's
+ * maxTrackedObjects); past it the least recently seen is forgotten. The decision evidence has its own bound
+ * (analyzer/decisions/evidence.ts DEFAULT_MAX_EVIDENCE_OBJECTS).
+ */
 export const DEFAULT_MAX_TRACKED_OBJECTS = 20_000;
 
 /** Where a refused record came from when its source says (logs: file:line), else which object it was about. */
 const whereFrom = (record: AttemptRecord): string => record.origin.where ?? record.object;
 
-export class ShadowAnalyzer implements RecordSink {
-  private readonly controllers = new Map<string, Controller>();
+export class Analyzer implements RecordSink {
+  private readonly byController = new Map<string, Controller>();
   private readonly listeners: Listeners<AnalysisListener>;
   readonly ledger = new InputLedger();
 
@@ -51,10 +55,10 @@ export class ShadowAnalyzer implements RecordSink {
   ) {
     this.listeners = new Listeners(onListenerError);
     for (const model of models) {
-      if (this.controllers.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
-      const shadow = new ControllerShadow(model);
-      const summary = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
-      this.controllers.set(model.controller, { shadow, summary });
+      if (this.byController.has(model.controller)) throw new Error(`two models describe controller "${model.controller}"`);
+      const analyzer = new ControllerAnalyzer(model);
+      const summary = new ControllerSummaryBuilder(analyzer.cm, analyzer.starvation, () => analyzer.trackedObjects);
+      this.byController.set(model.controller, { analyzer, summary });
     }
   }
 
@@ -62,12 +66,12 @@ export class ShadowAnalyzer implements RecordSink {
     this.listeners.add(listener);
   }
 
-  get shadows(): ControllerShadow[] {
-    return [...this.controllers.values()].map((c) => c.shadow);
+  get controllers(): ControllerAnalyzer[] {
+    return [...this.byController.values()].map((c) => c.analyzer);
   }
 
   attempt(record: AttemptRecord): void {
-    const c = this.controllers.get(record.controller);
+    const c = this.byController.get(record.controller);
     if (!c) {
       this.reject({
         source: record.origin.source,
@@ -77,29 +81,29 @@ export class ShadowAnalyzer implements RecordSink {
       });
       return;
     }
-    const unknown = c.shadow.unknownOperation(record);
+    const unknown = c.analyzer.unknownOperation(record);
     if (unknown !== undefined) {
       this.reject({
         source: record.origin.source,
         reason: 'unknown_operation',
         where: whereFrom(record),
-        message: `operation "${unknown}" is not in model ${c.shadow.model.name}`,
+        message: `operation "${unknown}" is not in model ${c.analyzer.model.name}`,
       });
       return;
     }
-    const analysis = c.shadow.analyze(record);
+    const analysis = c.analyzer.analyze(record);
     c.summary.add(analysis);
-    this.listeners.emit('attempt', c.shadow, analysis);
+    this.listeners.emit('attempt', c.analyzer, analysis);
     this.evictBeyondCap(c);
   }
 
   /** Keeps per-object state bounded: a sender of ever-new object names cannot grow memory without end. */
   private evictBeyondCap(c: Controller): void {
-    if (c.shadow.trackedObjects <= this.maxTrackedObjects) return;
-    const oldestKey = c.shadow.leastRecentKey()!;
-    c.shadow.forget(oldestKey);
-    const oldestObject = objectOfKey(c.shadow.model.controller, oldestKey);
-    this.listeners.emit('evicted', c.shadow, oldestObject);
+    if (c.analyzer.trackedObjects <= this.maxTrackedObjects) return;
+    const oldestKey = c.analyzer.leastRecentKey()!;
+    c.analyzer.forget(oldestKey);
+    const oldestObject = objectOfKey(c.analyzer.model.controller, oldestKey);
+    this.listeners.emit('evicted', c.analyzer, oldestObject);
   }
 
   reject(rejection: Rejection): void {
@@ -118,12 +122,12 @@ export class ShadowAnalyzer implements RecordSink {
   }
 
   /** Each controller's summary as plain data, in the models' order: the partial state a sharded run merges. */
-  summaryStates(): { readonly shadow: ControllerShadow; readonly state: SummaryState }[] {
-    return [...this.controllers.values()].map((c) => ({ shadow: c.shadow, state: c.summary.snapshot() }));
+  summaryStates(): { readonly controller: ControllerAnalyzer; readonly state: SummaryState }[] {
+    return [...this.byController.values()].map((c) => ({ controller: c.analyzer, state: c.summary.snapshot() }));
   }
 
   /** What `analyze` counts, as `analyze --format json` prints it and /summary serves it. */
   summary(): Summary {
-    return { schema: SUMMARY_SCHEMA, controllers: [...this.controllers.values()].map((c) => c.summary.build()), input: this.ledger.build() };
+    return { schema: SUMMARY_SCHEMA, controllers: [...this.byController.values()].map((c) => c.summary.build()), input: this.ledger.build() };
   }
 }

@@ -4,7 +4,7 @@
  * Effects and consequences are compiled from model/effects.ts, the one statement of those rules.
  */
 import { consequencesOf, errorEffect, isVariant, phasedPlaces, variantPatterns } from '../model/effects.js';
-import type { ErrorEffect, ErrorFormat, GroupCategory, GroupMode, Outcome, ReconcileModel } from '../model/types.js';
+import type { ErrorEffect, ErrorFormat, GroupCategory, GroupMode, LoopKind, Outcome, ReconcileModel } from '../model/types.js';
 
 export const OK = 0;
 export const ERROR = 1;
@@ -182,7 +182,7 @@ export function compileModel(model: ReconcileModel): CompiledModel {
   const byName = ops.map((_, i) => i).sort((x, y) => (ops[x]! < ops[y]! ? -1 : ops[x]! > ops[y]! ? 1 : 0));
   const oneLoopOnly = Uint8Array.from(model.operations, (o) => (o.only === undefined ? 0 : 1));
   const positionHints: [Int16Array, Int16Array] = [new Int16Array(n).fill(-1), new Int16Array(n).fill(-1)];
-  const recoveryIn = (loop: 'sequential' | 'phased'): (number[] | undefined)[] => model.operations.map((o) => o.recovery?.[loop]?.map(indexOf));
+  const recoveryIn = (loop: LoopKind): (number[] | undefined)[] => model.operations.map((o) => o.recovery?.[loop]?.map(indexOf));
   const recovery: CompiledModel['recovery'] = [recoveryIn('sequential'), recoveryIn('phased')];
   return {
     model,

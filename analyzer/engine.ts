@@ -11,13 +11,13 @@ import type { AttemptRecord } from '../collector/records.js';
 import { zeroedBytes } from './arena.js';
 import { ERROR, OK, opIndexAt, PHASED, SEQUENTIAL, SKIP, STOP, UNKNOWN, variantOfText, type CompiledModel, type OutcomeCode } from './compiled-model.js';
 import type { OutcomeHistory } from './outcome-history.js';
-import { projectionOf, type Projection } from './projection.js';
+import { loopProjectionOf, type LoopProjection } from './loop-projection.js';
 
 /**
- * One attempt's analysis. Its projection (both loops' runs and what differs between them: projection.ts) is shared by
+ * One attempt's analysis. Its projection (both loops' runs and what differs between them: loop-projection.ts) is shared by
  * every attempt that fails alike, so never written to.
  */
-export interface AttemptAnalysis extends Projection {
+export interface AttemptAnalysis extends LoopProjection {
   readonly record: AttemptRecord;
   /** Per op: the outcome used in both loops (observed or predicted). */
   readonly outcomes: Uint8Array;
@@ -81,7 +81,7 @@ export function analyzeInSlot(cm: CompiledModel, record: AttemptRecord, history:
     if (last > 3) variants.set(i, last >> 2);
   }
   const operations = record.operations;
-  const loop = record.model === 'sequential' ? SEQUENTIAL : PHASED;
+  const loop = record.loop === 'sequential' ? SEQUENTIAL : PHASED;
   for (let k = 0; k < operations.length; k++) {
     const op = operations[k]!;
     const i = opIndexAt(cm, op.name, k, loop);
@@ -94,7 +94,7 @@ export function analyzeInSlot(cm: CompiledModel, record: AttemptRecord, history:
   const derived = applyConsequences(cm, outcomes, observed, variants);
 
   const variantsOf = variants.array ?? cm.noVariants;
-  const { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered } = projectionOf(cm, outcomes, variantsOf);
+  const { sequential, phased, unblocked, newlyBlocked, structural, diverged, reordered } = loopProjectionOf(cm, outcomes, variantsOf);
   const observedRan = loop === SEQUENTIAL ? sequential.ran : phased.ran;
   let inconsistent: number[] | undefined;
   for (let i = 0; i < n; i++) {
@@ -177,7 +177,7 @@ export function attemptRow(cm: CompiledModel, a: AttemptAnalysis): string {
   const row = {
     time: a.record.time,
     object: a.record.object,
-    observedModel: a.record.model,
+    observedModel: a.record.loop,
     diverged: a.diverged,
     unblocked: a.unblocked.map((op) => cm.ops[op]),
     newlyBlocked: a.newlyBlocked.map((op) => cm.ops[op]),

@@ -1,6 +1,6 @@
 /** Engine: attempts/s through projection + comparison (HyperShift model) vs JSON.parse of the same journal lines. */
 import { parseAttemptLine } from '../collector/journal/format.js';
-import { ControllerShadow } from '../analyzer/shadow.js';
+import { ControllerAnalyzer } from '../analyzer/controller-analyzer.js';
 import { atLeast, throughputSideBySide, type BenchResult } from './harness.js';
 import { fleetDay, HYPERSHIFT, journalLines } from './data.js';
 
@@ -15,8 +15,8 @@ export async function benchEngine(): Promise<BenchResult> {
   const [figure, baseline] = await throughputSideBySide(
     records.length,
     () => {
-      const shadow = new ControllerShadow(HYPERSHIFT);
-      for (const r of records) shadow.analyze(r);
+      const controller = new ControllerAnalyzer(HYPERSHIFT);
+      for (const r of records) controller.analyze(r);
     },
     () => {
       for (const l of lines) sink += (JSON.parse(l) as { operations: unknown[] }).operations.length;

@@ -6,7 +6,7 @@
  * a long window are what a real peer weighs. The baseline is JSON.parse of the same bodies, the least any reading of
  * them costs.
  */
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { DEFAULT_THRESHOLDS } from '../analyzer/decisions/thresholds.js';
 import { FleetState } from '../analyzer/fleet/fleet.js';
@@ -24,7 +24,7 @@ const INTERVAL_SECONDS = 30;
 const MAX_SHARE = 0.05;
 
 function peerBodies(): string[] {
-  const analyzers = Array.from({ length: PEERS }, () => new ShadowAnalyzer([HYPERSHIFT]));
+  const analyzers = Array.from({ length: PEERS }, () => new Analyzer([HYPERSHIFT]));
   const evidence = analyzers.map((a) => {
     const e = new DecisionEvidence();
     a.listen(e);

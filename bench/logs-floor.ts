@@ -53,7 +53,7 @@ export function floorPass(text: Buffer, attempt: (record: AttemptRecord) => void
     let operations = h.error === undefined ? NO_OPERATIONS : readings.get(h.error);
     if (operations === undefined) readings.set(h.error!, (operations = NO_OPERATIONS));
     const origin = { source: 'logs' as const, reconcileID: h.id, where: h.where };
-    attempt({ time: h.time, timeMs: h.timeMs, controller: h.controller, object: h.object, model: 'sequential', operations, origin });
+    attempt({ time: h.time, timeMs: h.timeMs, controller: h.controller, object: h.object, loop: 'sequential', operations, origin });
     attempts++;
   };
 

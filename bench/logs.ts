@@ -12,7 +12,7 @@ import { floorPass } from './logs-floor.js';
 import { atLeast, formatNumber, throughputSideBySide, type BenchResult } from './harness.js';
 
 export async function benchLogs(): Promise<BenchResult> {
-  const records = fleetDay().filter((r) => r.model === 'sequential');
+  const records = fleetDay().filter((r) => r.loop === 'sequential');
   const { lines } = generateOperatorLog(records, { seed: 1, conflictRate: 0.05, noise: 0 });
   const text = Buffer.from(lines.join('\n') + '\n');
   // the source reads a line that opens like JSON; the generated log starts with the operator's plain-text klog lines

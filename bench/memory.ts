@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ControllerShadow } from '../analyzer/shadow.js';
+import { ControllerAnalyzer } from '../analyzer/controller-analyzer.js';
 import type { AttemptRecord } from '../collector/records.js';
 import { packageRoot } from '../lib/package-root.js';
 import { parseObservationLine } from '../collector/objects/journal.js';
@@ -33,21 +33,21 @@ function gc(): void {
 export function benchObjectMemory(): BenchResult {
   // Failing attempts, so each object also holds starvation timers (the costlier state).
   const failing = fleetDay()
-    .filter((r) => r.model === 'sequential' && r.operations.some((o) => o.outcome === 'error'))
+    .filter((r) => r.loop === 'sequential' && r.operations.some((o) => o.outcome === 'error'))
     .slice(0, 50);
-  const shadow = new ControllerShadow(HYPERSHIFT);
+  const controller = new ControllerAnalyzer(HYPERSHIFT);
   gc();
   const before = process.memoryUsage();
   for (let i = 0; i < OBJECTS; i++) {
     const r: AttemptRecord = { ...failing[i % failing.length]!, object: `clusters/hc-${i}` };
-    shadow.analyze(r);
+    controller.analyze(r);
   }
   gc();
   const after = process.memoryUsage();
   const heap = (after.heapUsed - before.heapUsed) / OBJECTS;
   const arrays = (after.arrayBuffers - before.arrayBuffers) / OBJECTS;
   const perObject = heap + arrays;
-  if (shadow.trackedObjects !== OBJECTS) throw new Error('objects not tracked');
+  if (controller.trackedObjects !== OBJECTS) throw new Error('objects not tracked');
   return {
     name: 'memory per tracked object (100k objects)',
     unit: 'B/object',
@@ -56,7 +56,7 @@ export function benchObjectMemory(): BenchResult {
     ratio: null,
     target: '<= 512 B/object',
     met: perObject <= 512,
-    notes: `heap ${heap.toFixed(0)} + typed arrays ${arrays.toFixed(0)} B; ${shadow.starvation.objects} objects with open starvation timers`,
+    notes: `heap ${heap.toFixed(0)} + typed arrays ${arrays.toFixed(0)} B; ${controller.starvation.objects} objects with open starvation timers`,
   };
 }
 

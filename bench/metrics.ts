@@ -3,7 +3,7 @@
  * @prometheus-io/client Registry holding the same series.
  */
 import { Counter, Gauge, Registry } from '@prometheus-io/client';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { createMetrics } from '../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../outputs/metrics/publisher.js';
 import type { OperationRecord } from '../collector/records.js';
@@ -45,8 +45,8 @@ function wideModel(): ReconcileModel {
 export async function benchMetrics(): Promise<BenchResult> {
   const model = wideModel();
   const { registry, metrics } = createMetrics();
-  const analyzer = new ShadowAnalyzer([model]);
-  const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => Date.parse('2026-11-01T01:00:00Z'), { version: 'bench' });
+  const analyzer = new Analyzer([model]);
+  const publisher = new MetricsPublisher(metrics, analyzer.controllers, () => Date.parse('2026-11-01T01:00:00Z'), { version: 'bench' });
   analyzer.listen(publisher);
   const outcomes = ['ok', 'error', 'stop', 'skip'] as const;
   // Four attempts, each with every op observed under another outcome, so every (op, outcome) series exists.
@@ -57,7 +57,7 @@ export async function benchMetrics(): Promise<BenchResult> {
       timeMs: Date.parse('2026-11-01T00:00:00Z') + k,
       controller: 'wide',
       object: `ns/o${k}`,
-      model: 'sequential',
+      loop: 'sequential',
       operations,
       origin: { source: 'journal' },
     });

@@ -7,7 +7,7 @@
  */
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { createMetrics } from '../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../outputs/metrics/publisher.js';
 import { DEFAULT_SPAN_ASSEMBLER_OPTIONS, SpanAssembler } from '../collector/otlp/internal/assembler.js';
@@ -29,8 +29,8 @@ const still: Scheduler = { now: () => 0, setTimer: () => ({ cancel: () => undefi
 function ingest(bodies: readonly Buffer[], encoding: 'protobuf' | 'json'): () => void {
   return () => {
     const { metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([HYPERSHIFT]);
-    analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'bench' }));
+    const analyzer = new Analyzer([HYPERSHIFT]);
+    analyzer.listen(new MetricsPublisher(metrics, analyzer.controllers, () => 0, { version: 'bench' }));
     const knownOperations = new Set(HYPERSHIFT.operations.map((op) => op.name));
     const assembler = new SpanAssembler(
       { ...DEFAULT_SPAN_ASSEMBLER_OPTIONS, maxPendingAttempts: 1_000_000, maxPendingSpans: 10_000_000, knownOperations },

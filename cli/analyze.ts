@@ -7,7 +7,7 @@
  * (docs/partial.md).
  */
 import { createReadStream } from 'node:fs';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { attemptRow } from '../analyzer/engine.js';
 import { renderSummary } from '../analyzer/summary/render.js';
 import { encodePartial } from '../analyzer/partial/format.js';
@@ -47,12 +47,12 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   const logs = args.values.logs;
   if (split.workers > 1 || split.shard || format === 'partial') return analyzeInShards(model, args.values, split, io);
 
-  const analyzer = new ShadowAnalyzer([model]);
-  const shadow = analyzer.shadows[0]!;
+  const analyzer = new Analyzer([model]);
+  const controller = analyzer.controllers[0]!;
   const out = new BufferedWriter(io.stdout);
   const rejections = new RejectionEcho(io.stderr);
   analyzer.listen({
-    attempt: format === 'jsonl' ? (_s, a) => out.write(attemptRow(shadow.cm, a) + '\n') : undefined,
+    attempt: format === 'jsonl' ? (_s, a) => out.write(attemptRow(controller.cm, a) + '\n') : undefined,
     reject: rejections.reject,
   });
   const afterChunk = (): Promise<void> | undefined => (out.needsFlush ? out.flush() : undefined);
@@ -62,7 +62,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
     if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container, afterChunk }, io);
     else {
       const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-      await readJournal(input, analyzer, { file, knownOperations: shadow.knownOperations, knownControllers: new Set([model.controller]), afterChunk });
+      await readJournal(input, analyzer, { file, knownOperations: controller.knownOperations, knownControllers: new Set([model.controller]), afterChunk });
     }
   } catch (e) {
     await out.flush();

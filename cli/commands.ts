@@ -5,12 +5,11 @@
  * top-level help never loads a command's code.
  */
 import type { CommandSpec, Flags } from './args.js';
-import type { ObservedLoop } from '../collector/logs/types.js';
 import type { ObserveMode } from '../simulator/world.js';
 import { BUILTIN_MODELS } from '../model/load.js';
+import { LOOP_SETTINGS } from '../model/types.js';
 
 const MODEL_HELP = `the reconcile model: a built-in name (${BUILTIN_MODELS.join(', ')}) or a model YAML file`;
-const LOOPS = ['auto', 'sequential', 'phased'] as const satisfies readonly ObservedLoop[];
 const LOOP_HELP = 'which loop wrote the log: auto proves it from lines only one loop writes (docs/log-source.md)';
 
 const model = { type: 'string', value: '<name|file>', help: MODEL_HELP, required: true } as const;
@@ -27,7 +26,7 @@ const container = {
   help: "in a folder given to --logs, the container whose logs are the operator's; every other file is skipped and named",
   with: 'logs',
 } as const;
-const loop = { type: 'choice', choices: LOOPS, default: 'auto', help: LOOP_HELP } as const;
+const loop = { type: 'choice', choices: LOOP_SETTINGS, default: 'auto', help: LOOP_HELP } as const;
 const operatorVersion = {
   type: 'string',
   value: '<version>',

@@ -9,7 +9,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { OperatorLogSource } from '../collector/logs/source.js';
-import type { LogSourceStats, ObservedLoop } from '../collector/logs/types.js';
+import type { LogSourceStats } from '../collector/logs/types.js';
 import {
   decompressed,
   findOperatorLogs,
@@ -20,7 +20,7 @@ import {
 } from '../collector/logs/inputs.js';
 import type { NamedStream } from '../collector/logs/types.js';
 import type { RecordSink, SourceInputReport } from '../collector/records.js';
-import type { ReconcileModel } from '../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../model/types.js';
 import type { CommandIO } from './io.js';
 
 /** Inputs at least this large (in bytes read, all files together) get progress lines. */
@@ -30,7 +30,7 @@ export interface LogInputOptions {
   /** Paths of files or folders, or `-` for stdin (once). */
   readonly files: readonly string[];
   readonly model: ReconcileModel;
-  readonly loop: ObservedLoop;
+  readonly loop: LoopSetting;
   /** In a folder, whose container logs are the operator's. Default HyperShift's (`hypershift`, `operator`). */
   readonly container?: OperatorContainer;
   /** Awaited after each chunk (a writer downstream drains). */

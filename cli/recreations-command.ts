@@ -19,7 +19,7 @@ import {
   type RecreationEntry,
 } from '../analyzer/recreations/rows.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
-import { RecreationShadow } from '../analyzer/recreations/shadow.js';
+import { RecreationAnalyzer } from '../analyzer/recreations/recreation-analyzer.js';
 import { loadAdapterConfigFile, loadShadowedTaskConfig } from '../sidecar/files.js';
 import { executeEvent } from '../analyzer/recreations/adapter-event.js';
 import { objectWorld, parseDryRunApiResponses, parseDryRunDiscovery, parseDryRunEvent } from '../analyzer/recreations/dry-run-inputs.js';
@@ -70,7 +70,7 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
   const entries: RecreationEntry[] = [];
   const unreconciled = new UnreconciledSummary();
   const rejections = new RejectionEcho(io.stderr);
-  const shadow = new RecreationShadow(compiled, options, {
+  const recreations = new RecreationAnalyzer(compiled, options, {
     finished: (r) => entries.push({ finished: true, recreation: r }),
     unreconciled: (p) => unreconciled.add(p),
     rejected: rejections.reject,
@@ -82,21 +82,21 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
       line: (text, lineNo) => {
         if (text.trim() === '') return;
         const parsed = parseObservationLine(text, lineNo, journal);
-        if (!parsed.ok) return shadow.reject(parsed.rejection);
+        if (!parsed.ok) return recreations.reject(parsed.rejection);
         observed++;
-        shadow.observe(parsed.observation);
+        recreations.observe(parsed.observation);
       },
       tooLong: (lineNo, bytes) =>
-        shadow.reject({ source: 'journal', reason: 'line_too_long', where: `${journal}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` }),
+        recreations.reject({ source: 'journal', reason: 'line_too_long', where: `${journal}:${lineNo}`, message: `line of ${bytes} bytes exceeds the limit` }),
     });
   } catch (e) {
     io.stderr.write(`${journal}: cannot read: ${(e as Error).message}\n`);
     return EXIT.failure;
   }
 
-  entries.push(...unfinishedEntries(shadow.inFlight(), shadow.lastObservationMs, options.stuckThresholdMs));
+  entries.push(...unfinishedEntries(recreations.inFlight(), recreations.lastObservationMs, options.stuckThresholdMs));
   sortEntries(entries);
-  const summary = summarize(entries, shadow.stats, unreconciled);
+  const summary = summarize(entries, recreations.stats, unreconciled);
   const out = new BufferedWriter(io.stdout);
   if (format === 'jsonl') {
     for (const e of entries) {

@@ -9,7 +9,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { decisionReport } from '../analyzer/decisions/decide.js';
 import { DECISIONS_SECTION, thresholdProblems, thresholdsFrom, type DecisionThresholds } from '../analyzer/decisions/thresholds.js';
@@ -17,13 +17,12 @@ import { renderDecisions } from '../outputs/review/render.js';
 import type { DecisionReport } from '../analyzer/decisions/decide.js';
 import { decisionReportOf, summaryOf } from '../analyzer/partial/results.js';
 import { readJournal } from '../collector/journal/reader.js';
-import type { ObservedLoop } from '../collector/logs/types.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';
 import { ValidationError } from '../lib/validation-error.js';
 import { isRecord } from '../lib/is-record.js';
 import { YamlSource } from '../lib/yaml-source.js';
-import type { ReconcileModel } from '../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../model/types.js';
 import { resolveModel } from '../sidecar/files.js';
 import { selectBuild } from '../model/builds.js';
 import { validate } from '../lib/schema.js';
@@ -139,7 +138,7 @@ interface InputValues {
   /** The input's name: the journal, or the logs' paths. */
   readonly file: string;
   readonly logs: readonly string[];
-  readonly loop: ObservedLoop;
+  readonly loop: LoopSetting;
   readonly container: OperatorContainer;
 }
 
@@ -150,7 +149,7 @@ async function decide(
   thresholds: DecisionThresholds,
   io: CommandIO,
 ): Promise<DecisionReport | string> {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   const rejections = new RejectionEcho(io.stderr);
@@ -159,7 +158,7 @@ async function decide(
   if (kind === 'log') await (await import('./log-input.js')).readLogInto(analyzer, { files: logs, model, loop, container }, io);
   else {
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-    await readJournal(input, analyzer, { file, knownOperations: analyzer.shadows[0]!.knownOperations, knownControllers: new Set([model.controller]) });
+    await readJournal(input, analyzer, { file, knownOperations: analyzer.controllers[0]!.knownOperations, knownControllers: new Set([model.controller]) });
   }
   rejections.finish();
   return nothingAnalysed(analyzer.summary(), file) ?? decisionReport(analyzer, evidence, thresholds);

@@ -3,7 +3,7 @@
  * default (a simulated HyperShift fleet, the OTLP receiver, metrics on 127.0.0.1:9464 and a live summary).
  * SIGTERM/SIGINT: stop accepting input, finish what is in flight, flush traces, exit 0 within the shutdown timeout.
  */
-import { EMBEDDED_DEFAULT, loadConfig, parseConfig, type ShadowConfig } from '../sidecar/config.js';
+import { EMBEDDED_DEFAULT, loadConfig, parseConfig, type Config } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
 import { ValidationError } from '../lib/validation-error.js';
 import type { Summary } from '../analyzer/summary/summary.js';
@@ -47,7 +47,7 @@ export async function runCommand(argv: string[], io: CommandIO, hooks: RunHooks 
   const args = readArgs(RUN, argv, io);
   if (typeof args === 'number') return args;
   const { values } = args;
-  let config: ShadowConfig;
+  let config: Config;
   try {
     config = values.config ? loadConfig(values.config) : parseConfig(EMBEDDED_DEFAULT, '(embedded default)');
   } catch (e) {

@@ -4,23 +4,22 @@
  * to echo on stderr, each with its position in the input so that shards' echoes interleave as one run's would.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { DecisionEvidence } from '../analyzer/decisions/evidence.js';
 import { partialOf, RejectionSampler } from '../analyzer/partial/collect.js';
 import type { InputPart, PartialState } from '../analyzer/partial/format.js';
 import { journalLines, readJournal } from '../collector/journal/reader.js';
 import { JournalRouter } from '../collector/journal/shard-lines.js';
 import { LineSplitter } from '../collector/input/lines.js';
-import type { ObservedLoop } from '../collector/logs/types.js';
 import { inputName, type OperatorContainer } from '../collector/logs/inputs.js';
 import { ShardSink } from './shard-sink.js';
 import { WHOLE, type Shard } from '../collector/input/shard.js';
-import type { ReconcileModel } from '../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../model/types.js';
 import { MAX_REJECTIONS_PRINTED, type CommandIO } from './io.js';
 
 export type InputSpec =
   | { readonly kind: 'journal'; readonly file: string }
-  | { readonly kind: 'logs'; readonly files: readonly string[]; readonly loop: ObservedLoop; readonly container: OperatorContainer };
+  | { readonly kind: 'logs'; readonly files: readonly string[]; readonly loop: LoopSetting; readonly container: OperatorContainer };
 
 /** What a shard is to do: plain data, so that it can be handed to a worker. */
 export interface ShardSpec {
@@ -46,7 +45,7 @@ export interface ShardOutcome {
 
 /** The analysis of one shard's records, and where in the input the one being analysed came (for its rejections). */
 export class ShardAnalysis {
-  readonly analyzer: ShadowAnalyzer;
+  readonly analyzer: Analyzer;
   private readonly evidence: DecisionEvidence | undefined;
   private readonly sampler: RejectionSampler;
   private readonly echoed: EchoedRejection[] = [];
@@ -56,7 +55,7 @@ export class ShardAnalysis {
   position = (): number => this.line;
 
   constructor(model: ReconcileModel, file: string, evidence: boolean) {
-    this.analyzer = new ShadowAnalyzer([model]);
+    this.analyzer = new Analyzer([model]);
     this.evidence = evidence ? new DecisionEvidence() : undefined;
     if (this.evidence) this.analyzer.listen(this.evidence);
     this.sampler = new RejectionSampler(file, () => this.position());
@@ -103,7 +102,7 @@ export async function runShard(spec: ShardSpec, io: CommandIO): Promise<ShardOut
     const router = new JournalRouter(spec.shard, spec.worker);
     const options = {
       file,
-      knownOperations: shard.analyzer.shadows[0]!.knownOperations,
+      knownOperations: shard.analyzer.controllers[0]!.knownOperations,
       knownControllers: new Set([spec.model.controller]),
       owns: (lineNo: number, bytes: Buffer | undefined) => {
         shard.line = lineNo;

@@ -3,7 +3,7 @@
  * a reconcile attempt (from a journal, OTLP spans, logs, status conditions or the simulator), and a rejection
  * (input that could not become a record: counted under a bounded reason, never silently dropped).
  */
-import type { LoopKind, Outcome } from '../model/types.js';
+import type { LoopKind, LoopSetting, Outcome } from '../model/types.js';
 
 export interface OperationRecord {
   readonly name: string;
@@ -52,7 +52,7 @@ export interface AttemptRecord {
   /** `namespace/name`, as it appeared in the input. */
   readonly object: string;
   readonly generation?: number;
-  readonly model: LoopKind;
+  readonly loop: LoopKind;
   readonly operations: readonly OperationRecord[];
   readonly origin: AttemptOrigin;
 }
@@ -170,14 +170,17 @@ export interface SourceInputReport {
   readonly caveats: readonly string[];
 }
 
+/** What decided an attempt's loop: the configuration, the operator Deployment, or the input's own text. */
+export type LoopDecidedBy = 'config' | 'deployment' | 'input';
+
 /** Which loop a source read its input under: configured, read from the operator, proven by the input, or unknown. */
 export interface LoopKnowledge {
   /** The configured value (`auto` decides from the operator and the input). */
-  readonly configured: LoopKind | 'auto';
+  readonly configured: LoopSetting;
   /** The loop of the latest attempts, or null when nothing has proven one yet. */
   readonly current: LoopKind | null;
   /** What decided `current`, or why nothing did. */
-  readonly decidedBy: 'config' | 'deployment' | 'input' | 'unknown';
+  readonly decidedBy: LoopDecidedBy | 'unknown';
   /** One sentence: what the source knows about the loop and from where (also logged once at start). */
   readonly statement: string;
 }

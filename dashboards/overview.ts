@@ -47,7 +47,7 @@ export function overviewDashboard(alerts: AlertOptions): Dashboard {
         'Reconcile attempts the sidecar analyzed per second, by controller and by the loop the operator actually ran.',
         'ops',
         { span: 8 },
-        query(`sum by (controller, observed_model) (rate(reconcile_shadow_attempts_total{${C}}${RATE}))`, '{{controller}} (observed {{observed_model}})'),
+        query(`sum by (controller, observed_loop) (rate(reconcile_shadow_attempts_total{${C}}${RATE}))`, '{{controller}} (observed {{observed_loop}})'),
       ),
     )
     .withPanel(

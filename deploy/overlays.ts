@@ -23,7 +23,7 @@ export interface Overlay {
  * `hyperfleet-api-token`; charts/values.yaml adapterConfig.hyperfleetApi.auth): the pod's service-account token for
  * the audience `hyperfleet-api`, valid an hour and rotated by the kubelet, at /var/run/secrets/hyperfleet/token.
  * A volume of the sidecar's own name, so the patch neither needs nor clashes with the chart's (present only when
- * the chart's auth is enabled); the sidecar reads the file again as it rotates (hyperfleetApi.tokenFile).
+ * the chart's auth is enabled); the sidecar reads the file again as it rotates (hyperfleet.tokenFile).
  */
 const HYPERFLEET_API_TOKEN: SidecarVolume = {
   volume: {

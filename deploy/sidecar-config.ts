@@ -90,7 +90,7 @@ export function hyperfleetAdapterSidecarConfig(): SidecarConfig {
       taskConfig: '/etc/adapter/task-config.yaml',
       // Cluster generations and Reconciled conditions; without it the newest hyperfleet.io/generation annotation is used.
       // The token is the pod's projected service-account token, as the adapter's chart mounts it.
-      hyperfleetApi: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: '15s', tokenFile: `${HYPERFLEET_API_TOKEN_DIR}/token` },
+      hyperfleet: { url: 'http://hyperfleet-api.hyperfleet.svc:8000', interval: '15s', tokenFile: `${HYPERFLEET_API_TOKEN_DIR}/token` },
       stuckThresholds: { default: '10m' },
     },
     traces: {},

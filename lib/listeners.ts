@@ -1,7 +1,7 @@
 /**
  * The outputs of a pipeline (metrics, traces, a writer) as listeners, each called in turn and each guarded: a
  * listener that throws is reported to `failed` and never keeps the next listener, or the pipeline, from going on.
- * Both pipelines use it: analyzed attempts (ShadowAnalyzer) and recreation observations (RecreationShadow).
+ * Both pipelines use it: analyzed attempts (Analyzer) and recreation observations (RecreationAnalyzer).
  */
 
 /** The methods of a listener interface whose events `emit` can send. */

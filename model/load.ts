@@ -13,6 +13,7 @@ import { parseBuilds } from './builds.js';
 import { BUILD_ANNOTATION, BUILD_STATEMENT_ANNOTATION } from './document.js';
 import {
   ERROR_EFFECTS,
+  LOOP_KINDS,
   OPERATION_WRITES,
   type Consequence,
   type ErrorEffect,
@@ -138,7 +139,7 @@ export function parseOperation(c: Checker, at: Path, item: unknown, seen: Set<st
         if (format !== undefined) errors.push(format);
       });
   }
-  const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, ['sequential', 'phased']);
+  const only = item.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], item.only, LOOP_KINDS);
   const onError = item.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], item.onError);
   const causes = item.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], item.causes);
   const recovery = item.recovery === undefined ? undefined : parseRecovery(c, [...at, 'recovery'], item.recovery);
@@ -167,7 +168,7 @@ function parseErrorFormat(c: Checker, at: Path, value: unknown): ErrorFormat | u
   }
   checkKeys(c, at, value, ['format', 'only', 'onError', 'causes']);
   const format = requireString(c, [...at, 'format'], value.format);
-  const only = value.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], value.only, ['sequential', 'phased']);
+  const only = value.only === undefined ? undefined : oneOf<LoopKind>(c, [...at, 'only'], value.only, LOOP_KINDS);
   const onError = value.onError === undefined ? undefined : parseLoopEffects(c, [...at, 'onError'], value.onError);
   const causes = value.causes === undefined ? undefined : parseCauses(c, [...at, 'causes'], value.causes);
   if (format === undefined) return undefined;
@@ -179,9 +180,9 @@ function parseLoopEffects(c: Checker, at: Path, value: unknown): LoopEffects | u
     c.fail(at, 'must be a mapping of loop to effect, e.g. {phased: continue}');
     return undefined;
   }
-  checkKeys(c, at, value, ['sequential', 'phased']);
+  checkKeys(c, at, value, LOOP_KINDS);
   const effects: Partial<Record<LoopKind, ErrorEffect>> = {};
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     if (value[loop] === undefined) continue;
     const effect = oneOf<ErrorEffect>(c, [...at, loop], value[loop], ERROR_EFFECTS);
     if (effect !== undefined) effects[loop] = effect;
@@ -194,9 +195,9 @@ function parseRecovery(c: Checker, at: Path, value: unknown): LoopRecovery | und
     c.fail(at, 'must be a mapping of loop to operation names, e.g. {sequential: [UpdateStatus]}');
     return undefined;
   }
-  checkKeys(c, at, value, ['sequential', 'phased']);
+  checkKeys(c, at, value, LOOP_KINDS);
   const recovery: Partial<Record<LoopKind, string[]>> = {};
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const ops = value[loop];
     if (ops === undefined) continue;
     if (!Array.isArray(ops) || ops.length === 0 || !ops.every((o) => typeof o === 'string' && o !== '')) {

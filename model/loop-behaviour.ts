@@ -5,7 +5,17 @@
  */
 import { errorEffect, phasedPlaces, type PhasedPlace } from './effects.js';
 import type { FieldPath, YamlSource } from '../lib/yaml-source.js';
-import type { Consequence, ErrorEffect, ErrorFormat, LoopEffects, LoopKind, LoopRecovery, ModelOperation, PhasedStep } from './types.js';
+import {
+  LOOP_KINDS,
+  type Consequence,
+  type ErrorEffect,
+  type ErrorFormat,
+  type LoopEffects,
+  type LoopKind,
+  type LoopRecovery,
+  type ModelOperation,
+  type PhasedStep,
+} from './types.js';
 
 interface Placement {
   readonly op: ModelOperation;
@@ -43,7 +53,7 @@ export function checkLoopBehaviour(c: Pick<YamlSource, 'fail'>, operations: read
 }
 
 function checkEffects(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, effects: LoopEffects, only?: LoopKind): void {
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const effect = effects[loop];
     if (effect === undefined) continue;
     if (!runsIn(p, loop)) {
@@ -73,7 +83,7 @@ function checkFormat(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, f
  * step), and runs operations the loop would only reach later: each must run in that loop, after the op.
  */
 function checkRecovery(c: Pick<YamlSource, 'fail'>, at: FieldPath, p: Placement, recovery: LoopRecovery, placements: ReadonlyMap<string, Placement>): void {
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const ops = recovery[loop];
     if (ops === undefined) continue;
     if (!runsIn(p, loop)) {
@@ -111,7 +121,7 @@ function checkCauses(
   placements: ReadonlyMap<string, Placement>,
   format?: ErrorFormat,
 ): void {
-  const loops = (['sequential', 'phased'] as const).filter((loop) => runsIn(p, loop));
+  const loops = LOOP_KINDS.filter((loop) => runsIn(p, loop));
   if (causes.length > 0 && loops.every((loop) => errorEffect(p.op, loop, p.place, format) === 'end')) {
     c.fail(at, `an error of "${p.op.name}" ends the attempt in every loop that runs it, so nothing runs after it to fail (set onError)`);
     return;

@@ -7,6 +7,10 @@
 export type LoopKind = 'sequential' | 'phased';
 export const LOOP_KINDS: readonly LoopKind[] = ['sequential', 'phased'];
 
+/** Which loop an input was written under, as configured (`--loop`, a source's `loop`): one, or `auto` to find out. */
+export type LoopSetting = LoopKind | 'auto';
+export const LOOP_SETTINGS: readonly LoopSetting[] = ['auto', ...LOOP_KINDS];
+
 /** What one operation did in one attempt. */
 export type Outcome = 'ok' | 'error' | 'stop' | 'skip';
 export const OUTCOMES: readonly Outcome[] = ['ok', 'error', 'stop', 'skip'];

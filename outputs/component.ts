@@ -7,9 +7,9 @@
  * serves, what it sets before each scrape, and how it stops. sidecar/registry.ts lists them.
  */
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import type { AnalysisListener, ShadowAnalyzer } from '../analyzer/analyzer.js';
+import type { AnalysisListener, Analyzer } from '../analyzer/analyzer.js';
 import type { FleetState } from '../analyzer/fleet/fleet.js';
-import type { RecreationShadow, ShadowListener } from '../analyzer/recreations/shadow.js';
+import type { RecreationAnalyzer, RecreationListener } from '../analyzer/recreations/recreation-analyzer.js';
 import type { Clock } from '../collector/component.js';
 import type { RejectReason, SourceKind } from '../collector/records.js';
 import type { ConfigOf, Field } from '../lib/schema.js';
@@ -21,7 +21,7 @@ export type InternalErrorKind = (typeof INTERNAL_ERROR_KINDS)[number];
 
 /** The recreation pipeline, as outputs see it: the shadow, what it tracks, and the clock it runs on. */
 export interface RecreationPipelineView {
-  readonly shadow: RecreationShadow;
+  readonly analyzer: RecreationAnalyzer;
   /** The resource kinds of the task config: their series exist from the first scrape. */
   readonly kinds: readonly string[];
   /** HyperFleet resource types whose Reconciled=False periods are measured (`cluster`, `nodepool`). */
@@ -38,7 +38,7 @@ export interface SourceView {
 
 export interface OutputContext {
   /** The attempt pipeline: its summary, and the controllers it analyzes. */
-  readonly analyzer: ShadowAnalyzer;
+  readonly analyzer: Analyzer;
   readonly recreations: RecreationPipelineView | undefined;
   /** The peers' partials, merged and decided, when sources.peers is configured. */
   readonly fleet: FleetState | undefined;
@@ -88,7 +88,7 @@ export function servedJson(value: unknown): Served {
 
 export interface Output {
   readonly attempts?: AnalysisListener;
-  readonly recreations?: ShadowListener;
+  readonly recreations?: RecreationListener;
   readonly endpoints?: readonly OutputEndpoint[];
   /** Before each scrape: gauges that depend on the time of the scrape. */
   refresh?(): void;

@@ -67,9 +67,9 @@ export const CONFIG_SCHEMA = {
 type ConfigFile = Infer<typeof CONFIG_SCHEMA>;
 
 /** The config once validated: models loaded, durations in milliseconds, defaults applied. */
-export type ShadowConfig = Omit<ConfigFile, 'models'> & { readonly models: readonly ReconcileModel[] };
+export type Config = Omit<ConfigFile, 'models'> & { readonly models: readonly ReconcileModel[] };
 
-export function parseConfig(text: string, file: string): ShadowConfig {
+export function parseConfig(text: string, file: string): Config {
   const src = new YamlSource(text, file);
   const raw = src.problems.length === 0 ? validate(src, CONFIG_SCHEMA) : undefined;
   if (!raw) throw new ValidationError('config', src.problems);
@@ -120,7 +120,7 @@ function checkListeners(src: YamlSource, raw: ConfigFile): void {
   }
 }
 
-export function loadConfig(path: string): ShadowConfig {
+export function loadConfig(path: string): Config {
   return parseConfig(readFileSync(path, 'utf8'), path);
 }
 

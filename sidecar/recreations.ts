@@ -1,20 +1,20 @@
 /**
  * The recreation pipeline, the second of the sidecar's two: the adapter's task config (read from disk here) compiled
- * once, one RecreationShadow fed by the recreation inputs (the objects and HyperFleet sources, or the simulator's
+ * once, one RecreationAnalyzer fed by the recreation inputs (the objects and HyperFleet sources, or the simulator's
  * adapter world), and the outputs subscribed to it as guarded listeners, as the attempt pipeline's are. Its
  * rejections are counted with every other input's, by the attempt pipeline's books.
  */
 import { CelRuntime } from '../analyzer/recreations/cel.js';
 import { trackerOptionsOf, type RecreationSettings } from '../analyzer/recreations/config.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
-import { RecreationShadow } from '../analyzer/recreations/shadow.js';
+import { RecreationAnalyzer } from '../analyzer/recreations/recreation-analyzer.js';
 import type { ObjectWatch } from '../collector/objects/observation.js';
 import type { Rejection } from '../collector/records.js';
 import type { RecreationPipelineView } from '../outputs/component.js';
 import { loadAdapterConfigFile, loadShadowedTaskConfig } from './files.js';
 
 export class RecreationPipeline implements RecreationPipelineView {
-  readonly shadow: RecreationShadow;
+  readonly analyzer: RecreationAnalyzer;
   readonly kinds: readonly string[];
   readonly stuckThresholdMs: (kind: string) => number;
   readonly maxStuckSeries: number;
@@ -38,7 +38,7 @@ export class RecreationPipeline implements RecreationPipelineView {
       ...(settings.adapterConfig ? { adapterConfig: loadAdapterConfigFile(settings.adapterConfig) } : {}),
     });
     const tracker = trackerOptionsOf(settings);
-    this.shadow = new RecreationShadow(compiled, tracker, { rejected }, failed);
+    this.analyzer = new RecreationAnalyzer(compiled, tracker, { rejected }, failed);
     this.kinds = [...new Set(compiled.resources.map((r) => r.kind))];
     this.stuckThresholdMs = tracker.stuckThresholdMs;
     this.maxStuckSeries = settings.maxStuckSeries;

@@ -25,8 +25,8 @@ import { simulator } from '../simulator/component.js';
 /** By their key under `sources:`. */
 export const SOURCES = { journal, simulator, otlp, logs, status, peers } as const;
 
-/** By their key under `recreations:`; `kubernetes` runs whenever the section is there (it says where the cluster is). */
-export const RECREATION_INPUTS = { hyperfleetApi: hyperfleet, maestro, kubernetes: objects } as const;
+/** By their key under `recreations:`; `objects` runs whenever the section is there (it says where the cluster is). */
+export const RECREATION_INPUTS = { hyperfleet, maestro, objects } as const;
 
 /** By their top-level key; the metrics and fleet outputs have no config. */
 export const OUTPUTS = { metrics, summary, partial, traces, console: consoleOutput, fleet } as const;

@@ -1,7 +1,7 @@
 /**
  * The sidecar: the one place that reads the config and wires components (sidecar/registry.ts). Two pipelines, one
- * contract: sources hand records to a sink (analyzed attempts to the ShadowAnalyzer, recreation observations to the
- * RecreationShadow), and outputs subscribe to both as guarded listeners, so a failing output is counted
+ * contract: sources hand records to a sink (analyzed attempts to the Analyzer, recreation observations to the
+ * RecreationAnalyzer), and outputs subscribe to both as guarded listeners, so a failing output is counted
  * (`internal_errors_total{kind="publish"}`) and never breaks a pipeline. Every source reports its health through the
  * same hooks (health.ts). Sources are started last and stopped first, so nothing arrives that cannot be published,
  * and everything in flight at shutdown is handed on before outputs stop. In the embedded demo the simulated worlds run
@@ -10,7 +10,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { ShadowAnalyzer } from '../analyzer/analyzer.js';
+import { Analyzer } from '../analyzer/analyzer.js';
 import { DEFAULT_THRESHOLDS } from '../analyzer/decisions/thresholds.js';
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_STUCK_SERIES, DEFAULT_SENTINEL_INTERVAL_SECONDS, type RecreationSettings } from '../analyzer/recreations/config.js';
 import { WALL_CLOCK, type Clock, type SourceComponent, type SourceContext, type SourceHooks } from '../collector/component.js';
@@ -26,7 +26,7 @@ import {
   type GuardedEndpoint,
 } from '../outputs/component.js';
 import { createMetrics, type MetricSet } from '../outputs/metrics/registry.js';
-import type { ShadowConfig } from './config.js';
+import type { Config } from './config.js';
 import { SourceHealth } from './health.js';
 import { LogOnce } from './log-once.js';
 import type { RecreationPipeline } from './recreations.js';
@@ -49,7 +49,7 @@ export interface Sidecar {
   readonly metricsAddress: Address;
   /** Where the guarded endpoints (/summary, /partial, a fleet's /report) are served, or undefined when nowhere (server.ts says why). */
   readonly guardedAddress: Address | undefined;
-  readonly analyzer: ShadowAnalyzer;
+  readonly analyzer: Analyzer;
   /** The recreation pipeline, when one runs. */
   readonly recreations: RecreationPipeline | undefined;
   readonly metrics: MetricSet;
@@ -77,13 +77,13 @@ interface Planned {
 }
 
 /** The recreation inputs first (in registry order), then the attempt sources: the order they start in. */
-function plannedSources(config: ShadowConfig): Planned[] {
+function plannedSources(config: Config): Planned[] {
   const planned: Planned[] = [];
   const recreations = config.recreations;
   if (recreations) {
-    if (recreations.hyperfleetApi) planned.push({ component: RECREATION_INPUTS.hyperfleetApi, config: recreations.hyperfleetApi });
+    if (recreations.hyperfleet) planned.push({ component: RECREATION_INPUTS.hyperfleet, config: recreations.hyperfleet });
     if (recreations.maestro) planned.push({ component: RECREATION_INPUTS.maestro, config: recreations.maestro });
-    planned.push({ component: RECREATION_INPUTS.kubernetes, config: recreations.kubernetes ?? {} });
+    planned.push({ component: RECREATION_INPUTS.objects, config: recreations.objects ?? {} });
   }
   for (const [key, component] of Object.entries(SOURCES)) {
     const section: unknown = config.sources[key as keyof typeof SOURCES];
@@ -93,10 +93,10 @@ function plannedSources(config: ShadowConfig): Planned[] {
 }
 
 /** The recreation shadow's settings: the config's section, or what a source needs (the demo's adapter world). */
-function recreationSettings(config: ShadowConfig, planned: readonly Planned[]): { settings: RecreationSettings; resourceTypes: string[] } | undefined {
+function recreationSettings(config: Config, planned: readonly Planned[]): { settings: RecreationSettings; resourceTypes: string[] } | undefined {
   if (config.recreations) {
     // A collection's resources are measured under their kind, lowercased: `clusters` → `cluster`.
-    return { settings: config.recreations, resourceTypes: (config.recreations.hyperfleetApi?.kinds ?? []).map((c) => c.replace(/s$/, '')) };
+    return { settings: config.recreations, resourceTypes: (config.recreations.hyperfleet?.kinds ?? []).map((c) => c.replace(/s$/, '')) };
   }
   for (const p of planned) {
     const need = p.component.recreations?.(p.config);
@@ -115,7 +115,7 @@ function recreationSettings(config: ShadowConfig, planned: readonly Planned[]): 
   return undefined;
 }
 
-export async function startSidecar(config: ShadowConfig, options: SidecarOptions = {}): Promise<Sidecar> {
+export async function startSidecar(config: Config, options: SidecarOptions = {}): Promise<Sidecar> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const logOnce = new LogOnce(log);
@@ -139,7 +139,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const planned = plannedSources(config);
   const ownClock = planned.map((p) => p.component.clock?.(p.config)).find((c) => c !== undefined);
   const clock: Clock = ownClock ?? (options.timers ? { now: () => options.timers!.now(), speed: 1, simulated: false } : WALL_CLOCK);
-  const analyzer = new ShadowAnalyzer(config.models, (e) => failed('publish', e), config.maxTrackedObjects);
+  const analyzer = new Analyzer(config.models, (e) => failed('publish', e), config.maxTrackedObjects);
   const wanted = recreationSettings(config, planned);
   // Loaded only when configured: the CEL runtime and the rules. Reading the task config can throw a ValidationError,
   // which stops the start as an invalid config does.
@@ -163,7 +163,7 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   const peers = config.sources.peers;
   // Loaded only when configured: the partial format and the decisions behind it.
   const fleet = peers ? new (await import('../analyzer/fleet/fleet.js')).FleetState({ keepForMs: peers.keepFor, thresholds: DEFAULT_THRESHOLDS }) : undefined;
-  const sinks = { attempts: analyzer, ...(recreations ? { observations: recreations.shadow } : {}), ...(fleet ? { partials: fleet } : {}) };
+  const sinks = { attempts: analyzer, ...(recreations ? { observations: recreations.analyzer } : {}), ...(fleet ? { partials: fleet } : {}) };
   const sources: Source[] = [];
   const hooksOf = new Map<Source, SourceHooks>();
   for (const { component, config: section } of planned) {
@@ -196,11 +196,11 @@ export async function startSidecar(config: ShadowConfig, options: SidecarOptions
   };
   const outputs: Output[] = [];
   for (const [key, component] of Object.entries(OUTPUTS) as [string, OutputComponent][]) {
-    const section: unknown = key in config ? config[key as keyof ShadowConfig] : undefined;
+    const section: unknown = key in config ? config[key as keyof Config] : undefined;
     if (!component.enabled(section, env)) continue;
     const output = await component.create(section, outputContext);
     if (output.attempts) analyzer.listen(output.attempts);
-    if (output.recreations) recreations?.shadow.listen(output.recreations);
+    if (output.recreations) recreations?.analyzer.listen(output.recreations);
     outputs.push(output);
   }
   const stopOutputs = async (): Promise<void> => {

@@ -70,7 +70,7 @@ export function* withConsequences(
       yield record;
       continue;
     }
-    const position = record.model === 'sequential' ? cm.sequentialPosition : cm.phasedPosition;
+    const position = record.loop === 'sequential' ? cm.sequentialPosition : cm.phasedPosition;
     const [namespace = '', name = ''] = record.object.split('/');
     const outcomes = new Uint8Array(cm.ops.length).fill(OK);
     const variants = new Uint8Array(cm.ops.length);
@@ -101,11 +101,11 @@ export function* withConsequences(
       fired.add(next.i);
       if (next.r.probability < 1 && !random.chance(next.r.probability)) continue;
       const filled = next.r.cause.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
-      const text = formatError(simulatedFormat(model.operations[next.r.thenOp]!, record.model), filled, { namespace, name });
+      const text = formatError(simulatedFormat(model.operations[next.r.thenOp]!, record.loop), filled, { namespace, name });
       outcomes[next.r.thenOp] = ERROR;
       variants[next.r.thenOp] = variantOfText(cm, next.r.thenOp, text);
       caused.set(next.r.thenOp, text);
-      const run = record.model === 'sequential' ? runSequential(cm, outcomes, variants) : runPhased(cm, outcomes, variants);
+      const run = record.loop === 'sequential' ? runSequential(cm, outcomes, variants) : runPhased(cm, outcomes, variants);
       ran = new Set([...ran].filter((op) => run.ran[op] === 1));
     }
     if (caused.size === 0) {

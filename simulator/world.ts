@@ -229,7 +229,7 @@ export class World {
       controller: this.cm.model.controller,
       object: `${this.namespace}/${object.name}`,
       generation: object.generation,
-      model: object.observe,
+      loop: object.observe,
       operations,
       origin: { source: 'simulator' },
     };

@@ -4,7 +4,7 @@
  * over the rules of rules.ts, each evaluated once on these analyses), the rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
  * merged state of several partial runs decides exactly as one run over the same attempts would.
  */
-import type { ShadowAnalyzer } from '../analyzer.js';
+import type { Analyzer } from '../analyzer.js';
 import type { CompiledModel } from '../compiled-model.js';
 import type { ControllerSummary, Summary } from '../summary/summary.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
@@ -176,18 +176,13 @@ function starvationOverTime(cm: CompiledModel, points: readonly TimelinePoint[],
 }
 
 /** The decisions for every controller the analyzer knows, with the evidence the listener collected; `rules`: the list's (a test plants one). */
-export function decisionReport(
-  analyzer: ShadowAnalyzer,
-  evidence: DecisionEvidence,
-  thresholds: DecisionThresholds,
-  rules: readonly Rule[] = RULES,
-): DecisionReport {
+export function decisionReport(analyzer: Analyzer, evidence: DecisionEvidence, thresholds: DecisionThresholds, rules: readonly Rule[] = RULES): DecisionReport {
   const summary = analyzer.summary();
-  const controllers = analyzer.shadows.map((shadow) => {
-    const name = shadow.model.controller;
-    const seen = evidence.controller(name) ?? new ControllerEvidence(shadow.cm);
+  const controllers = analyzer.controllers.map((controller) => {
+    const name = controller.model.controller;
+    const seen = evidence.controller(name) ?? new ControllerEvidence(controller.cm);
     return decideController(
-      shadow.cm,
+      controller.cm,
       summary.controllers.find((c) => c.controller === name)!,
       seen.snapshot(),
       seen.timeline.points(),

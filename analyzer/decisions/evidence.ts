@@ -27,13 +27,18 @@ import type { AnalysisListener } from '../analyzer.js';
 import { ERROR, OK, PHASED, SEQUENTIAL, UNKNOWN, type CompiledModel } from '../compiled-model.js';
 import { objectKey, type AttemptAnalysis } from '../engine.js';
 import { groupBlocker, type LoopRun } from '../loops.js';
-import type { ControllerShadow } from '../shadow.js';
-import type { LoopKind } from '../../model/types.js';
+import type { ControllerAnalyzer } from '../controller-analyzer.js';
+import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCounters, type LoopCounters } from './counters.js';
 import { followersOfFailure } from './ordering.js';
 import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
 
-export const DEFAULT_MAX_TRACKED_OBJECTS = 100_000;
+/**
+ * Objects whose decision evidence (run clusters, rates, healthy intervals) one controller keeps; past it the least
+ * recently seen is folded in and forgotten. Not the analyzer's maxTrackedObjects (analyzer/analyzer.ts), which bounds
+ * the projection's outcome history and starvation timers.
+ */
+export const DEFAULT_MAX_EVIDENCE_OBJECTS = 100_000;
 /** Per-object run counts are 16-bit; a count about to overflow closes the object's cluster and starts another. */
 const MAX_CLUSTER_COUNT = 0xffff;
 /**
@@ -151,7 +156,7 @@ const sameStreak = (x: number, y: number): boolean => starver(x) === starver(y);
 /** Adds one object's clusters to `into` (its per-object counts, which the counters do not hold yet). */
 function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
   const n = into.opCount;
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const counts = memory.counts[loopIndex(loop)];
     if (counts) foldCluster(counts, n, into.loops[loop]);
   }
@@ -159,7 +164,7 @@ function foldClusters(memory: ObjectMemory, into: ControllerCounters): void {
 
 /** Adds one object's healthy attempt rate under each loop to `into` (the sample-ratio check's sums). */
 function foldRates(memory: ObjectMemory, into: ControllerCounters): void {
-  for (const loop of ['sequential', 'phased'] as const) {
+  for (const loop of LOOP_KINDS) {
     const i = loopIndex(loop);
     const intervals = memory.healthyIntervals[i];
     const ms = memory.healthyMs[i];
@@ -192,7 +197,7 @@ const onGrid = (x: number): number => Math.round(x * GRID) / GRID;
 
 export interface EvidenceOptions {
   /** Objects remembered; the least recently seen is forgotten past this (its clusters folded in first). */
-  readonly maxTrackedObjects?: number;
+  readonly maxObjects?: number;
   readonly timelineBuckets?: number;
 }
 
@@ -247,7 +252,7 @@ export class ControllerEvidence {
       .map((_, i) => i)
       .filter((i) => cm.phasedPosition[i]! >= 0)
       .sort((a, b) => cm.phasedPosition[a]! - cm.phasedPosition[b]!);
-    this.maxObjects = options.maxTrackedObjects ?? DEFAULT_MAX_TRACKED_OBJECTS;
+    this.maxObjects = options.maxObjects ?? DEFAULT_MAX_EVIDENCE_OBJECTS;
     this.codes = new Uint8Array(this.n);
     this.groupFailed = new Uint8Array(cm.groups.length);
     const n = this.n;
@@ -290,22 +295,22 @@ export class ControllerEvidence {
     return c;
   }
 
-  add(shadow: ControllerShadow, a: AttemptAnalysis): void {
+  add(controller: ControllerAnalyzer, a: AttemptAnalysis): void {
     const r = a.record;
-    const loop = this.counters.loops[r.model];
+    const loop = this.counters.loops[r.loop];
     loop.attempts++;
     loop.firstMs = Math.min(loop.firstMs, r.timeMs);
     loop.lastMs = Math.max(loop.lastMs, r.timeMs);
     const key = objectKey(r);
     const memory = this.recall(key);
-    if (memory.cadenceLoop === r.model && r.timeMs >= memory.cadenceAtMs) {
-      memory.healthyIntervals[loopIndex(r.model)]++;
-      memory.healthyMs[loopIndex(r.model)] += r.timeMs - memory.cadenceAtMs;
+    if (memory.cadenceLoop === r.loop && r.timeMs >= memory.cadenceAtMs) {
+      memory.healthyIntervals[loopIndex(r.loop)]++;
+      memory.healthyMs[loopIndex(r.loop)] += r.timeMs - memory.cadenceAtMs;
     }
-    memory.cadenceLoop = r.origin.transition || r.operations.some((o) => o.outcome === 'error') ? undefined : r.model;
+    memory.cadenceLoop = r.origin.transition || r.operations.some((o) => o.outcome === 'error') ? undefined : r.loop;
     memory.cadenceAtMs = r.timeMs;
     loop.hourAttempts[Math.floor((((r.timeMs % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS)]!++;
-    const bit = seenBit(r.model);
+    const bit = seenBit(r.loop);
     if ((memory.seen & bit) === 0) {
       loop.objects++;
       if (memory.seen !== 0) this.counters.objectsInBothLoops++;
@@ -316,18 +321,18 @@ export class ControllerEvidence {
     this.countWork(a);
     // A status transition lists only the failing operations: its missing successes would read as failures.
     if (!r.origin.transition) this.countObserved(loop, memory, a);
-    this.countTimeline(shadow, key, a);
+    this.countTimeline(controller, key, a);
   }
 
   /** The attempt's starved op-runs, and the object's starvation streaks open at it (one-loop ops left out). */
-  private countTimeline(shadow: ControllerShadow, key: string, a: AttemptAnalysis): void {
+  private countTimeline(controller: ControllerAnalyzer, key: string, a: AttemptAnalysis): void {
     const r = a.record;
-    const starving = r.model === 'sequential' ? a.unblocked : a.newlyBlocked;
+    const starving = r.loop === 'sequential' ? a.unblocked : a.newlyBlocked;
     let starved = 0;
     for (const op of starving) starved += 1 - this.structural[op]!;
     const longest = this.timeline.add(r.timeMs, starved);
-    const slot = starved > 0 ? shadow.history.find(key) : undefined;
-    const since = slot === undefined ? undefined : shadow.starvation.openSince(slot);
+    const slot = starved > 0 ? controller.history.find(key) : undefined;
+    const since = slot === undefined ? undefined : controller.starvation.openSince(slot);
     if (!since) return;
     for (const op of starving) {
       const seconds = (r.timeMs - since[op]!) / 1000;
@@ -359,7 +364,7 @@ export class ControllerEvidence {
   private countObserved(loop: LoopCounters, memory: ObjectMemory, a: AttemptAnalysis): void {
     const r = a.record;
     loop.usedAttempts++;
-    const order = r.model === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
+    const order = r.loop === 'sequential' ? this.cm.sequentialOrder : this.phasedOrder;
     // The ops observed `ok` or `error`, in the order the loop ran them (a view of reused scratch space).
     const codes = this.codes.fill(UNKNOWN);
     const outcomes = a.outcomes;
@@ -374,20 +379,20 @@ export class ControllerEvidence {
       }
     }
     const seen = this.seen.subarray(0, count);
-    const sequential = r.model === 'sequential';
+    const sequential = r.loop === 'sequential';
     if (hasHole(order, sequential ? a.sequential : a.phased, this.cm.recovery[sequential ? SEQUENTIAL : PHASED], observed)) loop.incompleteAttempts++;
-    const sameLoop = memory.loop === r.model;
+    const sameLoop = memory.loop === r.loop;
     const previous = sameLoop ? memory.codes : undefined;
-    if (previous) this.countPairs(loop, memory, r.model, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
+    if (previous) this.countPairs(loop, memory, r.loop, seen, codes, previous, gapStratum(r.timeMs - memory.codesMs));
     for (let k = 0; k < count; k++) {
       const op = seen[k]!;
       if (codes[op] === ERROR && previous?.[op] !== ERROR) loop.failureRuns[op]!++;
     }
     if (previous && r.generation !== undefined && memory.generation === r.generation) this.countNoise(loop, seen, codes, previous);
     this.countGroups(loop, seen, codes, sameLoop ? memory.groupState : undefined, memory.groupState);
-    this.countCommonRuns(loop, memory, a, seen, codes, loopIndex(r.model));
+    this.countCommonRuns(loop, memory, a, seen, codes, loopIndex(r.loop));
     memory.codes.set(codes);
-    memory.loop = r.model;
+    memory.loop = r.loop;
     memory.generation = r.generation;
     memory.codesMs = r.timeMs;
   }
@@ -655,13 +660,13 @@ export class DecisionEvidence implements AnalysisListener {
 
   constructor(private readonly options: EvidenceOptions = {}) {}
 
-  attempt(shadow: ControllerShadow, analysis: AttemptAnalysis): void {
-    let evidence = this.controllers.get(shadow.model.controller);
+  attempt(controller: ControllerAnalyzer, analysis: AttemptAnalysis): void {
+    let evidence = this.controllers.get(controller.model.controller);
     if (!evidence) {
-      evidence = new ControllerEvidence(shadow.cm, this.options);
-      this.controllers.set(shadow.model.controller, evidence);
+      evidence = new ControllerEvidence(controller.cm, this.options);
+      this.controllers.set(controller.model.controller, evidence);
     }
-    evidence.add(shadow, analysis);
+    evidence.add(controller, analysis);
   }
 
   /** The evidence for a controller, or undefined when no attempt of it was seen. */

@@ -23,7 +23,7 @@
  * The noise floor (the A/A flip rate) is reported beside it, as information.
  */
 import type { CompiledModel } from '../compiled-model.js';
-import type { LoopKind } from '../../model/types.js';
+import { LOOP_KINDS } from '../../model/types.js';
 import type { ControllerCounters, LoopCounters } from './counters.js';
 import { eBenjaminiHochberg, rateConfidenceSequence, twoProportionE } from './e-values.js';
 import { benjaminiHochberg, fisherExact } from './fisher.js';
@@ -223,9 +223,9 @@ export function compareLoops(cm: CompiledModel, counters: ControllerCounters, t:
 
 /** Why the two loops' populations cannot be compared, or null when they can. */
 function populationProblem(counters: ControllerCounters, t: DecisionThresholds): string | null {
-  const problems = (['sequential', 'phased'] as const satisfies readonly LoopKind[])
-    .filter((loop) => counters.loops[loop].objects < Math.max(2, t.minObjects))
-    .map((loop) => `${plural(counters.loops[loop].objects, 'object')} ran the ${loop} loop`);
+  const problems = LOOP_KINDS.filter((loop) => counters.loops[loop].objects < Math.max(2, t.minObjects)).map(
+    (loop) => `${plural(counters.loops[loop].objects, 'object')} ran the ${loop} loop`,
+  );
   if (problems.length === 0) return null;
   return `${problems.join(' and ')} (${Math.max(2, t.minObjects)} per loop needed to compare the loops’ failure rates)`;
 }

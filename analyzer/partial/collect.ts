@@ -3,7 +3,7 @@
  * decisions' evidence, with the input's books. `RejectionSampler` keeps the first rejections with their position in
  * the input, so that the samples of several shards merge into the input's first rejections.
  */
-import type { AnalysisListener, ShadowAnalyzer } from '../analyzer.js';
+import type { AnalysisListener, Analyzer } from '../analyzer.js';
 import { ControllerEvidence, type DecisionEvidence } from '../decisions/evidence.js';
 import { REJECTION_SAMPLE } from '../summary/summary.js';
 import type { Rejection } from '../../collector/records.js';
@@ -24,14 +24,14 @@ export class RejectionSampler implements AnalysisListener {
 }
 
 /** The partial state of `analyzer` (and `evidence`, when given) after reading `input`. */
-export function partialOf(analyzer: ShadowAnalyzer, evidence: DecisionEvidence | undefined, input: InputPart, sampler: RejectionSampler): PartialState {
+export function partialOf(analyzer: Analyzer, evidence: DecisionEvidence | undefined, input: InputPart, sampler: RejectionSampler): PartialState {
   const books = analyzer.ledger.build();
   return {
     inputs: [input],
-    controllers: analyzer.summaryStates().map(({ shadow, state }) => {
-      if (!evidence) return { cm: shadow.cm, summary: state, evidence: null };
-      const seen = evidence.controller(shadow.model.controller) ?? new ControllerEvidence(shadow.cm);
-      return { cm: shadow.cm, summary: state, evidence: { counters: seen.snapshot(), timeline: seen.timeline.state() } };
+    controllers: analyzer.summaryStates().map(({ controller, state }) => {
+      if (!evidence) return { cm: controller.cm, summary: state, evidence: null };
+      const seen = evidence.controller(controller.model.controller) ?? new ControllerEvidence(controller.cm);
+      return { cm: controller.cm, summary: state, evidence: { counters: seen.snapshot(), timeline: seen.timeline.state() } };
     }),
     input: {
       received: books.received,

@@ -15,8 +15,8 @@
  *     maxInFlight: 10000
  *     maxStuckSeries: 50
  *
- * Where the inputs are (`kubernetes`, `hyperfleetApi`) is the input components' own config (collector/objects,
- * collector/hyperfleet); sidecar/config.ts puts the section together.
+ * Where the inputs are (`objects`, `hyperfleet`, `maestro`) is the input components' own config (collector/objects,
+ * collector/hyperfleet, collector/maestro); sidecar/config.ts puts the section together.
  */
 import type { Infer } from '../../lib/schema.js';
 import type { Readiness, TrackerOptions } from './tracker.js';

@@ -2,7 +2,7 @@
  * What a task config reads of its inputs, found by walking it: of each resource's objects (`resources.<name>` in
  * the lifecycle rules) and of the cluster's API state (`checkClusterState`, the params and preconditions whose
  * `api_call` reads the cluster, event fields, `<param>.field` paths, captures, structured conditions and the
- * manifest's generation template). The shadow keeps only these parts of each input (projection.ts).
+ * manifest's generation template). The shadow keeps only these parts of each input (read-set.ts).
  *
  * An expression reads a value through chains of field selections from a name (`a.b`, `a.?b`, `a["b"]`). A chain
  * whose value is used in any way is read whole; one only tested for presence (`has(a.b)`, `a.?b.hasValue()`) is
@@ -12,7 +12,7 @@
  */
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { children } from './cel.js';
-import { ReadSet } from './projection.js';
+import { ReadSet } from './read-set.js';
 import { GoTemplate } from './go-template.js';
 import { manifestText } from './manifest-render.js';
 import type { ExpressionSpec, ResourceSpec, TaskConfig } from './task-config.js';

@@ -7,7 +7,7 @@ import { formatDuration } from '../../lib/duration.js';
 import { plainTable } from '../../lib/table.js';
 import type { RejectReason } from '../../collector/records.js';
 import type { LifecycleDecisionKind } from './lifecycle-decision.js';
-import type { RuleErrorExample, ShadowStats } from './shadow.js';
+import type { RuleErrorExample, RecreationStats } from './recreation-analyzer.js';
 import type { FinishedRecreation, InFlightRecreation, RecreationPhase } from './tracker.js';
 import type { UnreconciledCause, UnreconciledPeriod } from './unreconciled.js';
 
@@ -140,7 +140,7 @@ export interface RecreationSummary {
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 
-export function summarize(entries: readonly RecreationEntry[], stats: ShadowStats, unreconciled: UnreconciledSummary): RecreationSummary {
+export function summarize(entries: readonly RecreationEntry[], stats: RecreationStats, unreconciled: UnreconciledSummary): RecreationSummary {
   let finished = 0;
   let stuck = 0;
   let rebuilt = 0;

@@ -11,7 +11,7 @@ import { ValidationError } from '../../lib/validation-error.js';
 import { CelCompileError, type CelRuntime, type CompiledExpression, type EvalResult } from './cel.js';
 import { NO_ADAPTER_CONFIG, type CompiledAdapterConfig } from './adapter-config.js';
 import type { GoTemplate } from './go-template.js';
-import { projectInput, type ReadSet } from './projection.js';
+import { projectInput, type ReadSet } from './read-set.js';
 import { taskConfigReads } from './reads.js';
 import type { ExpressionSpec, ResourceSpec, TaskConfig } from './task-config.js';
 

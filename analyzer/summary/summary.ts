@@ -104,7 +104,7 @@ type Pending = Pick<AttemptAnalysis, 'sequential' | 'phased' | 'unblocked' | 'ne
 
 /**
  * Accumulates one controller's analyzed attempts. What depends only on the attempt's projection (divergence,
- * blockers, reordered pairs) is counted per projection (projection.ts: shared by every attempt that fails alike) and
+ * blockers, reordered pairs) is counted per projection (loop-projection.ts: shared by every attempt that fails alike) and
  * folded into per-op counts later, so an attempt costs one map update there instead of ~100 increments; what depends
  * on the attempt itself (observed outcomes, predictions) is counted as it comes, in typed arrays.
  */
@@ -123,7 +123,7 @@ export class ControllerSummaryBuilder {
   private readonly inconsistent: Float64Array;
   /**
    * Attempts per projection since the last fold, in the order first seen. An attempt's runs and their comparison are
-   * shared by every attempt that fails alike (projection.ts), so its phased run stands for the whole projection.
+   * shared by every attempt that fails alike (loop-projection.ts), so its phased run stands for the whole projection.
    */
   private pending = new Map<LoopRun, Pending>();
   private last: Pending | undefined;
@@ -166,7 +166,7 @@ export class ControllerSummaryBuilder {
     const w = r.origin.adjustedCount ?? 1;
     if (r.origin.adjustedCount !== undefined) this.sampled++;
     this.total += w;
-    if (r.model === 'sequential') this.sequential += w;
+    if (r.loop === 'sequential') this.sequential += w;
     else this.phased += w;
     this.bySource.set(r.origin.source, (this.bySource.get(r.origin.source) ?? 0) + w);
     if (r.origin.incomplete || r.origin.sampled || r.origin.transition) this.partial += w;

@@ -1,5 +1,5 @@
 /**
- * `recreations.hyperfleetApi`: resource state polled from the HyperFleet API, as a registry component of the
+ * `recreations.hyperfleet`: resource state polled from the HyperFleet API, as a registry component of the
  * recreation pipeline. Its first poll is awaited at start, so the objects listed next are read against the
  * clusters' real state.
  */

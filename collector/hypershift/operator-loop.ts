@@ -19,7 +19,9 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoopKind } from '../../model/types.js';
-import { ResilientInformer, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { BackoffOptions } from '../kube/backoff.js';
+import { ResilientInformer, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { DeploymentRef } from './operator-deployment.js';
 
 /** What the HyperShift operator's build and Deployment say about its loop, and which errors are no operation's. */
 export const HYPERSHIFT_OPERATOR = {
@@ -103,14 +105,6 @@ export function loopFromDeployment(deployment: RawKubeObject): OperatorLoop {
   const build = imageVersions(deployment)[0] ?? version;
   return { ...loopOfBuild(version === undefined ? undefined : buildEra(version), [...values][0], from), ...(build !== undefined && { version: build }) };
 }
-
-export interface DeploymentRef {
-  readonly namespace: string;
-  readonly name: string;
-}
-
-/** The HyperShift install's default: Deployment `operator` in namespace `hypershift`. */
-export const DEFAULT_OPERATOR_DEPLOYMENT: DeploymentRef = { namespace: 'hypershift', name: 'operator' };
 
 export interface OperatorLoopWatchOptions {
   readonly kubeConfig: KubeConfig;

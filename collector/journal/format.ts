@@ -88,7 +88,7 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
     timeMs,
     controller,
     object,
-    model: model as LoopKind,
+    loop: model as LoopKind,
     operations: ops,
     origin: origin === undefined ? { source } : toOrigin(origin),
   };
@@ -217,7 +217,7 @@ function journalLine(a: AttemptRecord): object {
     controller: a.controller,
     object: a.object,
     ...(a.generation === undefined ? {} : { generation: a.generation }),
-    model: a.model,
+    model: a.loop,
     operations: a.operations,
   };
 }

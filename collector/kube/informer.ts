@@ -16,6 +16,7 @@
  */
 import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { kubeGetJson } from './api-get.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 
 /** An object as the API server sends it (timestamps are strings; nothing is dropped). */
 export interface RawKubeObject {
@@ -48,17 +49,6 @@ export const SYSTEM_TIMERS: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
-
-export interface BackoffOptions {
-  /** Delay before the first restart after a failure. */
-  readonly initialMs: number;
-  /** Cap of the doubling delay. */
-  readonly maxMs: number;
-  /** A failure after being up this long starts the doubling again from initialMs. */
-  readonly resetAfterMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000 };
 
 export interface InformerOptions {
   readonly kubeConfig: KubeConfig;

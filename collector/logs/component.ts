@@ -2,13 +2,20 @@
  * `sources.logs`: the operator's controller-runtime log (docs/log-source.md) as a registry component. The source and
  * @kubernetes/client-node are loaded only when the section is configured.
  */
+import { durationText } from '../../lib/schema.js';
 import { checkModelName, modelNamed, type SourceComponent } from '../component.js';
+import { DEFAULT_OPERATOR_DEPLOYMENT } from '../hypershift/operator-deployment.js';
+import { LOOP_SETTINGS } from '../../model/types.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
+import { LOG_SOURCE_DEFAULTS as D } from './defaults.js';
 
 const operatorDeployment = {
   kind: 'object',
   doc: 'loop: auto: read HYPERSHIFT_RECONCILE_LEGACY and the build version from this Deployment',
-  fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } },
+  fields: {
+    namespace: { kind: 'string', default: DEFAULT_OPERATOR_DEPLOYMENT.namespace },
+    name: { kind: 'string', default: DEFAULT_OPERATOR_DEPLOYMENT.name },
+  },
 } as const;
 
 const schema = {
@@ -36,31 +43,41 @@ const schema = {
     },
     loop: {
       kind: 'enum',
-      values: ['sequential', 'phased', 'auto'],
-      default: 'auto',
+      values: LOOP_SETTINGS,
+      default: D.loop,
       doc: 'which loop wrote the log; auto: proven by the lines, per operator run',
     },
     operatorDeployment,
-    loopDetectTimeout: { kind: 'duration', default: '10s', doc: 'loop: auto: the longest wait for the operator Deployment at start' },
-    maxUndecided: { kind: 'integer', default: 10_000, min: 1, unit: 'attempts', doc: 'loop: auto: attempts held while their run’s loop is unproven' },
-    maxLineBytes: { kind: 'integer', default: 1024 * 1024, min: 1, unit: 'bytes', doc: 'longer lines are refused (line_too_long)' },
+    loopDetectTimeout: {
+      kind: 'duration',
+      default: durationText(D.loopDetectTimeoutMs),
+      doc: 'loop: auto: the longest wait for the operator Deployment at start',
+    },
+    maxUndecided: { kind: 'integer', default: D.maxUndecided, min: 1, unit: 'attempts', doc: 'loop: auto: attempts held while their run’s loop is unproven' },
+    maxLineBytes: { kind: 'integer', default: D.maxLineBytes, min: 1, unit: 'bytes', doc: 'longer lines are refused (line_too_long)' },
     samplingThreshold: {
       kind: 'integer',
-      default: 100,
+      default: D.samplingThreshold,
       min: 1,
       unit: 'lines',
       doc: 'lines of one message in two adjacent seconds from which the logger may have sampled',
     },
-    maxPending: { kind: 'integer', default: 10_000, min: 1, unit: 'attempts', doc: 'attempts held for correlation and sampling judgement' },
-    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped error messages kept for the summary' },
-    quietFlush: { kind: 'duration', default: '3s', doc: 'held attempts are handed on once no line came for this long' },
-    pollInterval: { kind: 'duration', default: '1s', doc: 'how often the file is checked (besides inotify) and quietness is judged' },
+    maxPending: { kind: 'integer', default: D.maxPending, min: 1, unit: 'attempts', doc: 'attempts held for correlation and sampling judgement' },
+    unmappedSampleSize: {
+      kind: 'integer',
+      default: D.unmappedSampleSize,
+      min: 0,
+      unit: 'messages',
+      doc: 'distinct unmapped error messages kept for the summary',
+    },
+    quietFlush: { kind: 'duration', default: durationText(D.quietFlushMs), doc: 'held attempts are handed on once no line came for this long' },
+    pollInterval: { kind: 'duration', default: durationText(D.pollIntervalMs), doc: 'how often the file is checked (besides inotify) and quietness is judged' },
     file: {
       kind: 'object',
       present: true,
       fields: {
-        startAt: { kind: 'enum', values: ['beginning', 'end'], default: 'beginning', doc: 'where to start in the file present at start' },
-        watch: { kind: 'boolean', default: true, doc: 'follow directory events (inotify) besides the timer' },
+        startAt: { kind: 'enum', values: ['beginning', 'end'], default: D.fileStartAt, doc: 'where to start in the file present at start' },
+        watch: { kind: 'boolean', default: D.fileWatch, doc: 'follow directory events (inotify) besides the timer' },
       },
     },
     pod: {
@@ -68,8 +85,8 @@ const schema = {
       present: true,
       fields: {
         sinceTime: { kind: 'string', doc: "first connection: lines since this RFC 3339 time; default: the container's whole log" },
-        backoffInitial: { kind: 'duration', default: '1s', doc: 'reconnect backoff, doubling from this' },
-        backoffMax: { kind: 'duration', default: '30s', doc: '…up to this' },
+        backoffInitial: { kind: 'duration', default: durationText(D.podBackoffInitialMs), doc: 'reconnect backoff, doubling from this' },
+        backoffMax: { kind: 'duration', default: durationText(D.podBackoffMaxMs), doc: '…up to this' },
       },
     },
     patterns: {

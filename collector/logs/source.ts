@@ -7,19 +7,21 @@
 import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
-import type { ReconcileModel } from '../../model/types.js';
+import type { LoopSetting, ReconcileModel } from '../../model/types.js';
 import type { SourceHooks } from '../component.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../input/lines.js';
-import { OperatorLoopWatch, type DeploymentRef } from '../hypershift/operator-loop.js';
+import { LineSplitter } from '../input/lines.js';
+import type { DeploymentRef } from '../hypershift/operator-deployment.js';
+import { OperatorLoopWatch } from '../hypershift/operator-loop.js';
 import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
+import { LOG_SOURCE_DEFAULTS } from './defaults.js';
 import { LogLineAssembler } from './internal/assembler.js';
 import { unwrapLineFrames } from './internal/line-frames.js';
 import { decompressed } from './inputs.js';
 import { mergeByTime } from './internal/merge.js';
-import type { LogSourceStats, NamedStream, ObservedLoop, UnmappedSample } from './types.js';
+import type { LogSourceStats, NamedStream, UnmappedSample } from './types.js';
 import { FileFollower, type FilePosition, type LineConsumer, type RotationKind } from './internal/file-follower.js';
 import { PodLogFollower, SYSTEM_TIMERS, type PodLogStats, type PodRef, type Timers } from './internal/pod-log-follower.js';
-import { DEFAULT_SAMPLING_THRESHOLD, type SampledPeriod } from './internal/sampling.js';
+import type { SampledPeriod } from './internal/sampling.js';
 import { resolvePatterns, type LogPatternsInput } from './internal/zap-line.js';
 
 /**
@@ -45,7 +47,7 @@ export interface OperatorLogSourceOptions {
   readonly input: LogInput;
   readonly model: ReconcileModel;
   /** Which loop wrote the log: `sequential`, `phased`, or `auto` (proven by the lines, per operator run). Default `auto`. */
-  readonly loop?: ObservedLoop;
+  readonly loop?: LoopSetting;
   /** auto: the operator Deployment to read the loop from (its switch and build version); used until the lines prove one. */
   readonly operatorDeployment?: DeploymentRef;
   /** auto: how long start() waits for the Deployment to be read. Default 10000 ms. */
@@ -95,22 +97,6 @@ export interface OperatorLogSourceOptions {
   readonly scheduler?: Scheduler;
   readonly timers?: Timers;
 }
-
-export const LOG_SOURCE_DEFAULTS = {
-  loop: 'auto',
-  loopDetectTimeoutMs: 10_000,
-  maxUndecided: 10_000,
-  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-  samplingThreshold: DEFAULT_SAMPLING_THRESHOLD,
-  maxPending: 10_000,
-  unmappedSampleSize: 50,
-  quietFlushMs: 3000,
-  pollIntervalMs: 1000,
-  fileStartAt: 'beginning',
-  fileWatch: true,
-  podBackoffInitialMs: 1000,
-  podBackoffMaxMs: 30_000,
-} as const;
 
 export interface InputStats {
   /** Read failures and refused connections (each also reported through the last error). */

@@ -14,9 +14,6 @@ export interface NamedStream {
   readonly name: string;
 }
 
-/** The loop the source reads the log under: configured, or `auto` (proven by the lines, docs/log-source.md). */
-export type ObservedLoop = LoopKind | 'auto';
-
 /** An unmapped message of the sample, with where it was first seen and how often. */
 export interface UnmappedSampleEntry {
   readonly message: string;

@@ -1,5 +1,5 @@
 /**
- * `recreations.kubernetes`: the objects an adapter manages, watched through the Kubernetes API (one resilient
+ * `recreations.objects`: the objects an adapter manages, watched through the Kubernetes API (one resilient
  * informer per kind the task config discovers), as a registry component of the recreation pipeline. Runs whenever a
  * `recreations` section is configured; the section only says where the cluster is. @kubernetes/client-node is
  * loaded only then.

@@ -6,7 +6,8 @@
  * rejected under `invalid_object`, naming the collection and object.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { BackoffOptions } from '../kube/backoff.js';
+import { ResilientInformer, SYSTEM_TIMERS, type RawKubeObject, type Timers } from '../kube/informer.js';
 import type { SourceHooks } from '../component.js';
 import type { Source } from '../records.js';
 import { ObservationProblem, toManagedObject, type ObjectEvent, type ObjectWatch, type ObservationSink } from './observation.js';
@@ -91,7 +92,7 @@ export class KubeObjectSource implements Source {
     // List items of built-in types come without apiVersion and kind; the watch says what they are.
     const value = { ...raw, apiVersion: raw.apiVersion ?? w.apiVersion, kind: raw.kind ?? w.kind };
     try {
-      this.sink.observe({ type: 'object', time: new Date(nowMs).toISOString(), timeMs: nowMs, event, object: toManagedObject(value), source: 'kubernetes' });
+      this.sink.observe({ type: 'object', time: new Date(nowMs).toISOString(), timeMs: nowMs, event, object: toManagedObject(value), source: 'objects' });
     } catch (e) {
       if (!(e instanceof ObservationProblem)) throw e;
       const name = `${raw.metadata?.namespace ?? ''}/${raw.metadata?.name ?? '?'}`;

@@ -4,13 +4,14 @@
  * looked like in the API. One shape per concept, shared by every source; the analyzer never knows more
  * about where a record came from than `source`.
  */
-import type { Rejection, RejectReason } from '../records.js';
+import type { Rejection, RejectReason, SourceKind } from '../records.js';
 import { isRecord } from '../../lib/is-record.js';
 
 export const OBJECT_EVENTS = ['ADDED', 'MODIFIED', 'DELETED'] as const;
 export type ObjectEvent = (typeof OBJECT_EVENTS)[number];
 
-export type ObservationSource = 'journal' | 'kubernetes' | 'hyperfleet' | 'maestro' | 'simulator';
+/** The sources that hand observations on: a journal, the objects watch, the HyperFleet API, Maestro, the simulator. */
+export type ObservationSource = Extract<SourceKind, 'journal' | 'objects' | 'hyperfleet' | 'maestro' | 'simulator'>;
 
 /** A status condition as Kubernetes objects carry it (`status.conditions[]`). */
 export interface ObjectCondition {

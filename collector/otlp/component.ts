@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { durationText } from '../../lib/schema.js';
+import { LOOP_KINDS } from '../../model/types.js';
 import type { SourceComponent } from '../component.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
 import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from './internal/assembler.js';
@@ -42,7 +43,7 @@ const schema = {
             doc: 'kube-rs (`reconciling object`), tekton (`<Kind>:ReconcileKind`), span (a name of your choice), reconcile (the convention: always on)',
           },
           controller: { kind: 'string', doc: "the model's controller; kube-rs and tekton default to the object's kind, lowercased; required for span" },
-          loop: { kind: 'enum', values: ['sequential', 'phased'], default: 'sequential', doc: 'the loop the operator runs (its spans do not say)' },
+          loop: { kind: 'enum', values: LOOP_KINDS, default: 'sequential', doc: 'the loop the operator runs (its spans do not say)' },
           operation: { kind: 'string', default: DEFAULT_OPERATION, doc: 'the one operation of an attempt whose root span has no child span' },
           namespaced: { kind: 'boolean', default: true, doc: 'kube-rs: object.ref ends in .namespace (false: a cluster-scoped kind)' },
           span: { kind: 'string', doc: 'span: the root span name' },

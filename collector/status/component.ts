@@ -3,8 +3,12 @@
  * (docs/status-source.md) as a registry component. The source and @kubernetes/client-node are loaded only when the
  * section is configured.
  */
+import { durationText } from '../../lib/schema.js';
 import { checkModelName, modelNamed, type SourceComponent } from '../component.js';
+import { DEFAULT_BACKOFF } from '../kube/backoff.js';
+import { LOOP_SETTINGS } from '../../model/types.js';
 import { REFUSED_BY_ANALYZER } from '../records.js';
+import { STATUS_SOURCE_DEFAULTS as D } from './defaults.js';
 
 const schema = {
   kind: 'object',
@@ -16,8 +20,8 @@ const schema = {
     labelSelector: { kind: 'string', doc: 'only HostedClusters matching this selector' },
     loop: {
       kind: 'enum',
-      values: ['sequential', 'phased', 'auto'],
-      default: 'auto',
+      values: LOOP_SETTINGS,
+      default: D.loop,
       doc: 'which loop the operator runs; auto: from its Deployment, else from messages only one loop writes',
     },
     readOperatorDeployment: {
@@ -28,20 +32,28 @@ const schema = {
     operatorDeployment: {
       kind: 'object',
       present: true,
-      fields: { namespace: { kind: 'string', default: 'hypershift' }, name: { kind: 'string', default: 'operator' } },
+      fields: { namespace: { kind: 'string', default: D.operatorDeployment.namespace }, name: { kind: 'string', default: D.operatorDeployment.name } },
     },
-    loopDetectTimeout: { kind: 'duration', default: '10s', doc: 'loop: auto: the longest wait for the operator Deployment at start' },
-    emitInitial: { kind: 'boolean', default: true, doc: 'report the condition found when an object is first seen (e.g. at sidecar start)' },
-    maxTrackedObjects: { kind: 'integer', default: 10_000, min: 1, unit: 'objects', doc: 'more HostedClusters are refused (pending_limit)' },
-    unmappedSampleSize: { kind: 'integer', default: 50, min: 0, unit: 'messages', doc: 'distinct unmapped messages kept for the summary' },
+    loopDetectTimeout: {
+      kind: 'duration',
+      default: durationText(D.loopDetectTimeoutMs),
+      doc: 'loop: auto: the longest wait for the operator Deployment at start',
+    },
+    emitInitial: { kind: 'boolean', default: D.emitInitial, doc: 'report the condition found when an object is first seen (e.g. at sidecar start)' },
+    maxTrackedObjects: { kind: 'integer', default: D.maxTrackedObjects, min: 1, unit: 'objects', doc: 'more HostedClusters are refused (pending_limit)' },
+    unmappedSampleSize: { kind: 'integer', default: D.unmappedSampleSize, min: 0, unit: 'messages', doc: 'distinct unmapped messages kept for the summary' },
     backoff: {
       kind: 'object',
       present: true,
       doc: 'watch reconnect backoff',
       fields: {
-        initial: { kind: 'duration', default: '1s' },
-        max: { kind: 'duration', default: '30s' },
-        resetAfter: { kind: 'duration', default: '60s', doc: 'a failure after being up this long starts again from initial' },
+        initial: { kind: 'duration', default: durationText(DEFAULT_BACKOFF.initialMs) },
+        max: { kind: 'duration', default: durationText(DEFAULT_BACKOFF.maxMs) },
+        resetAfter: {
+          kind: 'duration',
+          default: durationText(DEFAULT_BACKOFF.resetAfterMs),
+          doc: 'a failure after being up this long starts again from initial',
+        },
       },
     },
   },

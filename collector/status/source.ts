@@ -17,15 +17,18 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceHooks } from '../component.js';
 import { kubeConfigFromEnvironment } from '../kube/credentials.js';
-import type { LoopKind, ReconcileModel } from '../../model/types.js';
-import { ResilientInformer, SYSTEM_TIMERS, type BackoffOptions, type RawKubeObject, type Timers } from '../kube/informer.js';
+import type { LoopKind, LoopSetting, ReconcileModel } from '../../model/types.js';
+import type { BackoffOptions } from '../kube/backoff.js';
+import { ResilientInformer, SYSTEM_TIMERS, type RawKubeObject, type Timers } from '../kube/informer.js';
 import { AttemptBuilder, readingNotes } from '../readings/attempt-builder.js';
 import type { BuiltAttempt } from '../readings/types.js';
 import type { UnmappedSample, UnmappedSampleEntry } from '../logs/types.js';
-import { DEFAULT_OPERATOR_DEPLOYMENT, HYPERSHIFT_OPERATOR, OperatorLoopWatch, type DeploymentRef, type OperatorLoop } from '../hypershift/operator-loop.js';
+import type { DeploymentRef } from '../hypershift/operator-deployment.js';
+import { HYPERSHIFT_OPERATOR, OperatorLoopWatch, type OperatorLoop } from '../hypershift/operator-loop.js';
 import {
   SOURCE_NOTES,
   type AttemptRecord,
+  type LoopDecidedBy,
   type LoopKnowledge,
   type RecordSink,
   type RejectReason,
@@ -34,11 +37,8 @@ import {
   type SourceKind,
   type SourceNote,
 } from '../records.js';
+import { STATUS_SOURCE_DEFAULTS } from './defaults.js';
 import { readCondition, RECONCILIATION_SUCCEEDED, transitionTime, type ConditionState, type TransitionTime } from './condition.js';
-
-export type StatusLoop = LoopKind | 'auto';
-/** What decided the loop of a transition. */
-export type LoopDecidedBy = 'config' | 'deployment' | 'message';
 
 export interface HostedClusterStatusSourceOptions {
   readonly model: ReconcileModel;
@@ -48,7 +48,7 @@ export interface HostedClusterStatusSourceOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   /** The loop the operator runs: `sequential`, `phased`, or `auto`. Default `auto`. */
-  readonly loop?: StatusLoop;
+  readonly loop?: LoopSetting;
   /** auto: the operator Deployment (its HYPERSHIFT_RECONCILE_LEGACY and build version). Default hypershift/operator; false: do not read it. */
   readonly operatorDeployment?: DeploymentRef | false;
   /** auto: how long start() waits for the Deployment before transitions are read without it. Default 10000 ms. */
@@ -68,15 +68,6 @@ export interface HostedClusterStatusSourceOptions {
   /** Once started: what the source knows about the operator's loop (to be said once). */
   readonly onStarted?: (loop: LoopKnowledge) => void;
 }
-
-export const STATUS_SOURCE_DEFAULTS = {
-  loop: 'auto',
-  operatorDeployment: DEFAULT_OPERATOR_DEPLOYMENT,
-  loopDetectTimeoutMs: 10_000,
-  emitInitial: true,
-  maxTrackedObjects: 10_000,
-  unmappedSampleSize: 50,
-} as const;
 
 export interface StatusTransition {
   readonly object: string;
@@ -122,7 +113,7 @@ export class HostedClusterStatusSource implements Source {
     dropped: {},
     notes: Object.fromEntries(SOURCE_NOTES.map((n) => [n, 0])) as Record<SourceNote, number>,
     unmappedErrors: 0,
-    loopDecidedBy: { config: 0, deployment: 0, message: 0 },
+    loopDecidedBy: { config: 0, deployment: 0, input: 0 },
     watchErrors: 0,
   };
   private readonly builder: AttemptBuilder;
@@ -288,7 +279,7 @@ export class HostedClusterStatusSource implements Source {
       controller: this.options.model.controller,
       object: key,
       ...(generation === undefined ? {} : { generation }),
-      model: loop,
+      loop,
       operations: built.operations,
       origin: { source: 'status', transition: true },
     };
@@ -320,8 +311,8 @@ export class HostedClusterStatusSource implements Source {
     if (proven !== undefined) this.evidence = proven;
     const fromDeployment = this.loopWatch?.loop;
     if (fromDeployment !== undefined) return [fromDeployment, 'deployment', []];
-    if (proven !== undefined) return [proven, 'message', []];
-    if (this.evidence !== undefined) return [this.evidence, 'message', ['loop_inherited']];
+    if (proven !== undefined) return [proven, 'input', []];
+    if (this.evidence !== undefined) return [this.evidence, 'input', ['loop_inherited']];
     return undefined;
   }
 

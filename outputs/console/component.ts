@@ -1,6 +1,6 @@
 /**
  * `console`: the live summary `run` prints every `interval` (live-summary.ts): attempts and divergence per
- * controller, the recreation shadow's line, and in the demo, first, the speed of the simulated clock.
+ * controller, the recreation line, and in the demo, first, the speed of the simulated clock.
  */
 import type { OutputComponent } from '../component.js';
 import { clockLine, liveSummary, recreationsLine, type ApiState } from './live-summary.js';
@@ -28,7 +28,7 @@ export const consoleOutput: OutputComponent<typeof schema> = {
       ctx.sourceHealth.isUp('hyperfleet') ? { up: true } : { up: false, reason: ctx.sourceHealth.lastError('hyperfleet')?.split(':')[0] ?? 'down' };
     let first = true;
     const timer = setInterval(() => {
-      const lines = recreations ? [recreationsLine(recreations.shadow, clock.now(), pollsApi ? api() : undefined)] : [];
+      const lines = recreations ? [recreationsLine(recreations.analyzer, clock.now(), pollsApi ? api() : undefined)] : [];
       ctx.log(
         liveSummary(ctx.analyzer.summary(), previous, config.interval / 1000, {
           lines,

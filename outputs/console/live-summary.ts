@@ -1,5 +1,5 @@
 /** The short live summary `run` prints every few seconds: what arrived, how often the loops diverge, and where. */
-import type { RecreationShadow } from '../../analyzer/recreations/shadow.js';
+import type { RecreationAnalyzer } from '../../analyzer/recreations/recreation-analyzer.js';
 import type { Summary } from '../../analyzer/summary/summary.js';
 import { formatDuration } from '../../lib/duration.js';
 
@@ -49,7 +49,7 @@ export function liveSummary(summary: Summary, previous: Map<string, number>, int
 export type ApiState = { readonly up: true } | { readonly up: false; readonly reason: string };
 
 /** One line on the recreation shadow at `nowMs`. */
-export function recreationsLine(shadow: RecreationShadow, nowMs: number, api?: ApiState): string {
+export function recreationsLine(shadow: RecreationAnalyzer, nowMs: number, api?: ApiState): string {
   const s = shadow.snapshot(nowMs);
   let inFlight = 0;
   for (const phases of s.inFlight.values()) for (const n of phases.values()) inFlight += n;

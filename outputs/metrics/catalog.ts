@@ -37,7 +37,7 @@ export const METRICS = [
     name: 'reconcile_shadow_attempts_total',
     type: 'counter',
     help: 'Reconcile attempts analyzed, by the loop that was observed and whether the other loop would have run a different set of operations (an operation that exists in one loop alone is no difference: see reconcile_shadow_operation_structural_total).',
-    labels: ['controller', 'observed_model', 'diverged'],
+    labels: ['controller', 'observed_loop', 'diverged'],
     cardinality: 'controllers x 2 x 2',
   },
   {

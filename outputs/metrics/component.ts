@@ -12,7 +12,7 @@ export const metrics: OutputComponent<undefined> = {
   schema: undefined,
   enabled: () => true,
   create(_config, ctx) {
-    const publisher = new MetricsPublisher(ctx.metrics.metrics, ctx.analyzer.shadows, ctx.clock.now, {
+    const publisher = new MetricsPublisher(ctx.metrics.metrics, ctx.analyzer.controllers, ctx.clock.now, {
       version: ctx.version,
       sources: ctx.sources,
       speed: ctx.clock.speed,
@@ -32,7 +32,7 @@ export const metrics: OutputComponent<undefined> = {
       ...(recreations ? { recreations } : {}),
       refresh() {
         publisher.refresh();
-        if (pipeline && recreations) recreations.update(pipeline.shadow.snapshot(ctx.clock.now()));
+        if (pipeline && recreations) recreations.update(pipeline.analyzer.snapshot(ctx.clock.now()));
       },
     };
     return Promise.resolve(output);

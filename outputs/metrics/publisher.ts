@@ -17,11 +17,12 @@
 import type { Rejection, RejectReason, SourceInputReport, SourceKind } from '../../collector/records.js';
 import { REJECT_REASONS, SOURCE_KINDS, SOURCE_NOTES } from '../../collector/records.js';
 import type { AnalysisListener } from '../../analyzer/analyzer.js';
+import { LOOP_KINDS } from '../../model/types.js';
 import { OUTCOME_NAME, type CompiledModel } from '../../analyzer/compiled-model.js';
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
 import type { Metrics } from './registry.js';
 import type { SeriesTable } from './series-table.js';
-import type { ControllerShadow } from '../../analyzer/shadow.js';
+import type { ControllerAnalyzer } from '../../analyzer/controller-analyzer.js';
 
 const OUTCOMES = OUTCOME_NAME.length;
 
@@ -63,7 +64,7 @@ const SOURCE_ROW = new Map<SourceKind, number>(SOURCE_KINDS.map((s, i) => [s, i]
 const REASON_ROW = new Map<string, number>(REJECT_REASONS.map((r, i) => [r, i]));
 
 export class MetricsPublisher implements AnalysisListener {
-  private readonly tables = new Map<ControllerShadow, ControllerTables>();
+  private readonly tables = new Map<ControllerAnalyzer, ControllerTables>();
   private readonly controllerRow = new Map<string, number>();
   private readonly tracked: SeriesTable<string>;
   private readonly evictedObjects: SeriesTable<string>;
@@ -81,13 +82,13 @@ export class MetricsPublisher implements AnalysisListener {
   /** @param now the analysis clock (ms): wall clock, or the simulator's virtual clock. */
   constructor(
     private readonly metrics: Metrics,
-    shadows: readonly ControllerShadow[],
+    analyzers: readonly ControllerAnalyzer[],
     private readonly now: () => number,
     options: PublisherOptions,
   ) {
     this.wallClock = options.wallClock ?? Date.now;
     this.speed = options.speed ?? 1;
-    const controllers = shadows.map((s) => ({ controller: s.model.controller }));
+    const controllers = analyzers.map((s) => ({ controller: s.model.controller }));
     controllers.forEach((c, i) => this.controllerRow.set(c.controller, i));
     this.tracked = metrics.reconcile_shadow_tracked_objects.table(controllers);
     this.evictedObjects = metrics.reconcile_shadow_tracked_objects_evicted_total.table(controllers);
@@ -108,18 +109,18 @@ export class MetricsPublisher implements AnalysisListener {
     );
     // A timestamp has no zero: a source's series appears with its first record.
     this.lastRecord = metrics.reconcile_shadow_source_last_record_timestamp_seconds.table(sources, () => true);
-    shadows.forEach((s, row) => {
+    analyzers.forEach((s, row) => {
       this.tables.set(s, this.tablesFor(s, row));
       publishOperations(metrics, s.cm);
     });
-    metrics.reconcile_shadow_info.set({ version: options.version, models: shadows.map((s) => s.model.name).join(',') }, 1);
+    metrics.reconcile_shadow_info.set({ version: options.version, models: analyzers.map((s) => s.model.name).join(',') }, 1);
   }
 
-  private tablesFor(s: ControllerShadow, row: number): ControllerTables {
+  private tablesFor(s: ControllerAnalyzer, row: number): ControllerTables {
     const m = this.metrics;
     const cm = s.cm;
     const controller = s.model.controller;
-    const attempts = ['sequential', 'phased'].flatMap((observed_model) => ['true', 'false'].map((diverged) => ({ controller, observed_model, diverged })));
+    const attempts = LOOP_KINDS.flatMap((observed_loop) => ['true', 'false'].map((diverged) => ({ controller, observed_loop, diverged })));
     const groups = cm.groups.map((g) => g.name);
     const byOp = cm.ops.map((operation) => ({ controller, operation }));
     // One-loop operations are never unblocked or newly blocked, only structural; the others never structural.
@@ -152,12 +153,12 @@ export class MetricsPublisher implements AnalysisListener {
     };
   }
 
-  attempt(shadow: ControllerShadow, a: AttemptAnalysis): void {
-    const t = this.tables.get(shadow);
+  attempt(controller: ControllerAnalyzer, a: AttemptAnalysis): void {
+    const t = this.tables.get(controller);
     if (!t) return;
     // an attempt a probability sampler kept stands for its adjusted count of attempts (collector/otlp/internal/sampling.ts)
     const w = a.record.origin.adjustedCount ?? 1;
-    t.attempts.add((a.record.model === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1), w);
+    t.attempts.add((a.record.loop === 'sequential' ? 0 : 2) + (a.diverged ? 0 : 1), w);
     const { observed, outcomes } = a;
     for (let op = 0; op < observed.length; op++) if (observed[op] === 1) t.observed.add(op * OUTCOMES + outcomes[op]!, w);
     for (const op of a.unblocked) t.unblocked.add(op, w);
@@ -171,8 +172,8 @@ export class MetricsPublisher implements AnalysisListener {
     this.lastRecord.set(source, this.wallClock() / 1000);
   }
 
-  evicted(shadow: ControllerShadow): void {
-    const t = this.tables.get(shadow);
+  evicted(controller: ControllerAnalyzer): void {
+    const t = this.tables.get(controller);
     if (t) this.evictedObjects.add(t.row);
   }
 

@@ -11,7 +11,7 @@
  */
 import type { Metrics } from './registry.js';
 import { LIFECYCLE_DECISIONS, type LifecycleDecision } from '../../analyzer/recreations/lifecycle-decision.js';
-import type { ShadowListener } from '../../analyzer/recreations/shadow.js';
+import type { RecreationListener } from '../../analyzer/recreations/recreation-analyzer.js';
 import {
   DURATION_PHASES,
   IN_FLIGHT_PHASES,
@@ -42,7 +42,7 @@ export interface PublishOptions {
 
 type StuckLabels = { kind: string; namespace: string; name: string };
 
-export class RecreationMetrics implements ShadowListener {
+export class RecreationMetrics implements RecreationListener {
   private stuckSeries = new Map<string, StuckLabels>();
   private overCap = new Set<string>();
   private readonly kinds = new Set<string>();

@@ -16,6 +16,7 @@ import { count, eValue, percent, plural, points, pValue, span } from '../../anal
 import { formatDuration } from '../../lib/duration.js';
 import type { Cell, Table, Tone } from '../../lib/table.js';
 import type { ControllerSummary } from '../../analyzer/summary/summary.js';
+import type { LoopKind } from '../../model/types.js';
 import {
   blockedByChart,
   divergenceChart,
@@ -442,7 +443,7 @@ function classificationSection(groups: readonly GroupDecision[]): Section {
   };
 }
 
-function noiseSection(floors: Readonly<Record<'sequential' | 'phased', NoiseFloor>>): Section {
+function noiseSection(floors: Readonly<Record<LoopKind, NoiseFloor>>): Section {
   const all = [floors.sequential, floors.phased];
   return {
     id: 'noise-floor',

@@ -14,7 +14,7 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import type { AnalysisListener } from '../../analyzer/analyzer.js';
 import { ERROR, OUTCOME_NAME } from '../../analyzer/compiled-model.js';
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
-import type { ControllerShadow } from '../../analyzer/shadow.js';
+import type { ControllerAnalyzer } from '../../analyzer/controller-analyzer.js';
 
 /** Counts failed exports, then hands the result on, so the batch processor's own handling is unchanged. */
 class CountingExporter implements SpanExporter {
@@ -65,10 +65,10 @@ export function startTraceOutput(exporter: SpanExporter, version: string, onExpo
 export class TracePublisher implements AnalysisListener {
   constructor(private readonly tracer: Tracer) {}
 
-  attempt(shadow: ControllerShadow, a: AttemptAnalysis): void {
-    const cm = shadow.cm;
+  attempt(controller: ControllerAnalyzer, a: AttemptAnalysis): void {
+    const cm = controller.cm;
     const r = a.record;
-    const projected = r.model === 'sequential' ? 'phased' : 'sequential';
+    const projected = r.loop === 'sequential' ? 'phased' : 'sequential';
     const run = projected === 'phased' ? a.phased : a.sequential;
     const names = (ops: readonly number[]): string[] => ops.map((op) => cm.ops[op]!);
     const links: Link[] = r.origin.traceId && r.origin.spanId ? [{ context: { traceId: r.origin.traceId, spanId: r.origin.spanId, traceFlags: 1 } }] : [];
@@ -79,8 +79,8 @@ export class TracePublisher implements AnalysisListener {
       attributes: {
         'reconcile.controller': r.controller,
         'reconcile.object': r.object,
-        'reconcile.observed_model': r.model,
-        'reconcile.projected_model': projected,
+        'reconcile.observed_loop': r.loop,
+        'reconcile.projected_loop': projected,
         'reconcile.diverged': a.diverged,
         'reconcile.unblocked': names(a.unblocked),
         ...(a.structural.length > 0 ? { 'reconcile.structural': names(a.structural) } : {}),

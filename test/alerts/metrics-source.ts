@@ -107,8 +107,8 @@ export async function startRecreationWorld(options: WorldOptions): Promise<Recre
         sources: {},
         recreations: {
           taskConfig: EXAMPLE_TASK_CONFIG,
-          kubernetes: { kubeconfig },
-          hyperfleetApi: { url: api.url, interval: '1s', timeout: '1s' },
+          objects: { kubeconfig },
+          hyperfleet: { url: api.url, interval: '1s', timeout: '1s' },
           stuckThresholds: { Job: options.jobStuckThreshold },
         },
         console: { enabled: false },

@@ -299,7 +299,7 @@ describe('engine: variants, consequences and the history', () => {
     timeMs: Date.parse(time),
     controller: 'widget',
     object: 'ns/a',
-    model: loop,
+    loop,
     operations,
     origin: { source: 'journal' },
   });

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ShadowAnalyzer } from '../../analyzer/analyzer.js';
+import { Analyzer } from '../../analyzer/analyzer.js';
 import { attemptRow } from '../../analyzer/engine.js';
 import { formatAttemptLine } from '../../collector/journal/format.js';
 import { readJournal } from '../../collector/journal/reader.js';
@@ -109,14 +109,14 @@ function randomJournal(model: ReconcileModel, attempts: number, seed: number): A
     }
     if (next() < 0.3) operations.sort(() => (next() < 0.5 ? -1 : 1));
     const time = new Date(timeMs).toISOString();
-    const model_: LoopKind = next() < 0.5 ? 'sequential' : 'phased';
+    const loop: LoopKind = next() < 0.5 ? 'sequential' : 'phased';
     records.push({
       time,
       timeMs,
       controller: model.controller,
       object: pick(objects),
       generation: Math.floor(next() * 5),
-      model: model_,
+      loop,
       operations,
       origin: { source: 'journal' },
     });
@@ -130,8 +130,8 @@ function simulatedJournal(model: ReconcileModel): AttemptRecord[] {
 
 /** The analyzer with CAP tracked objects, fed by the journal reader as `analyze` feeds it. */
 async function replayCapped(model: ReconcileModel, journal: Buffer): Promise<{ rows: string; summary: string; evicted: string[]; starvedSeconds: number[] }> {
-  const analyzer = new ShadowAnalyzer([model], undefined, CAP);
-  const shadow = analyzer.shadows[0]!;
+  const analyzer = new Analyzer([model], undefined, CAP);
+  const shadow = analyzer.controllers[0]!;
   const rows: string[] = [];
   const evicted: string[] = [];
   let lastMs = 0;

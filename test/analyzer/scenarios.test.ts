@@ -7,7 +7,7 @@ import type { AttemptRecord, OperationRecord } from '../../collector/records.js'
 import { resolveModel } from '../../sidecar/files.js';
 import type { Outcome } from '../../model/types.js';
 import { ERROR } from '../../analyzer/compiled-model.js';
-import { ControllerShadow } from '../../analyzer/shadow.js';
+import { ControllerAnalyzer } from '../../analyzer/controller-analyzer.js';
 import type { AttemptAnalysis } from '../../analyzer/engine.js';
 import { BUILTIN_MODEL } from '../support/paths.js';
 
@@ -40,17 +40,17 @@ function ops(order: string[], outcomes: Record<string, Observed>, options: { unt
     });
 }
 
-function attempt(model: 'sequential' | 'phased', operations: OperationRecord[], time = '2026-11-29T10:00:00Z', object = 'clusters/alpha'): AttemptRecord {
-  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, model, operations, origin: { source: 'journal' } };
+function attempt(loop: 'sequential' | 'phased', operations: OperationRecord[], time = '2026-11-29T10:00:00Z', object = 'clusters/alpha'): AttemptRecord {
+  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, loop, operations, origin: { source: 'journal' } };
 }
 
-function names(shadow: ControllerShadow, list: readonly number[]): string[] {
+function names(shadow: ControllerAnalyzer, list: readonly number[]): string[] {
   return list.map((op) => shadow.cm.ops[op]!);
 }
-function ranIn(shadow: ControllerShadow, run: { ran: Uint8Array }): Set<string> {
+function ranIn(shadow: ControllerAnalyzer, run: { ran: Uint8Array }): Set<string> {
   return new Set(shadow.cm.ops.filter((_, i) => run.ran[i] === 1));
 }
-function blockedPairs(shadow: ControllerShadow, a: AttemptAnalysis): string[] {
+function blockedPairs(shadow: ControllerAnalyzer, a: AttemptAnalysis): string[] {
   return a.phased.blockedBy.map(([b, g]) => `${shadow.cm.groups[b]!.name}->${shadow.cm.groups[g]!.name}`).sort();
 }
 
@@ -86,7 +86,7 @@ const AFTER_SSH_KEY = [
 
 describe('PR #7908 scenarios on the built-in model', () => {
   it('missing SSH key secret: sequential starves everything after SSHKeySync; phased only fails SSHKeySync', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { SSHKeySync: 'error' }, { until: 'SSHKeySync' })));
     assert.deepEqual(names(shadow, a.unblocked), AFTER_SSH_KEY);
     assert.deepEqual(names(shadow, a.newlyBlocked), []);
@@ -109,7 +109,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('missing pull secret, observed sequential: the critical group fails and all six blockable groups are blocked', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { GetPullSecretBytes: 'error' }, { until: 'GetPullSecretBytes' })));
     assert.deepEqual(
       blockedPairs(shadow, a),
@@ -165,7 +165,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('missing pull secret, observed phased: both failed critical groups block each blockable group', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const observed = ops(
       phasedOps,
       { GetPullSecretBytes: 'error', PullSecretSync: 'error' },
@@ -180,7 +180,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('ReleaseImageVersion failure blocks only the later blockable groups', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const later = ['OperatorDeployments', 'PublicEndpointExposed', 'RBACAndPolicies'];
     const observed = ops(phasedOps, { ReleaseImageVersion: 'error' }, { without: later.flatMap(groupOps) });
     const a = shadow.analyze(attempt('phased', observed));
@@ -213,7 +213,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('a silent validation stop newly blocks the operations that moved behind the gate', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { ValidationGates: 'stop' }, { until: 'ValidationGates' })));
     assert.deepEqual(names(shadow, a.newlyBlocked), ['CLISecrets', 'GetCPOImage', 'GetPullSecretBytes']);
     assert.deepEqual(names(shadow, a.unblocked), []);
@@ -221,7 +221,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('reverse projection from a phased observation marks every unobserved outcome as predicted', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const observed = ops(phasedOps, { SSHKeySync: 'error', ControlPlaneOperator: 'error' });
     const a = shadow.analyze(attempt('phased', observed));
     assert.deepEqual(names(shadow, a.unblocked), AFTER_SSH_KEY);
@@ -235,7 +235,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('predicts an unobserved op from the same object’s last observed outcome, and ok without history', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     shadow.analyze(attempt('phased', ops(phasedOps, { PullSecretSync: 'error' }, { without: BLOCKABLE.flatMap(groupOps) })));
     const seen = shadow.analyze(attempt('sequential', ops(sequentialOps, { CLISecrets: 'error' }, { until: 'CLISecrets' }), '2026-11-29T10:00:03Z'));
     assert.deepEqual(names(shadow, seen.newlyBlocked), ['CLISecrets'], 'PullSecretSync predicted error from history blocks phase 8');
@@ -247,7 +247,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('a legacy lookup failure projects a phased attempt that goes on and fails ReleaseImageVersion: only 8b is blocked', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const a = shadow.analyze(
       attempt(
         'sequential',
@@ -270,7 +270,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('the SecretNotFound gate error in legacy projects a phased loop that goes on; invalid configuration ends both', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const gate = shadow.analyze(
       attempt(
         'sequential',
@@ -294,7 +294,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('a SecurityContextUID failure under phased ends OperatorDeployments: the operators do not run', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const deployments = groupOps('OperatorDeployments');
     const observed = ops(
       phasedOps,
@@ -319,7 +319,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('a legacy payload-arch failure projects the phased gate’s silent stop; its pull-secret variant goes on', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const arch = shadow.analyze(
       attempt(
         'sequential',
@@ -353,7 +353,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('a legacy default-ingress-domain failure projects a failing control plane operator inside OperatorDeployments', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const a = shadow.analyze(
       attempt(
         'sequential',
@@ -387,7 +387,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('ManagedHSMVersionCheck skips itself after a critical failure: never failing, never listed as blocked', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     shadow.analyze(
       attempt(
         'phased',
@@ -418,7 +418,7 @@ describe('PR #7908 scenarios on the built-in model', () => {
   });
 
   it('secret-encryption bad input: a silent stop in legacy, a nil return from its group in phased that the loop goes on after', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const a = shadow.analyze(attempt('sequential', ops(sequentialOps, { SecretEncryptionSync: 'stop' }, { until: 'SecretEncryptionSync' })));
     assert.equal(shadow.cm.ops[a.sequential.endedBy], 'SecretEncryptionSync');
     assert.equal(a.phased.endedBy, -1);

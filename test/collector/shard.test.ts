@@ -45,7 +45,7 @@ describe('ShardSink: one shard of a source that reads the whole input', () => {
     timeMs: Date.parse('2026-11-29T10:00:00Z'),
     controller: 'hostedcluster',
     object,
-    model: 'sequential',
+    loop: 'sequential',
     operations: [],
     origin: { source: 'logs' },
   });

@@ -142,7 +142,7 @@ describe('cli/generate: generated files', () => {
     strictEqual(rows.length, METRICS.length + 2);
     strictEqual(
       rows[2],
-      `| \`reconcile_shadow_attempts_total\` | counter | \`controller\`, \`observed_model\`, \`diverged\` | controllers x 2 x 2 | ${METRICS[0].help} |`,
+      `| \`reconcile_shadow_attempts_total\` | counter | \`controller\`, \`observed_loop\`, \`diverged\` | controllers x 2 x 2 | ${METRICS[0].help} |`,
     );
     strictEqual(metricsTable([{ name: 'x', type: 'gauge', help: 'a | b', labels: [], cardinality: '1' }]).split('\n')[2], '| `x` | gauge |  | 1 | a \\| b |');
   });

@@ -67,9 +67,9 @@ describe('deploy: the HyperFleet adapter overlay', () => {
     });
     const mount = patch.spec.template.spec.containers[0]!.volumeMounts.find((m) => m.name === volume.name);
     const config = parse(readFileSync(join(root, 'deploy/overlays/hyperfleet-adapter/shadow.yaml'), 'utf8')) as {
-      recreations: { hyperfleetApi: { tokenFile: string } };
+      recreations: { hyperfleet: { tokenFile: string } };
     };
-    deepStrictEqual(mount, { name: 'reconcile-shadow-hyperfleet-api-token', mountPath: dirname(config.recreations.hyperfleetApi.tokenFile), readOnly: true });
-    strictEqual(config.recreations.hyperfleetApi.tokenFile, '/var/run/secrets/hyperfleet/token');
+    deepStrictEqual(mount, { name: 'reconcile-shadow-hyperfleet-api-token', mountPath: dirname(config.recreations.hyperfleet.tokenFile), readOnly: true });
+    strictEqual(config.recreations.hyperfleet.tokenFile, '/var/run/secrets/hyperfleet/token');
   });
 });

@@ -3,9 +3,9 @@ import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../lib/package-root.js';
-import { parseConfig, type ShadowConfig } from '../../sidecar/config.js';
+import { parseConfig, type Config } from '../../sidecar/config.js';
 
-const overlayConfig = (dir: string): ShadowConfig => {
+const overlayConfig = (dir: string): Config => {
   const file = join(packageRoot(), 'deploy', 'overlays', dir, 'shadow.yaml');
   return parseConfig(readFileSync(file, 'utf8'), file);
 };
@@ -38,7 +38,7 @@ describe('deploy: the shipped sidecar configs', () => {
     deepStrictEqual(config.recreations, {
       taskConfig: '/etc/adapter/task-config.yaml',
       // The projected token the patch mounts as the adapter's chart does, read again as the kubelet rotates it.
-      hyperfleetApi: {
+      hyperfleet: {
         url: 'http://hyperfleet-api.hyperfleet.svc:8000',
         interval: 15_000,
         timeout: 5_000,

@@ -28,7 +28,7 @@ describe('lint: the project’s boundaries', function () {
   this.timeout(60_000);
 
   it('collector/ never imports analyzer/, outputs/, simulator/, sidecar/ or cli/', async () => {
-    deepStrictEqual(await boundaryErrors('collector', "import { ShadowAnalyzer } from '../analyzer/analyzer.js';\nexport const a = ShadowAnalyzer;\n"), [
+    deepStrictEqual(await boundaryErrors('collector', "import { Analyzer } from '../analyzer/analyzer.js';\nexport const a = Analyzer;\n"), [
       'collector/ must not import analyzer/analyzer.ts: sources hand records on; they never know what happens downstream',
     ]);
     deepStrictEqual(await boundaryErrors('collector', "export const s = async () => (await import('../sidecar/sidecar.js')).startSidecar;\n"), [
@@ -100,7 +100,7 @@ describe('lint: the project’s boundaries', function () {
     deepStrictEqual(
       await boundaryErrors(
         'sidecar',
-        "import { ShadowAnalyzer } from '../analyzer/analyzer.js';\nimport { otlp } from '../collector/otlp/component.js';\nexport const x = [ShadowAnalyzer, otlp];\n",
+        "import { Analyzer } from '../analyzer/analyzer.js';\nimport { otlp } from '../collector/otlp/component.js';\nexport const x = [Analyzer, otlp];\n",
       ),
       [],
     );

@@ -22,6 +22,6 @@ describe('sidecar: the config reference', () => {
   it('says type, default and unit as a config writes them', () => {
     ok(rows.includes("| `sources.otlp.headersTimeout` | duration | `5s` | a request's headers, from the connection's opening |"), reference);
     ok(rows.includes('| `sources.otlp.maxBodyBytes` | integer (bytes) | `4194304 (4 MiB)` | request body on the wire, plain or gzip |'), reference);
-    ok(rows.includes('| `recreations.hyperfleetApi.url` | string |  | **required**; base URL, e.g. http://hyperfleet-api:8000 |'), reference);
+    ok(rows.includes('| `recreations.hyperfleet.url` | string |  | **required**; base URL, e.g. http://hyperfleet-api:8000 |'), reference);
   });
 });

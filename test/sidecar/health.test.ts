@@ -135,7 +135,7 @@ describe('source health: one contract for every source', function () {
       const dir = mkdtempSync(join(tmpdir(), 'shadow-health-'));
       const kubeconfig = join(dir, 'kubeconfig');
       writeFileSync(kubeconfig, kubeConfigFor(kube).exportConfig());
-      const recreations = `recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleetApi: {url: ${JSON.stringify(api.url)}, interval: 1s, timeout: 1s}}\n`;
+      const recreations = `recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, objects: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleet: {url: ${JSON.stringify(api.url)}, interval: 1s, timeout: 1s}}\n`;
       sidecar = await startSidecar(parseConfig(config('', recreations), 'shadow.yaml'), { env: {}, log: () => undefined });
       let s = await untilScraped('objects and hyperfleet up', sidecar, (x) => up(x, 'objects') === 1 && up(x, 'hyperfleet') === 1);
       assert.deepEqual(

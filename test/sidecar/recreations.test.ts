@@ -84,7 +84,7 @@ kind: ShadowConfig
 listen: {metrics: 127.0.0.1:0}
 recreations:
   taskConfig: ${JSON.stringify(taskConfig)}
-  hyperfleetApi: {url: ${JSON.stringify(api.url)}, interval: 15s, timeout: 2s, kinds: [clusters]}
+  hyperfleet: {url: ${JSON.stringify(api.url)}, interval: 15s, timeout: 2s, kinds: [clusters]}
   sentinelInterval: 10s
   maxInFlight: 100
 ${summary}
@@ -94,7 +94,7 @@ ${summary}
     return s;
   }
 
-  const shadowOf = (s: Sidecar) => s.recreations!.shadow;
+  const shadowOf = (s: Sidecar) => s.recreations!.analyzer;
   const poller = (s: Sidecar) => s.sources.find((x) => x.kind === 'hyperfleet') as HyperFleetPoller;
   const up = (samples: Sample[], source: string) => valueOf(samples, 'reconcile_shadow_source_up', { source });
 

@@ -229,7 +229,7 @@ describe('reconcile-shadow run trace export', function () {
       );
       const roots = spans.filter((s) => s.name === 'shadow.attempt');
       assert.equal(roots.length, 2);
-      assert.deepEqual(roots.map((r) => r.attributes.find((a) => a.key === 'reconcile.observed_model')?.value.stringValue).sort(), ['phased', 'sequential']);
+      assert.deepEqual(roots.map((r) => r.attributes.find((a) => a.key === 'reconcile.observed_loop')?.value.stringValue).sort(), ['phased', 'sequential']);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

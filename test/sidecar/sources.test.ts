@@ -41,7 +41,7 @@ describe('reconcile-shadow run with the no-change sources', function () {
     );
     // legacy.log ends four hostedcluster attempts (two successes, an SSH key and a kubeconfig status error); a nodepool line is ignored.
     const samples = await untilScraped('four attempts from the log', sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 4);
-    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential' }), 4);
+    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_loop: 'sequential' }), 4);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'SSHKeySync', outcome: 'error' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'KubeconfigStatus', outcome: 'error' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_records_dropped_total', { source: 'logs' }), 0);
@@ -72,7 +72,7 @@ describe('reconcile-shadow run with the no-change sources', function () {
       { env: {} },
     );
     const samples = await untilScraped('the transition', sidecar, (s) => valueOf(s, 'reconcile_shadow_attempts_total') >= 1);
-    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_model: 'sequential', diverged: 'true' }), 1);
+    assert.equal(valueOf(samples, 'reconcile_shadow_attempts_total', { observed_loop: 'sequential', diverged: 'true' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_observed_total', { operation: 'SSHKeySync', outcome: 'error' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_operation_unblocked_total', { operation: 'HostedControlPlane' }), 1);
     assert.equal(valueOf(samples, 'reconcile_shadow_attempts_incomplete_total', { source: 'status' }), 1);

@@ -3,7 +3,7 @@ import { CelRuntime } from '../../analyzer/recreations/cel.js';
 import { trackerOptions } from '../../analyzer/recreations/config.js';
 import { loadShadowedTaskConfig } from '../../sidecar/files.js';
 import { CompiledTaskConfig } from '../../analyzer/recreations/rules.js';
-import { RecreationShadow } from '../../analyzer/recreations/shadow.js';
+import { RecreationAnalyzer } from '../../analyzer/recreations/recreation-analyzer.js';
 import type { FinishedRecreation } from '../../analyzer/recreations/tracker.js';
 import { formatObservationLine } from '../../collector/objects/journal.js';
 import type { Observation } from '../../collector/objects/observation.js';
@@ -41,7 +41,7 @@ describe('adapter world simulator', () => {
 
   it('shadowed with the example task config: recreations by the rule, some stuck behind finalizers, deletes with conflicts', () => {
     const finished: FinishedRecreation[] = [];
-    const shadow = new RecreationShadow(
+    const shadow = new RecreationAnalyzer(
       CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
       trackerOptions(),
       { finished: (r) => finished.push(r) },
@@ -96,15 +96,15 @@ describe('adapter world simulator', () => {
       resourceTypes: pipeline.resourceTypes,
       speed: 60,
     });
-    pipeline.shadow.listen(publisher);
+    pipeline.analyzer.listen(publisher);
     const source = new SimulatorSource([], { objects: 1, seed: 1, observe: 'mixed', tickMs: 1000, adapterWorld: DEFAULT_ADAPTER_WORLD }, clock, {
       attempts: { attempt: () => undefined, reject: () => undefined },
-      observations: pipeline.shadow,
+      observations: pipeline.analyzer,
     });
     // Six virtual hours.
     wall = 6 * 60_000;
     source.tick();
-    publisher.update(pipeline.shadow.snapshot(clock.now()));
+    publisher.update(pipeline.analyzer.snapshot(clock.now()));
     const s = parsePrometheusText(await metrics.registry.metrics());
     assert.deepEqual(
       [
@@ -115,6 +115,6 @@ describe('adapter world simulator', () => {
       ],
       [149, 3, 3, 14],
     );
-    assert.equal(recreationsLine(pipeline.shadow, clock.now()), 'recreations: 149 finished, 6 in flight (oldest 22m07s, 3 stuck), 0 evicted');
+    assert.equal(recreationsLine(pipeline.analyzer, clock.now()), 'recreations: 149 finished, 6 in flight (oldest 22m07s, 3 stuck), 0 evicted');
   });
 });

@@ -54,7 +54,7 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
   writeFileSync(modelFile, stringify(modelDocument(SMALL)));
   const records = [...plantedWorld(smallWorld(11, SMALL_REVERSED))];
   // Each sequential object goes to one of the two sequential operators, by its rank.
-  const sequentialObjects = [...new Set(records.filter((r) => r.model === 'sequential').map((r) => r.object))].sort();
+  const sequentialObjects = [...new Set(records.filter((r) => r.loop === 'sequential').map((r) => r.object))].sort();
   const halfOf = new Map(sequentialObjects.map((o, i) => [o, i % 2]));
   const api = new FakeKubeApiServer();
   await api.start();
@@ -62,7 +62,7 @@ export async function startFleetWorld(options: { readonly keepFor: string; reado
   let port = 0;
   for (const p of FLEET_PEERS) {
     const journal = join(dir, `${p.pod}.jsonl`);
-    const mine = records.filter((r) => r.model === p.loop && (p.loop === 'phased' || halfOf.get(r.object) === p.half));
+    const mine = records.filter((r) => r.loop === p.loop && (p.loop === 'phased' || halfOf.get(r.object) === p.half));
     writeFileSync(journal, mine.map((r) => formatAttemptLine(r) + '\n').join(''));
     const sidecar = await startSidecar(
       parseConfig(

@@ -29,19 +29,19 @@
 import type { OperatorLoop } from '../../hypershift/operator-loop.js';
 import { buildEra } from '../../hypershift/operator-loop.js';
 import { BoundedMap } from '../../../lib/bounded-ring.js';
-import type { LoopKind, ReconcileModel } from '../../../model/types.js';
+import type { LoopKind, LoopSetting, ReconcileModel } from '../../../model/types.js';
 import { AttemptBuilder, readingNotes } from '../../readings/attempt-builder.js';
 import type { AttemptTexts, ProgressText } from '../../readings/types.js';
 import type { AttemptReading } from '../../readings/attempt-readings.js';
 import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type SourceInputReport, type SourceNote } from '../../records.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
 import { ZapLineClassifier, type AttemptLine, type LogPatterns, type RunLine } from './zap-line.js';
-import type { LogDropReason, LogSourceStats, ObservedLoop, UnmappedSample, UnmappedSampleEntry } from '../types.js';
+import type { LogDropReason, LogSourceStats, UnmappedSample, UnmappedSampleEntry } from '../types.js';
 
 export interface LogLineAssemblerOptions {
   readonly model: ReconcileModel;
   readonly patterns: LogPatterns;
-  readonly loop: ObservedLoop;
+  readonly loop: LoopSetting;
   /** auto: attempts held while their run's loop is unproven; past this the oldest run's are dropped as `loop_unknown`. */
   readonly maxUndecided: number;
   readonly samplingThreshold: number;
@@ -491,7 +491,7 @@ export class LogLineAssembler {
       timeMs: p.first.timeMs,
       controller: p.first.controller,
       object: p.first.object,
-      model: loop,
+      loop,
       operations: read.operations,
       origin: originOf(p, sampled),
     };

@@ -23,7 +23,7 @@ export function emitAttempt(tracer: Tracer, attempt: AttemptRecord, options: Emi
   const attributes: Attributes = {
     [ATTR.controller]: attempt.controller,
     [ATTR.object]: attempt.object,
-    [ATTR.model]: attempt.model,
+    [ATTR.model]: attempt.loop,
   };
   if (options.operationCount ?? true) attributes[ATTR.operationCount] = attempt.operations.length;
   if (attempt.generation !== undefined) attributes[ATTR.generation] = attempt.generation;

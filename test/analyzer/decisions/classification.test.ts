@@ -3,7 +3,7 @@
  * after it. Objects are reconciled twice; the first attempt sets what counts as "previous".
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { decideGroups } from '../../../analyzer/decisions/classification.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decideOrdering } from '../../../analyzer/decisions/ordering.js';
@@ -20,7 +20,7 @@ const objects = (count: number, firstAttempt: string, second: string): AttemptRe
   }).flat();
 
 function first(records: readonly AttemptRecord[]) {
-  const analyzer = new ShadowAnalyzer([TINY]);
+  const analyzer = new Analyzer([TINY]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);

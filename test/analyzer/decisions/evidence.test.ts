@@ -1,6 +1,6 @@
 /** The evidence listener, counted by hand on the five-op model (tiny-model.ts): every count is one loop's. */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import {
   copyCounters,
   emptyCounters,
@@ -19,7 +19,7 @@ import { smallWorld, SMALL, SMALL_REVERSED } from './planted-models.js';
 import { attempt, PHASED_OK, SEQUENTIAL_OK, TINY } from './tiny-model.js';
 
 function collect(records: readonly AttemptRecord[], options: EvidenceOptions = {}, model = TINY): ControllerCounters {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence(options);
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);
@@ -183,7 +183,7 @@ describe('decision evidence', () => {
         attempt('phased', 'one', 'Fetch B! A C D'),
         attempt('phased', 'one', PHASED_OK),
       ],
-      { maxTrackedObjects: 1 },
+      { maxObjects: 1 },
     );
     // `one` was forgotten when `two` arrived, so its failing attempt had nothing to compare with.
     assert.deepEqual(table(c, 'phased', 'B', 'A'), { a: 0, b: 0, c: 0, d: 0 });

@@ -3,7 +3,7 @@
  * observed on the phased loop (a canary fleet) with two planted truths (simulator/scenarios.ts).
  */
 import type { AttemptRecord } from '../../../collector/records.js';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionReport, type DecisionReport } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS, type DecisionThresholds } from '../../../analyzer/decisions/thresholds.js';
@@ -24,7 +24,7 @@ export function groundTruthAttempts(): readonly AttemptRecord[] {
 
 /** Replays records through the analyzer with the decisions listener, as `reconcile-shadow report` does. */
 export function decide(model: ReconcileModel, records: Iterable<AttemptRecord>, thresholds: DecisionThresholds = DEFAULT_THRESHOLDS): DecisionReport {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);

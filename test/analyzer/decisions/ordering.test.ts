@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decideOrdering, type PairDecision } from '../../../analyzer/decisions/ordering.js';
 import { GAP_STRATA } from '../../../analyzer/decisions/counters.js';
@@ -28,7 +28,7 @@ function objects(count: number, pattern: string, newSpec = false): AttemptRecord
 }
 
 function pairs(records: AttemptRecord[]): { reordered: readonly PairDecision[]; same: readonly PairDecision[]; tested: number } {
-  const analyzer = new ShadowAnalyzer([TINY]);
+  const analyzer = new Analyzer([TINY]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);
@@ -147,7 +147,7 @@ describe('ordering decisions', () => {
     ];
     const p = pairs(records).same.find((x) => x.first === 'A' && x.then === 'C');
     assert.equal(p, undefined);
-    const analyzer = new ShadowAnalyzer([TINY]);
+    const analyzer = new Analyzer([TINY]);
     const evidence = new DecisionEvidence();
     analyzer.listen(evidence);
     for (const r of records) analyzer.attempt(r);

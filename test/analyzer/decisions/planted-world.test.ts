@@ -10,7 +10,7 @@
  * findings and flagged sets are asserted; exact counts are asserted on the small model of our own.
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
@@ -30,7 +30,7 @@ import {
 const NONE: Plant = { kind: 'none' };
 
 function decide(records: Iterable<AttemptRecord>, model = SMALL): ControllerDecisions {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of records) analyzer.attempt(r);
@@ -55,7 +55,7 @@ const outcomeOf = (r: AttemptRecord, op: string): string | undefined => r.operat
 describe('planted worlds: the generator', () => {
   it('splits the fleet in halves, one per loop, reproducibly from the seed', () => {
     const records = world(smallWorld(1, NONE));
-    const loopOf = new Map(records.map((r) => [r.object, r.model]));
+    const loopOf = new Map(records.map((r) => [r.object, r.loop]));
     assert.equal(loopOf.size, 24);
     assert.equal([...loopOf.values()].filter((l) => l === 'phased').length, 12);
     assert.deepEqual(world(smallWorld(1, NONE)).slice(0, 50), records.slice(0, 50));
@@ -66,17 +66,17 @@ describe('planted worlds: the generator', () => {
   it('plants the reversed prerequisite only where the op runs first: under the phased loop', () => {
     const records = world(smallWorld(1, SMALL_REVERSED));
     const planted = (r: AttemptRecord): boolean => r.operations.some((x) => x.name === 'Report' && x.error === 'Report: Config has not run yet');
-    assert.ok(records.filter((r) => r.model === 'phased').filter(planted).length > 500);
-    assert.equal(records.filter((r) => r.model === 'sequential').filter(planted).length, 0);
+    assert.ok(records.filter((r) => r.loop === 'phased').filter(planted).length > 500);
+    assert.equal(records.filter((r) => r.loop === 'sequential').filter(planted).length, 0);
   });
 
   it('plants the misclassification only where the loop goes on after the group failed', () => {
     const records = world(smallWorld(1, SMALL_MISCLASSIFIED));
     const planted = records.filter((r) => r.operations.some((x) => x.error === 'Config: Secrets failed'));
     assert.ok(planted.length > 20);
-    assert.ok(planted.every((r) => r.model === 'phased' && outcomeOf(r, 'Secret') === 'error'));
+    assert.ok(planted.every((r) => r.loop === 'phased' && outcomeOf(r, 'Secret') === 'error'));
     // The sequential loop stops at Secret's failure, before Config.
-    assert.ok(records.filter((r) => r.model === 'sequential' && outcomeOf(r, 'Secret') === 'error').every((r) => outcomeOf(r, 'Config') === undefined));
+    assert.ok(records.filter((r) => r.loop === 'sequential' && outcomeOf(r, 'Secret') === 'error').every((r) => outcomeOf(r, 'Config') === undefined));
   });
 });
 
@@ -124,7 +124,7 @@ describe('decisions on planted worlds: the small model', () => {
       const records = world(smallWorld(11, plant)).slice(0, 30);
       const c = decide(records);
       assert.equal(c.verdict.status, 'inconclusive', plant.kind);
-      const phased = records.filter((r) => r.model === 'phased').length;
+      const phased = records.filter((r) => r.loop === 'phased').length;
       assert.equal(c.verdict.reasons[0]!.kind, 'too-few-attempts');
       assert.equal(c.verdict.reasons[0]!.message, `${phased} attempts ran the phased loop (1,000 needed: ${(1000 - phased).toLocaleString('en-US')} more)`);
       assert.deepEqual(
@@ -145,7 +145,7 @@ describe('decisions on planted worlds: the small model', () => {
     const last = new Map<string, string>();
     let runs = 0;
     let failures = 0;
-    for (const r of records.filter((x) => x.model === 'sequential')) {
+    for (const r of records.filter((x) => x.loop === 'sequential')) {
       const outcome = outcomeOf(r, 'Report');
       if (outcome === undefined) continue;
       if (last.get(r.object) !== 'error') {

@@ -208,7 +208,7 @@ export function* plantedWorld(o: PlantedWorldOptions): Generator<AttemptRecord> 
         controller: o.model.controller,
         object: object.name,
         generation: object.generation,
-        model: object.loop,
+        loop: object.loop,
         operations,
         origin: { source: 'journal' },
       };

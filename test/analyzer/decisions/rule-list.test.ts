@@ -4,7 +4,7 @@
  * the production list decide exactly as they do without it.
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
 import { decisionReport, type DecisionReport } from '../../../analyzer/decisions/decide.js';
@@ -22,7 +22,7 @@ import { plantedWorld } from './planted-world.js';
 type Controller = Record<string, unknown> & { rules: Record<string, unknown>[]; reasons: Record<string, unknown>[] };
 
 function decided(rules: typeof RULES): DecisionReport {
-  const analyzer = new ShadowAnalyzer([SMALL]);
+  const analyzer = new Analyzer([SMALL]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of plantedWorld(smallWorld(11, { kind: 'none' }))) analyzer.attempt(r);

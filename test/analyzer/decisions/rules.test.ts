@@ -5,7 +5,7 @@
  * count only where withheld work writes.
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import { emptyCounters, type ControllerCounters } from '../../../analyzer/decisions/counters.js';
 import { logMixture, logLikelihood } from '../../../analyzer/decisions/e-values.js';
@@ -95,10 +95,10 @@ describe('decision rules', () => {
   it('sample ratio: a planted world with 30 % of the phased loop’s attempts dropped at random is inconclusive, the check first', () => {
     for (const seed of [11, 12]) {
       const random = new Xorshift(seed * 77);
-      const analyzer = new ShadowAnalyzer([SMALL]);
+      const analyzer = new Analyzer([SMALL]);
       const evidence = new DecisionEvidence();
       analyzer.listen(evidence);
-      for (const r of plantedWorld(smallWorld(seed, { kind: 'none' }))) if (r.model === 'sequential' || random.next() >= 0.3) analyzer.attempt(r);
+      for (const r of plantedWorld(smallWorld(seed, { kind: 'none' }))) if (r.loop === 'sequential' || random.next() >= 0.3) analyzer.attempt(r);
       const c = decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS).controllers[0]!;
       assert.equal(c.verdict.status, 'inconclusive');
       assert.equal(c.verdict.reasons[0]!.kind, 'sample-ratio', c.verdict.reasons[0]!.message);
@@ -190,7 +190,7 @@ spec:
 
     /** The counters after a healthy attempt and ten sequential ones whose A fails: the sequential loop withholds B, D and C. */
     function starved(model: ReturnType<typeof parseModel>): ControllerCounters {
-      const analyzer = new ShadowAnalyzer([model]);
+      const analyzer = new Analyzer([model]);
       const evidence = new DecisionEvidence();
       analyzer.listen(evidence);
       analyzer.attempt(attempt('sequential', 'w1', 'Fetch A B D C'));

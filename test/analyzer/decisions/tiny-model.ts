@@ -31,7 +31,7 @@ let clock = Date.parse('2026-11-29T00:00:00Z');
  * An attempt from `ops`, the operations as they ran: `A` ok, `A!` error, `A~` skip, in the order given.
  * Each call is 10 s after the previous one.
  */
-export function attempt(model: LoopKind, object: string, ops: string, generation = 1): AttemptRecord {
+export function attempt(loop: LoopKind, object: string, ops: string, generation = 1): AttemptRecord {
   clock += 10_000;
   const operations: OperationRecord[] = ops.split(/\s+/).map((token) => {
     const name = token.replace(/[!~]$/, '');
@@ -44,7 +44,7 @@ export function attempt(model: LoopKind, object: string, ops: string, generation
     controller: 'widget',
     object: `ns/${object}`,
     generation,
-    model,
+    loop,
     operations,
     origin: { source: 'journal' },
   };

@@ -39,7 +39,7 @@ describe('planted worlds: the HostedCluster fleet and its plants', function () {
   this.timeout(60_000);
   const world = (plant = null1, options: FleetOptions = SMALL): AttemptRecord[] => [...plantedWorld(hostedClusterFleet(701, plant, options))];
   const failuresOf = (records: readonly AttemptRecord[], loop: string): [number, number] => {
-    const runs = records.filter((r) => r.model === loop).flatMap((r) => r.operations.filter((x) => x.name === op));
+    const runs = records.filter((r) => r.loop === loop).flatMap((r) => r.operations.filter((x) => x.name === op));
     return [
       runs.filter((x) => x.outcome === 'error' && x.error?.endsWith('please apply your changes to the latest version and try again')).length,
       runs.length,
@@ -69,8 +69,8 @@ describe('planted worlds: the HostedCluster fleet and its plants', function () {
         lossy,
         full.filter((r) => kept.has(key(r))),
       );
-      assert.ok(lost.every((r) => r.model === 'phased'));
-      const candidates = full.filter((r) => r.model === 'phased' && (!loss.errorsOnly || r.operations.some((x) => x.outcome === 'error')));
+      assert.ok(lost.every((r) => r.loop === 'phased'));
+      const candidates = full.filter((r) => r.loop === 'phased' && (!loss.errorsOnly || r.operations.some((x) => x.outcome === 'error')));
       assert.ok(lost.length <= candidates.length);
       const share = lost.length / candidates.length;
       assert.ok(Math.abs(share - 0.3) < 4 * Math.sqrt(0.21 / candidates.length), `${loss.errorsOnly ? 'error' : 'any'} lines: ${share}`);
@@ -81,7 +81,7 @@ describe('planted worlds: the HostedCluster fleet and its plants', function () {
     // One-off errors per op-run (the regression's op left out): five times as many on a fifth of the fleet, so 2.6
     // times the rest's on a phased half holding all of them.
     const flakes = (records: readonly AttemptRecord[], loop: string): number => {
-      const runs = records.filter((r) => r.model === loop).flatMap((r) => r.operations.filter((x) => x.name !== op));
+      const runs = records.filter((r) => r.loop === loop).flatMap((r) => r.operations.filter((x) => x.name !== op));
       return runs.filter((x) => x.error?.endsWith('please apply your changes to the latest version and try again')).length / runs.length;
     };
     const imbalanced = world(null1, { ...SMALL, population: FLAKY_ON_PHASED });

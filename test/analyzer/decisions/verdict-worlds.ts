@@ -5,7 +5,7 @@
  * decisions' internals. The acceptance tests (verdict-acceptance.test.ts) and the power tables (bench/power.ts) share
  * it, so both measure the same thing.
  */
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
 import { decisionReport } from '../../../analyzer/decisions/decide.js';
@@ -66,7 +66,7 @@ function viewOf(json: Record<string, unknown>): VerdictView {
  * the report a person would get by running `report` on the journal written so far.
  */
 export function runWorld(o: PlantedWorldOptions, lookEveryMs: number = o.durationMs): WorldRun {
-  const analyzer = new ShadowAnalyzer([o.model]);
+  const analyzer = new Analyzer([o.model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   const start = o.startMs ?? PLANTED_START_MS;

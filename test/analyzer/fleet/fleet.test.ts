@@ -4,7 +4,7 @@
  * partial refused under its reason, and a peer that leaves the roster leaving the fleet.
  */
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
@@ -25,7 +25,7 @@ const records = [...plantedWorld(smallWorld(12, SMALL_REVERSED))];
 
 /** One sidecar's partial: the records `keep` selects, as the sidecar `name` would serve them. */
 function partialOfPeer(name: string, keep: (r: AttemptRecord) => boolean, model: ReconcileModel = SMALL): PartialState {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   const sampler = new RejectionSampler(name, () => 0);
@@ -34,8 +34,8 @@ function partialOfPeer(name: string, keep: (r: AttemptRecord) => boolean, model:
 }
 
 const body = (p: PartialState): string => JSON.stringify(encodePartial(p));
-const A = partialOfPeer('a', (r) => r.model === 'sequential');
-const B = partialOfPeer('b', (r) => r.model === 'phased');
+const A = partialOfPeer('a', (r) => r.loop === 'sequential');
+const B = partialOfPeer('b', (r) => r.loop === 'phased');
 
 function fleetOf(): FleetState {
   const fleet = new FleetState({ keepForMs: KEEP_FOR_MS, thresholds: DEFAULT_THRESHOLDS });
@@ -113,7 +113,7 @@ describe('the fleet: its peers’ partials, merged and decided', () => {
     const other = parseModel(JSON.stringify({ ...modelDocument(SMALL), metadata: { name: 'planted-other' } }));
     const fleet = fleetOf();
     fleet.received('a', body(A), 1000);
-    fleet.received('b', body(partialOfPeer('b', (r) => r.model === 'phased', other)), 1000);
+    fleet.received('b', body(partialOfPeer('b', (r) => r.loop === 'phased', other)), 1000);
     const view = fleet.view(1000);
     assert.deepEqual(view.covered, ['a']);
     assert.deepEqual([view.peers[1]!.state, view.peers[1]!.failure?.reason], ['missing', 'not_mergeable']);

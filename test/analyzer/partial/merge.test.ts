@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionsJson } from '../../../analyzer/decisions/json.js';
 import { decisionReport } from '../../../analyzer/decisions/decide.js';
@@ -31,13 +31,13 @@ import { REPO } from '../../support/paths.js';
 
 interface Run {
   readonly partial: PartialState;
-  readonly analyzer: ShadowAnalyzer;
+  readonly analyzer: Analyzer;
   readonly evidence: DecisionEvidence;
 }
 
 /** One run over the records `keep` selects, as a shard of `coverage` (records are numbered as lines from 1). */
 function run(model: ReconcileModel, records: readonly AttemptRecord[], keep: (r: AttemptRecord) => boolean, coverage: Coverage): Run {
-  const analyzer = new ShadowAnalyzer([model]);
+  const analyzer = new Analyzer([model]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   let position = 0;

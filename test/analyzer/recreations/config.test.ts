@@ -21,7 +21,7 @@ describe('the recreations config section', () => {
     const { value, problems } = validate(`recreations:
   taskConfig: adapter-task-config.yaml
   env: {NAMESPACE: hf}
-  hyperfleetApi: {url: "http://api:8000"}
+  hyperfleet: {url: "http://api:8000"}
   stuckThresholds: {default: 15m, Job: 30m}
   readiness: {Job: Complete, Namespace: exists, ConfigMap: api}
 `);
@@ -29,7 +29,7 @@ describe('the recreations config section', () => {
     assert.deepEqual(value, {
       taskConfig: 'adapter-task-config.yaml',
       env: { NAMESPACE: 'hf' },
-      hyperfleetApi: { url: 'http://api:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'], pageSize: 100, maxPagesPerPoll: 10 },
+      hyperfleet: { url: 'http://api:8000', interval: 15_000, timeout: 5_000, kinds: ['clusters'], pageSize: 100, maxPagesPerPoll: 10 },
       sentinelInterval: 10_000,
       stuckThresholds: { default: 900_000, Job: 1_800_000 },
       readiness: { Job: 'Complete', Namespace: 'exists', ConfigMap: 'api' },
@@ -53,20 +53,20 @@ describe('the recreations config section', () => {
     assert.deepEqual(
       validate(`recreations:
   env: {A: 1}
-  hyperfleetApi: {interval: 0s, pageSize: 101}
+  hyperfleet: {interval: 0s, pageSize: 101}
   stuckThresholds: {Job: soon}
   maxStuckSeries: -1
   extra: true
 `).problems,
       [
-        'shadow.yaml:6 recreations.extra: unknown field (allowed: taskConfig, adapterConfig, proposals, env, sentinelInterval, stuckThresholds, readiness, maxInFlight, maxStuckSeries, hyperfleetApi, maestro, kubernetes)',
+        'shadow.yaml:6 recreations.extra: unknown field (allowed: taskConfig, adapterConfig, proposals, env, sentinelInterval, stuckThresholds, readiness, maxInFlight, maxStuckSeries, hyperfleet, maestro, objects)',
         'shadow.yaml:2 recreations.taskConfig: required',
         'shadow.yaml:2 recreations.env.A: must be a non-empty string, got 1',
         'shadow.yaml:4 recreations.stuckThresholds.Job: must be a duration with its unit, like 500ms, 10s, 5m or 1h, got "soon"',
         'shadow.yaml:5 recreations.maxStuckSeries: must be at least 0, got -1',
-        'shadow.yaml:3 recreations.hyperfleetApi.url: required',
-        'shadow.yaml:3 recreations.hyperfleetApi.interval: must be at least 1s, got "0s"',
-        'shadow.yaml:3 recreations.hyperfleetApi.pageSize: must be at most 100, got 101',
+        'shadow.yaml:3 recreations.hyperfleet.url: required',
+        'shadow.yaml:3 recreations.hyperfleet.interval: must be at least 1s, got "0s"',
+        'shadow.yaml:3 recreations.hyperfleet.pageSize: must be at most 100, got 101',
       ],
     );
   });

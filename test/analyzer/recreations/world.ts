@@ -7,7 +7,7 @@ import { trackerOptions, type TrackerSettings } from '../../../analyzer/recreati
 import { parseDocument, isMap, isSeq, stringify } from 'yaml';
 import { applyProposals } from '../../../analyzer/recreations/proposals.js';
 import { CompiledTaskConfig, type CompileOptions } from '../../../analyzer/recreations/rules.js';
-import { RecreationShadow, type ShadowListener } from '../../../analyzer/recreations/shadow.js';
+import { RecreationAnalyzer, type RecreationListener } from '../../../analyzer/recreations/recreation-analyzer.js';
 import { parseTaskConfig } from '../../../analyzer/recreations/task-config.js';
 import { toHyperFleetResource, toManagedObject, type Observation } from '../../../collector/objects/observation.js';
 
@@ -94,8 +94,8 @@ export function compile(yaml: string, runtime = new CelRuntime(), options: Compi
   return CompiledTaskConfig.compile(proposals === undefined ? config : applyProposals(config, proposals, 'proposals.yaml'), runtime, options);
 }
 
-export function shadowOf(yaml: string, listener: ShadowListener = {}, settings: TrackerSettings = {}): RecreationShadow {
-  return new RecreationShadow(compile(yaml), trackerOptions(settings), listener);
+export function shadowOf(yaml: string, listener: RecreationListener = {}, settings: TrackerSettings = {}): RecreationAnalyzer {
+  return new RecreationAnalyzer(compile(yaml), trackerOptions(settings), listener);
 }
 
 export interface JobState {

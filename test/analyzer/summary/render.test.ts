@@ -4,7 +4,7 @@
  * used to be), and a second table right after the first becomes rows of the first.
  */
 import assert from 'node:assert/strict';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { renderSummary } from '../../../analyzer/summary/render.js';
 import { parseAttemptLine, formatAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
@@ -25,8 +25,8 @@ describe('analyzer/summary/render: Markdown', function () {
   this.timeout(30_000);
   it('a mixed HyperShift fleet with more reordered pairs than shown, and a rejected line: every table stands alone', () => {
     const model = resolveModel('hypershift-hostedcluster');
-    const analyzer = new ShadowAnalyzer([model]);
-    const knownOperations = analyzer.shadows[0]!.knownOperations;
+    const analyzer = new Analyzer([model]);
+    const knownOperations = analyzer.controllers[0]!.knownOperations;
     let lineNo = 0;
     for (const record of new World({ model, objects: 10, durationMs: 6 * 3_600_000, seed: 3, observe: 'mixed' }).attempts()) {
       const parsed = parseAttemptLine(formatAttemptLine(record), ++lineNo, { file: 'world.jsonl', knownOperations });

@@ -45,14 +45,14 @@ describe('HyperFleet source metrics in the sidecar', function () {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'first');
     api.requireToken = 'first';
-    const hyperfleetApi = { url: api.url, interval: '1s', timeout: '1s', pageSize: 50, maxPagesPerPoll: 2, tokenFile };
+    const hyperfleet = { url: api.url, interval: '1s', timeout: '1s', pageSize: 50, maxPagesPerPoll: 2, tokenFile };
     const text = `apiVersion: reconcile-shadow/v1
 kind: ShadowConfig
 models: [hypershift-hostedcluster]
 listen: {metrics: 127.0.0.1:0}
 sources: {}
 console: {enabled: false}
-recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleetApi: ${JSON.stringify(hyperfleetApi)}}
+recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, objects: {kubeconfig: ${JSON.stringify(kubeconfig)}}, hyperfleet: ${JSON.stringify(hyperfleet)}}
 `;
     const logs: string[] = [];
     sidecar = await startSidecar(parseConfig(text, 'shadow.yaml'), { env: {}, log: (l) => logs.push(l) });

@@ -7,12 +7,20 @@
 import { Readable } from 'node:stream';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
 import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
-import type { ReconcileModel } from '../../../model/types.js';
+import type { LoopKind, ReconcileModel } from '../../../model/types.js';
 
 export interface TruthAttempt {
-  readonly model: 'sequential' | 'phased';
+  readonly loop: LoopKind;
   readonly operations: readonly { readonly name: string; readonly outcome: string }[];
 }
+
+/** A journal line as written: the journal's wire key for the loop is `model` (collector/journal/format.ts). */
+export interface TruthJournalLine {
+  readonly model: TruthAttempt['loop'];
+  readonly operations: TruthAttempt['operations'];
+}
+
+export const truthOfLine = (line: TruthJournalLine): TruthAttempt => ({ loop: line.model, operations: line.operations });
 
 export interface Figures {
   /** Attempts that wrote at least one line the log kept. */
@@ -50,7 +58,7 @@ export function againstTruth(records: readonly AttemptRecord[], truth: ReadonlyM
     seen.set(id, (seen.get(id) ?? 0) + 1);
     const t = truth.get(id);
     if (!t) throw new Error(`derived attempt ${id} is no attempt of the journal`);
-    if (r.model === t.model) loopRight++;
+    if (r.loop === t.loop) loopRight++;
     else loopWrong++;
     const outcome = new Map(t.operations.map((o) => [o.name, o.outcome]));
     for (const o of r.operations) {

@@ -70,7 +70,7 @@ function feed(a: LogLineAssembler, lines: readonly string[], file = 'x.log'): vo
 function brief(records: readonly AttemptRecord[]): string[] {
   return records.map((r) => {
     const others = r.operations.filter((o) => o.outcome !== 'ok').map((o) => `${o.name}${o.outcome === 'error' ? '' : `:${o.outcome}`}`);
-    return `${r.time} ${r.object} ${r.model}${r.origin.sampled ? ' sampled' : ''}: ${r.operations.length === 0 ? '(nothing stated)' : `[${others.join(', ')}]`}`;
+    return `${r.time} ${r.object} ${r.loop}${r.origin.sampled ? ' sampled' : ''}: ${r.operations.length === 0 ? '(nothing stated)' : `[${others.join(', ')}]`}`;
   });
 }
 
@@ -232,7 +232,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       a.line(critical(11, 'delta', 'h4'), 'x:4');
       a.line(successLine(ctx(20, 'epsilon', 'h5')), 'x:5');
       assert.deepEqual(
-        out.attempts.map((r) => [r.object, r.model]),
+        out.attempts.map((r) => [r.object, r.loop]),
         [
           ['clusters/alpha', 'phased'],
           ['clusters/beta', 'phased'],
@@ -261,7 +261,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       const { a, out } = assembler();
       feed(a, [successLine(ctx(0, 'a', 'e1')), bareCritical(1, 'b', 'e2')]);
       assert.deepEqual(
-        out.attempts.map((r) => r.model),
+        out.attempts.map((r) => r.loop),
         ['sequential', 'sequential'],
       );
     });
@@ -288,7 +288,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         nonCritical(52, 'd', 'r4'),
       ]);
       assert.deepEqual(
-        restarted.out.attempts.map((r) => r.model),
+        restarted.out.attempts.map((r) => r.loop),
         ['phased', 'phased', 'phased', 'phased'],
       );
       assert.deepEqual(nonZero(restarted.a.inputReport().notes), { loop_from_previous_run: 2 });
@@ -307,7 +307,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       leader.a.endInput(1);
       leader.a.end();
       assert.deepEqual(
-        leader.out.attempts.map((r) => [r.object, r.model]),
+        leader.out.attempts.map((r) => [r.object, r.loop]),
         [
           ['clusters/a', 'phased'],
           ['clusters/b', 'phased'],
@@ -335,7 +335,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       handover.a.endInput(1);
       handover.a.end();
       assert.deepEqual(
-        handover.out.attempts.map((r) => [r.object, r.model]),
+        handover.out.attempts.map((r) => [r.object, r.loop]),
         [
           ['clusters/a', 'phased'],
           ['clusters/b', 'phased'],
@@ -349,7 +349,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       const old = assembler();
       feed(old.a, [managerLine(at(0), 'Starting hypershift-operator-manager', { version: PRE_MERGE_VERSION }), successLine(ctx(1, 'a', 'v1'))]);
       assert.deepEqual(
-        old.out.attempts.map((r) => r.model),
+        old.out.attempts.map((r) => r.loop),
         ['sequential'],
       );
       const recent = assembler();
@@ -365,7 +365,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         }),
       });
       feed(a, [successLine(ctx(0, 'a', 'd1'))]);
-      assert.deepEqual([out.attempts[0]?.model, nonZero(a.inputReport().notes)], ['phased', { loop_from_deployment: 1 }]);
+      assert.deepEqual([out.attempts[0]?.loop, nonZero(a.inputReport().notes)], ['phased', { loop_from_deployment: 1 }]);
       assert.equal(a.loopKnowledge().statement.startsWith('Deployment hypershift/operator: the build contains the merge'), true);
     });
 
@@ -386,7 +386,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       const { a, out } = assembler({ loop: 'sequential' });
       feed(a, [critical(0, 'a', 'c1'), nonCritical(1, 'b', 'c2')]);
       assert.deepEqual(
-        out.attempts.map((r) => [r.model, r.operations.length]),
+        out.attempts.map((r) => [r.loop, r.operations.length]),
         [
           ['sequential', 0],
           ['sequential', sequentialBefore('SSHKeySync') + 1],

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import type { ObservedLoop } from '../../../collector/logs/types.js';
+import type { LoopSetting } from '../../../model/types.js';
 import { formatDerivedAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { REPO } from '../../support/paths.js';
@@ -21,7 +21,7 @@ export interface GoldenCase {
   readonly name: string;
   /** The log, relative to test/fixtures/logs (gzipped when it ends `.gz`). */
   readonly log: string;
-  readonly loop: ObservedLoop;
+  readonly loop: LoopSetting;
 }
 
 export const GOLDEN_CASES: readonly GoldenCase[] = [

@@ -6,9 +6,8 @@
 import { resolveModel } from '../../../sidecar/files.js';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import type { ObservedLoop } from '../../../collector/logs/types.js';
 import type { AttemptRecord } from '../../../collector/records.js';
-import type { LoopKind } from '../../../model/types.js';
+import type { LoopKind, LoopSetting } from '../../../model/types.js';
 import { World } from '../../../simulator/world.js';
 import { generateOperatorLog, type GeneratedLog, type GeneratorOptions } from '../../fixtures/logs/operator-log-generator.js';
 import { againstTruth, loopAccuracy, readLog, type Figures, type SourceRun } from './against-truth.js';
@@ -25,7 +24,7 @@ function journalOf(loop: LoopKind, seed: number): AttemptRecord[] {
 async function derive(
   journal: readonly AttemptRecord[],
   options: GeneratorOptions,
-  loop: ObservedLoop = 'auto',
+  loop: LoopSetting = 'auto',
 ): Promise<{ log: GeneratedLog; run: SourceRun; figures: Figures }> {
   const log = generateOperatorLog(journal, options);
   const run = await readLog(Readable.from(log.lines.map((l) => `${l}\n`)), 'generated.log', model, { loop });

@@ -10,7 +10,17 @@ import { gunzipSync } from 'node:zlib';
 import { resolveModel } from '../../../sidecar/files.js';
 import type { ReconcileModel } from '../../../model/types.js';
 import { REPO } from '../../support/paths.js';
-import { againstTruth, loopAccuracy, readLog, reconcileIdsIn, type Figures, type SourceRun, type TruthAttempt } from './against-truth.js';
+import {
+  againstTruth,
+  loopAccuracy,
+  readLog,
+  reconcileIdsIn,
+  type Figures,
+  type SourceRun,
+  type TruthAttempt,
+  type TruthJournalLine,
+  truthOfLine,
+} from './against-truth.js';
 
 const dir = join(REPO, 'test/fixtures/logs/real');
 const text = (file: string): string => gunzipSync(readFileSync(join(dir, file))).toString('utf8');
@@ -27,7 +37,7 @@ interface Fixture {
 }
 
 function load(name: 'sequential' | 'phased'): Fixture {
-  const journal = jsonl<TruthAttempt>(`${name}.journal.jsonl.gz`);
+  const journal = jsonl<TruthJournalLine>(`${name}.journal.jsonl.gz`).map(truthOfLine);
   const manifest = jsonl<{ i: number; reconcileID: string }>(`${name}.manifest.jsonl.gz`);
   const lines = text(`${name}.operator.log.gz`).trimEnd().split('\n');
   return { lines, truth: new Map(manifest.map((m) => [m.reconcileID, journal[m.i]!])), withLines: reconcileIdsIn(lines, 'hostedcluster') };

@@ -56,7 +56,7 @@ describe('OperatorLogSource: file and stdin inputs', () => {
     await source.start();
     assert.equal(scheduler.periodMs, 1000);
     assert.deepEqual(
-      out.attempts.map((r) => `${r.time} ${r.object} ${r.model}`),
+      out.attempts.map((r) => `${r.time} ${r.object} ${r.loop}`),
       ['2026-11-01T10:00:00Z clusters/alpha sequential', '2026-11-01T10:00:01Z clusters/beta sequential', '2026-11-01T10:00:03Z clusters/alpha sequential'],
     );
     now += 2999;

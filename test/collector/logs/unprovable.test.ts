@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { resolveModel } from '../../../sidecar/files.js';
 import { REPO } from '../../support/paths.js';
-import { readLog, type TruthAttempt } from './against-truth.js';
+import { readLog, type TruthJournalLine, truthOfLine } from './against-truth.js';
 
 const dir = join(REPO, 'test/fixtures/logs/real');
 const text = (file: string): string => gunzipSync(readFileSync(join(dir, file))).toString('utf8');
@@ -33,7 +33,7 @@ interface Unproven {
 }
 
 async function unproven(name: string): Promise<Unproven> {
-  const journal = jsonl<TruthAttempt>(`${name}.journal.jsonl.gz`);
+  const journal = jsonl<TruthJournalLine>(`${name}.journal.jsonl.gz`).map(truthOfLine);
   const manifest = jsonl<{ i: number; reconcileID: string }>(`${name}.manifest.jsonl.gz`);
   const run = await readLog(Readable.from([Buffer.from(text(`${name}.operator.log.gz`))]), name, resolveModel('hypershift-hostedcluster'));
   const derived = new Map(run.records.map((r) => [r.origin.reconcileID, r]));

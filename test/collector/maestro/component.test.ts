@@ -21,7 +21,7 @@ const problems = (text: string): readonly string[] => {
   return [];
 };
 
-describe('recreations.maestro and recreations.hyperfleetApi in the config', () => {
+describe('recreations.maestro and recreations.hyperfleet in the config', () => {
   it('reads a Maestro section with its defaults', () => {
     const c = parseConfig(config('{url: "http://maestro:8000", sourceId: hyperfleet-adapter}'), 'shadow.yaml');
     assert.deepEqual(c.recreations?.maestro, { url: 'http://maestro:8000', sourceId: 'hyperfleet-adapter', interval: 15_000, timeout: 10_000, maxPages: 50 });
@@ -35,10 +35,10 @@ describe('recreations.maestro and recreations.hyperfleetApi in the config', () =
   });
 
   it("refuses a HyperFleet kind that is not an entity kind's plural, and one listed twice", () => {
-    const hf = '  hyperfleetApi: {url: "http://api:8000", kinds: [clusters, NodePools, clusters]}';
+    const hf = '  hyperfleet: {url: "http://api:8000", kinds: [clusters, NodePools, clusters]}';
     assert.deepEqual(problems(config('{url: "http://maestro:8000", sourceId: a}', hf)), [
-      `shadow.yaml:8 recreations.hyperfleetApi.kinds[1]: "NodePools" is not an entity kind's plural (lower-case letters, digits, _ and -, e.g. clusters)`,
-      'shadow.yaml:8 recreations.hyperfleetApi.kinds: lists a collection twice',
+      `shadow.yaml:8 recreations.hyperfleet.kinds[1]: "NodePools" is not an entity kind's plural (lower-case letters, digits, _ and -, e.g. clusters)`,
+      'shadow.yaml:8 recreations.hyperfleet.kinds: lists a collection twice',
     ]);
   });
 });

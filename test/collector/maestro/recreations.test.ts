@@ -96,13 +96,13 @@ describe('Maestro resources decided live: the recreation pipeline fed by the Mae
     );
     const decisions: (readonly [number, string, string, string, string, string | null])[] = [];
     const finished: FinishedRecreation[] = [];
-    pipeline.shadow.listen({
+    pipeline.analyzer.listen({
       decision: (d: LifecycleDecision, atMs) => decisions.push([(atMs - T0) / 1000, d.resource.kind, d.resource.name, d.decision, d.reason, d.trigger ?? null]),
       finished: (r) => finished.push(r),
     });
     const poller = new MaestroPoller(
       { baseUrl: maestro.url, sourceId: SOURCE, consumers: [CONSUMER], intervalMs: 15_000, timeoutMs: 2000, timers: new ManualTimers(clock) },
-      pipeline.shadow,
+      pipeline.analyzer,
     );
     const cluster = (generation: number, deleting = false): void => {
       const raw = {
@@ -114,7 +114,7 @@ describe('Maestro resources decided live: the recreation pipeline fed by the Mae
         ...(deleting ? { deleted_time: new Date(clock.ms).toISOString() } : {}),
         status: { conditions: [{ type: 'Reconciled', status: 'False' }] },
       };
-      pipeline.shadow.observe({
+      pipeline.analyzer.observe({
         type: 'cluster',
         time: new Date(clock.ms).toISOString(),
         timeMs: clock.ms,
@@ -130,7 +130,7 @@ describe('Maestro resources decided live: the recreation pipeline fed by the Mae
     assert.deepEqual(pipeline.kinds, ['ManifestWork']);
     assert.deepEqual(pipeline.watches, []);
     assert.deepEqual(
-      pipeline.shadow.compiled.notices.filter((n) => n.includes('not watched live')),
+      pipeline.analyzer.compiled.notices.filter((n) => n.includes('not watched live')),
       [],
     );
   });

@@ -46,7 +46,7 @@ kind: ShadowConfig
 listen: {metrics: 127.0.0.1:0}
 sources: {}
 console: {enabled: false}
-recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, kubernetes: {kubeconfig: ${JSON.stringify(kubeconfig)}}, maestro: ${JSON.stringify(m)}}
+recreations: {taskConfig: ${JSON.stringify(EXAMPLE_TASK_CONFIG)}, objects: {kubeconfig: ${JSON.stringify(kubeconfig)}}, maestro: ${JSON.stringify(m)}}
 `;
     sidecar = await startSidecar(parseConfig(text, 'shadow.yaml'), { env: {}, log: () => undefined });
     let s = await scrape(sidecar);

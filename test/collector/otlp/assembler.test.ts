@@ -83,7 +83,7 @@ describe('otlp/assembler: spans -> attempts by the span convention', () => {
         controller: 'hostedcluster',
         object: 'clusters/hc-1',
         generation: 4,
-        model: 'phased',
+        loop: 'phased',
         operations: [
           { name: 'A', outcome: 'ok', durationSeconds: 0.05 },
           { name: 'B', outcome: 'error', error: 'failed in B: boom', durationSeconds: 0.1 },

@@ -20,7 +20,7 @@ const GZIP = 'gzip' as ExporterConfig['compression'];
 const WHERE = new RegExp(`^gRPC ${EXPORT_PATH.replaceAll('.', '\\.')} #\\d+ from 127\\.0\\.0\\.1:\\d+$`);
 
 function attempt(time: string, object: string, operations: AttemptRecord['operations']): AttemptRecord {
-  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, model: 'sequential', operations, origin: { source: 'journal' } };
+  return { time, timeMs: Date.parse(time), controller: 'hostedcluster', object, generation: 3, loop: 'sequential', operations, origin: { source: 'journal' } };
 }
 
 /** Two attempts, five spans. */

@@ -21,7 +21,7 @@ function journal(
   time: string,
   object: string,
   generation: number | undefined,
-  model: 'sequential' | 'phased',
+  loop: 'sequential' | 'phased',
   operations: AttemptRecord['operations'],
 ): AttemptRecord {
   return {
@@ -29,7 +29,7 @@ function journal(
     timeMs: Date.parse(time),
     controller: 'hostedcluster',
     object,
-    model,
+    loop,
     operations,
     origin: { source: 'journal' },
     ...(generation === undefined ? {} : { generation }),

@@ -7,7 +7,7 @@
 import { deepStrictEqual, strictEqual } from 'node:assert';
 import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanStatusCode, TraceFlags, createTraceState, trace, type HrTime, type Tracer } from '@opentelemetry/api';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { SAMPLED_ESTIMATE } from '../../../analyzer/summary/summary-state.js';
 import { OtlpReceiver } from '../../../collector/otlp/internal/receiver.js';
 import { adjustedCount, samplingThreshold } from '../../../collector/otlp/internal/sampling.js';
@@ -103,9 +103,9 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
         ['db/b', 2],
         ['db/c', undefined],
       ]);
-      const analyzer = new ShadowAnalyzer([loadModelFile(join(REPO, 'examples/database-operator/model.yaml'))]);
+      const analyzer = new Analyzer([loadModelFile(join(REPO, 'examples/database-operator/model.yaml'))]);
       const { registry, metrics } = createMetrics();
-      const publisher = new MetricsPublisher(metrics, analyzer.shadows, Date.now, { version: 'test', sources: [SOURCES.otlp] });
+      const publisher = new MetricsPublisher(metrics, analyzer.controllers, Date.now, { version: 'test', sources: [SOURCES.otlp] });
       analyzer.listen(publisher);
       for (const a of [...sink.attempts].sort((x, y) => x.timeMs - y.timeMs)) analyzer.attempt(a);
       publisher.refresh();

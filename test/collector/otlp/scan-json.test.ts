@@ -49,7 +49,7 @@ function attempt(object: string, operations: AttemptRecord['operations'], genera
     timeMs: Date.parse(time),
     controller: 'hostedcluster',
     object,
-    model: 'phased',
+    loop: 'phased',
     operations,
     origin: { source: 'journal' },
     ...(generation === undefined ? {} : { generation }),

@@ -32,7 +32,7 @@ function batch(): ReturnType<ReturnType<typeof capture>['spans']> {
       timeMs: Date.parse(time),
       controller: 'hostedcluster',
       object: `clusters/hc-${i}`,
-      model: 'phased',
+      loop: 'phased',
       operations: ops.map((name) => ({ name, outcome: 'ok' as const })),
       origin: { source: 'journal' },
     });

@@ -80,7 +80,7 @@ function record(ms: number, controller: string, object: string, operations: Atte
     timeMs: Date.parse(time),
     controller,
     object,
-    model: 'sequential',
+    loop: 'sequential',
     operations,
     origin: { source: 'otlp', traceId: 'hex', spanId: 'hex', incomplete: false },
   };

@@ -60,7 +60,7 @@ export function operatorCondition(cm: CompiledModel, attempt: AttemptRecord): Ex
     visibleFailures,
     blocked,
   });
-  if (attempt.model === 'sequential') return fail(errorText(cm, failures[0]!, 'sequential'), [failures[0]!]);
+  if (attempt.loop === 'sequential') return fail(errorText(cm, failures[0]!, 'sequential'), [failures[0]!]);
 
   const groupOf = new Map(cm.model.phased.filter((s): s is GroupStep => s.kind === 'group').flatMap((g) => g.ops.map((op) => [op, g] as const)));
   // A fail-fast step's error is returned alone when it ended the attempt; one the loop went on after is not returned.

@@ -244,7 +244,7 @@ describe('HostedClusterStatusSource', function () {
       assert.ok(!critical.record.operations.some((o) => ['SSHKeySync', 'KubeconfigSync', 'ControlPlaneOperator'].includes(o.name)));
       assert.deepEqual(failing(aggregate.record), ['SSHKeySync', 'ControlPlaneOperator']);
       assert.ok(aggregate.record.operations.some((o) => o.name === 'PublicEndpointExposed' && o.outcome === 'ok'));
-      assert.deepEqual([critical.record.model, critical.loopDecidedBy], ['phased', 'config']);
+      assert.deepEqual([critical.record.loop, critical.loopDecidedBy], ['phased', 'config']);
     });
 
     it('auto: follows HYPERSHIFT_RECONCILE_LEGACY in the operator Deployment, also when a rollout changes it', async () => {
@@ -285,8 +285,8 @@ describe('HostedClusterStatusSource', function () {
       assert.deepEqual(
         t.transitions.map((x) => [x.loop, x.loopDecidedBy]),
         [
-          ['phased', 'message'],
-          ['phased', 'message'],
+          ['phased', 'input'],
+          ['phased', 'input'],
         ],
       );
       const report = t.source.inputReport();
@@ -302,7 +302,7 @@ describe('HostedClusterStatusSource', function () {
       server.create(HC, hostedCluster('a', condition('False', CRITICAL, '2026-11-01T09:00:00Z')));
       const t = await started({ loopDetectTimeoutMs: 50 });
       await t.transitionsReach(1);
-      assert.deepEqual([t.transitions[0]!.loop, t.transitions[0]!.loopDecidedBy], ['phased', 'message']);
+      assert.deepEqual([t.transitions[0]!.loop, t.transitions[0]!.loopDecidedBy], ['phased', 'input']);
       assert.equal(t.source.deploymentLoop, undefined, 'the Deployment was never read');
     });
 

@@ -111,7 +111,7 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
           const t = transitions[i]!;
           const at = `transition ${i} (${w.attempt.time} ${w.attempt.object}: ${w.expectation.condition.message})`;
           assert.equal(r.object, w.attempt.object, at);
-          assert.equal(r.model, w.attempt.model, at);
+          assert.equal(r.loop, w.attempt.loop, at);
           assert.equal(t.loopDecidedBy, 'deployment', at);
           assert.equal(r.generation, w.attempt.generation, at);
           assert.deepEqual(r.origin, { source: 'status', transition: true }, at);
@@ -122,10 +122,10 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
           const visible = w.expectation.visibleFailures;
           assert.deepEqual(
             failing,
-            visible.filter((op) => recoverable(op, w.attempt.model)),
+            visible.filter((op) => recoverable(op, w.attempt.loop)),
             `${at}: failing operations`,
           );
-          unrecoverable += visible.filter((op) => !recoverable(op, w.attempt.model)).length;
+          unrecoverable += visible.filter((op) => !recoverable(op, w.attempt.loop)).length;
           assert.deepEqual([...t.blocked].sort(), w.expectation.blocked, `${at}: blocked groups`);
 
           // What the record settles as ok must have run without error in the journal. A True condition is exempt:
@@ -139,12 +139,12 @@ describe('HostedClusterStatusSource: a world’s condition transitions carry the
           }
         });
         assert.ok(
-          written.some((w) => w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))),
+          written.some((w) => w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.loop))),
           'some failures map',
         );
         if (world.name === 'world-phased') {
           assert.ok(
-            written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.model))),
+            written.some((w) => w.expectation.blocked.length > 0 && w.expectation.visibleFailures.some((op) => recoverable(op, w.attempt.loop))),
             'a mapped critical failure with blocked groups',
           );
           assert.ok(

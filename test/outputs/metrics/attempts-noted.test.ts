@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { OperatorLogSource } from '../../../collector/logs/source.js';
 import { SOURCE_NOTES } from '../../../collector/records.js';
 import { createMetrics } from '../../../outputs/metrics/registry.js';
@@ -32,8 +32,8 @@ describe('reconcile_shadow_attempts_noted_total', function () {
   it("follows the log source's notes on the real logger's phased log: zero from the start, its counts at every scrape", async () => {
     const model = resolveModel('hypershift-hostedcluster');
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([model]);
-    const publisher = new MetricsPublisher(metrics, analyzer.shadows, Date.now, { version: 'test', sources: [SOURCES.logs] });
+    const analyzer = new Analyzer([model]);
+    const publisher = new MetricsPublisher(metrics, analyzer.controllers, Date.now, { version: 'test', sources: [SOURCES.logs] });
     analyzer.listen(publisher);
 
     const text = gunzipSync(readFileSync(join(REPO, 'test/fixtures/logs/real/phased.operator.log.gz'))).toString('utf8');

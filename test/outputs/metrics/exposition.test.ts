@@ -11,7 +11,7 @@
 import { strictEqual } from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { createMetrics } from '../../../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../../../outputs/metrics/publisher.js';
 import { CelRuntime } from '../../../analyzer/recreations/cel.js';
@@ -21,7 +21,7 @@ import { SOURCES } from '../../../sidecar/registry.js';
 import { loadShadowedTaskConfig } from '../../../sidecar/files.js';
 import { RecreationMetrics } from '../../../outputs/metrics/recreations.js';
 import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
-import { RecreationShadow } from '../../../analyzer/recreations/shadow.js';
+import { RecreationAnalyzer } from '../../../analyzer/recreations/recreation-analyzer.js';
 import { AdapterWorld, DEFAULT_ADAPTER_WORLD } from '../../../simulator/adapter-world.js';
 import type { AttemptOrigin, AttemptRecord } from '../../../collector/records.js';
 import { parseModel } from '../../../model/load.js';
@@ -72,9 +72,9 @@ function fleet(): AttemptRecord[] {
 async function exposition(): Promise<string> {
   const { registry, metrics } = createMetrics();
   // A cap below the fleet's 30 objects, so evictions are counted.
-  const analyzer = new ShadowAnalyzer([resolveModel('hypershift-hostedcluster'), WIDGET], undefined, 25);
+  const analyzer = new Analyzer([resolveModel('hypershift-hostedcluster'), WIDGET], undefined, 25);
   // The journal is not a declared source: its series appear only with its rejection.
-  const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => NOW, {
+  const publisher = new MetricsPublisher(metrics, analyzer.controllers, () => NOW, {
     version: 'golden',
     sources: [SOURCES.simulator, SOURCES.otlp, SOURCES.logs, SOURCES.status],
     wallClock: () => WALL,
@@ -98,7 +98,7 @@ async function exposition(): Promise<string> {
     stuckThresholdMs: () => 600_000,
     resourceTypes: ['cluster', 'nodepool'],
   });
-  const shadow = new RecreationShadow(
+  const shadow = new RecreationAnalyzer(
     CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
     trackerOptions(),
     recreations,

@@ -4,7 +4,7 @@
  * wall-clock times whatever clock the analysis runs on.
  */
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { compileModel } from '../../../analyzer/compiled-model.js';
 import { createMetrics } from '../../../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../../../outputs/metrics/publisher.js';
@@ -27,8 +27,8 @@ const named = (samples: readonly Sample[], name: string): Sample[] => samples.fi
 describe('the first scrape', () => {
   it('holds every label set of the model and of the configured sources, at 0', async () => {
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([MODEL]);
-    const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'test', sources: [SOURCES.simulator, SOURCES.otlp] });
+    const analyzer = new Analyzer([MODEL]);
+    const publisher = new MetricsPublisher(metrics, analyzer.controllers, () => 0, { version: 'test', sources: [SOURCES.simulator, SOURCES.otlp] });
     publisher.refresh();
     const s = await scrape(registry);
     const cm = compileModel(MODEL);
@@ -100,8 +100,8 @@ describe('the first scrape', () => {
 
   it('lists a source it was not told about once that source counts something', async () => {
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([MODEL]);
-    analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'test', sources: [SOURCES.otlp] }));
+    const analyzer = new Analyzer([MODEL]);
+    analyzer.listen(new MetricsPublisher(metrics, analyzer.controllers, () => 0, { version: 'test', sources: [SOURCES.otlp] }));
     analyzer.reject({ source: 'journal', reason: 'invalid_json', where: 'j.jsonl:3', message: 'x' });
     const s = named(await scrape(registry), 'reconcile_shadow_records_dropped_total').filter((x) => x.labels.source === 'journal');
     deepStrictEqual(s, [{ name: 'reconcile_shadow_records_dropped_total', labels: { source: 'journal', reason: 'invalid_json' }, value: 1 }]);
@@ -142,9 +142,9 @@ describe('wall-clock times on a simulated clock', () => {
 
   it('the last-record timestamp is the wall clock, and starvation ages are wall-clock seconds', async () => {
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([MODEL]);
+    const analyzer = new Analyzer([MODEL]);
     let virtualNow = START;
-    const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => virtualNow, {
+    const publisher = new MetricsPublisher(metrics, analyzer.controllers, () => virtualNow, {
       version: 'test',
       sources: [SOURCES.simulator],
       wallClock: () => WALL,
@@ -152,7 +152,7 @@ describe('wall-clock times on a simulated clock', () => {
     });
     analyzer.listen(publisher);
     // The simulated fleet until some operation has starved for ten simulated minutes.
-    const starvation = analyzer.shadows[0]!.starvation;
+    const starvation = analyzer.controllers[0]!.starvation;
     for (const r of new World({ model: MODEL, objects: 10, durationMs: 24 * 3_600_000, seed: 5, observe: 'mixed', startMs: START }).attempts()) {
       analyzer.attempt(r);
       virtualNow = r.timeMs;

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { createMetrics } from '../../../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../../../outputs/metrics/publisher.js';
 import type { AttemptRecord } from '../../../collector/records.js';
@@ -17,8 +17,8 @@ describe('metrics publisher', () => {
     this.timeout(30_000);
     const model = resolveModel('hypershift-hostedcluster');
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([model]);
-    const publisher = new MetricsPublisher(metrics, analyzer.shadows, () => Date.parse('2026-11-02T00:00:00Z'), { version: 'test' });
+    const analyzer = new Analyzer([model]);
+    const publisher = new MetricsPublisher(metrics, analyzer.controllers, () => Date.parse('2026-11-02T00:00:00Z'), { version: 'test' });
     analyzer.listen(publisher);
     // A world whose 10 objects go through every fault the simulator knows, so every reachable series exists.
     const records: AttemptRecord[] = [...new World({ model, objects: 10, durationMs: 24 * 3600_000, seed: 5, observe: 'mixed' }).attempts()];
@@ -32,19 +32,19 @@ describe('metrics publisher', () => {
     }
     publisher.refresh();
     assert.equal(await seriesCount(registry), before);
-    assert.equal(analyzer.shadows[0]!.trackedObjects, 10_010);
+    assert.equal(analyzer.controllers[0]!.trackedObjects, 10_010);
     const text = await registry.metrics();
     assert.equal(text.includes('extra-'), false);
   });
 
   it('counts rejections by source and bounded reason, and unmapped errors per controller', async () => {
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([resolveModel('hypershift-hostedcluster')]);
-    analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'test' }));
+    const analyzer = new Analyzer([resolveModel('hypershift-hostedcluster')]);
+    analyzer.listen(new MetricsPublisher(metrics, analyzer.controllers, () => 0, { version: 'test' }));
     analyzer.received('logs', 3);
     analyzer.reject({ source: 'logs', reason: 'unmapped_error', where: 'op.log:7', message: 'x', controller: 'hostedcluster' });
     analyzer.reject({ source: 'logs', reason: 'invalid_json', where: 'op.log:9', message: 'y' });
-    analyzer.attempt({ time: 't', timeMs: 0, controller: 'nodepool', object: 'a/b', model: 'sequential', operations: [], origin: { source: 'logs' } });
+    analyzer.attempt({ time: 't', timeMs: 0, controller: 'nodepool', object: 'a/b', loop: 'sequential', operations: [], origin: { source: 'logs' } });
     const text = await registry.metrics();
     assert.match(text, /\nreconcile_shadow_records_received_total\{source="logs"\} 3\n/);
     assert.match(text, /\nreconcile_shadow_records_dropped_total\{source="logs",reason="unmapped_error"\} 1\n/);
@@ -57,7 +57,7 @@ describe('metrics publisher', () => {
   it('a failing output is counted and never changes another output or the next record', () => {
     const model = resolveModel('hypershift-hostedcluster');
     const errors: unknown[] = [];
-    const analyzer = new ShadowAnalyzer([model], (e) => errors.push(e));
+    const analyzer = new Analyzer([model], (e) => errors.push(e));
     let seen = 0;
     analyzer.listen({
       attempt: () => {
@@ -77,12 +77,12 @@ describe('tracked objects cap', () => {
   it('forgets the least recently seen object past the cap, and counts it', async () => {
     const model = resolveModel('hypershift-hostedcluster');
     const { registry, metrics } = createMetrics();
-    const analyzer = new ShadowAnalyzer([model], undefined, 3);
-    analyzer.listen(new MetricsPublisher(metrics, analyzer.shadows, () => 0, { version: 'test' }));
+    const analyzer = new Analyzer([model], undefined, 3);
+    analyzer.listen(new MetricsPublisher(metrics, analyzer.controllers, () => 0, { version: 'test' }));
     const [record] = new World({ model, objects: 1, durationMs: 600_000, seed: 2, observe: 'sequential' }).attempts();
     for (const name of ['a', 'b', 'c', 'a', 'd', 'e']) analyzer.attempt({ ...record!, object: `clusters/${name}` });
     // a was seen again before d arrived, so b goes first, then c.
-    const shadow = analyzer.shadows[0]!;
+    const shadow = analyzer.controllers[0]!;
     assert.equal(shadow.trackedObjects, 3);
     assert.deepEqual(
       ['a', 'b', 'c', 'd', 'e'].map((n) => shadow.history.lookup(`hostedcluster\u0000clusters/${n}`) !== undefined),

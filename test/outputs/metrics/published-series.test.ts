@@ -5,7 +5,7 @@
  * recreation panel).
  */
 import { deepStrictEqual } from 'node:assert/strict';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { createMetrics } from '../../../outputs/metrics/registry.js';
 import { MetricsPublisher } from '../../../outputs/metrics/publisher.js';
 import { trackerOptions } from '../../../analyzer/recreations/config.js';
@@ -22,7 +22,7 @@ describe('published series the alerts and dashboards join on', () => {
   it('reconcile_shadow_operation_info: every operation of the model once, with its phased-loop group and category', async () => {
     const model = resolveModel('hypershift-hostedcluster');
     const metrics = createMetrics();
-    new MetricsPublisher(metrics.metrics, new ShadowAnalyzer([model]).shadows, () => 0, { version: 'test' });
+    new MetricsPublisher(metrics.metrics, new Analyzer([model]).controllers, () => 0, { version: 'test' });
     const info = (await scrape(metrics)).filter((s) => s.name === 'reconcile_shadow_operation_info');
 
     deepStrictEqual(

@@ -15,7 +15,7 @@ import { renderMarkdown } from '../../../outputs/review/markdown.js';
 import { decide, groundTruthAttempts, HYPERSHIFT } from '../../analyzer/decisions/ground-truth.js';
 import { REPO } from '../../support/paths.js';
 import { launchChromium, type Browser } from './chromium.js';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { DecisionEvidence } from '../../../analyzer/decisions/evidence.js';
 import { decisionReport, type ControllerDecisions } from '../../../analyzer/decisions/decide.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
@@ -24,7 +24,7 @@ import { SMALL, SMALL_REVERSED, smallWorld } from '../../analyzer/decisions/plan
 
 /** The small planted world with a reversed prerequisite (Report fails under the phased loop), decided. */
 function decidePlanted(): ControllerDecisions {
-  const analyzer = new ShadowAnalyzer([SMALL]);
+  const analyzer = new Analyzer([SMALL]);
   const evidence = new DecisionEvidence();
   analyzer.listen(evidence);
   for (const r of plantedWorld(smallWorld(11, SMALL_REVERSED))) analyzer.attempt(r);

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { ShadowAnalyzer } from '../../../analyzer/analyzer.js';
+import { Analyzer } from '../../../analyzer/analyzer.js';
 import { TracePublisher } from '../../../outputs/traces/exporter.js';
 import { parseAttemptLine } from '../../../collector/journal/format.js';
 import { resolveModel } from '../../../sidecar/files.js';
@@ -11,7 +11,7 @@ describe('trace publisher', () => {
     const exporter = new InMemorySpanExporter();
     const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
     const model = resolveModel('hypershift-hostedcluster');
-    const analyzer = new ShadowAnalyzer([model]);
+    const analyzer = new Analyzer([model]);
     analyzer.listen(new TracePublisher(provider.getTracer('test')));
     const ops = model.operations.filter((o) => o.only !== 'phased').map((o) => o.name);
     const operations = ops
@@ -36,7 +36,7 @@ describe('trace publisher', () => {
     const spans = exporter.getFinishedSpans();
     const root = spans.find((s) => s.name === 'shadow.attempt')!;
     assert.equal(root.attributes['reconcile.object'], 'clusters/alpha');
-    assert.equal(root.attributes['reconcile.projected_model'], 'phased');
+    assert.equal(root.attributes['reconcile.projected_loop'], 'phased');
     assert.equal(root.attributes['reconcile.diverged'], true);
     assert.equal((root.attributes['reconcile.unblocked'] as string[]).length, 27);
     assert.deepEqual(

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { FinishedRecreation, InFlightRecreation } from '../../../analyzer/recreations/tracker.js';
 import type { UnreconciledPeriod } from '../../../analyzer/recreations/unreconciled.js';
 import { trackerOptions } from '../../../analyzer/recreations/config.js';
-import { RecreationShadow } from '../../../analyzer/recreations/shadow.js';
+import { RecreationAnalyzer } from '../../../analyzer/recreations/recreation-analyzer.js';
 import { toManagedObject } from '../../../collector/objects/observation.js';
 import { at, cluster, compile, job, JOB_TASK_CONFIG, jobRaw, shadowOf, T0 } from './world.js';
 
@@ -354,7 +354,7 @@ describe('recreation shadow', () => {
         throw new Error('exporter down');
       },
     };
-    const shadow = new RecreationShadow(compile(JOB_TASK_CONFIG), trackerOptions({}), broken, (e) => failures.push(e));
+    const shadow = new RecreationAnalyzer(compile(JOB_TASK_CONFIG), trackerOptions({}), broken, (e) => failures.push(e));
     const rec = recorder();
     shadow.listen(rec.listener);
     const old = { cluster: 'c1', uid: 'old', generation: 1, created: at(0) };

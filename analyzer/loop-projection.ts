@@ -8,7 +8,7 @@
 import { ERROR, STOP, type CompiledModel } from './compiled-model.js';
 import { runPhased, runSequential, type LoopRun } from './loops.js';
 
-export interface Projection {
+export interface LoopProjection {
   readonly sequential: LoopRun;
   readonly phased: LoopRun;
   /** Ops the phased loop runs and the sequential loop does not (one-loop ops left out); sorted by name. */
@@ -32,7 +32,7 @@ const MAX_PROJECTIONS = 4096;
 interface Entry {
   /** The failing ops, encoded as in ProjectionTable.failures. */
   readonly failures: Int32Array;
-  readonly projection: Projection;
+  readonly projection: LoopProjection;
 }
 
 /** One model's projections by their failing ops, and the scratch an attempt's failures are collected in. */
@@ -47,7 +47,7 @@ class ProjectionTable {
     this.failures = new Int32Array(cm.ops.length);
   }
 
-  project(outcomes: Uint8Array, variants: Readonly<Uint8Array>): Projection {
+  project(outcomes: Uint8Array, variants: Readonly<Uint8Array>): LoopProjection {
     const stride = this.cm.variantStride;
     let count = 0;
     let hash = 0x811c9dc5;
@@ -70,7 +70,7 @@ class ProjectionTable {
     return true;
   }
 
-  private add(hash: number, projection: Projection): Projection {
+  private add(hash: number, projection: LoopProjection): LoopProjection {
     if (this.size === MAX_PROJECTIONS) {
       this.byHash = new Map();
       this.size = 0;
@@ -87,13 +87,13 @@ class ProjectionTable {
 const tables = new WeakMap<CompiledModel, ProjectionTable>();
 
 /** Both loops run on these outcomes and variants, and compared; shared with every attempt that fails alike. */
-export function projectionOf(cm: CompiledModel, outcomes: Uint8Array, variants: Readonly<Uint8Array>): Projection {
+export function loopProjectionOf(cm: CompiledModel, outcomes: Uint8Array, variants: Readonly<Uint8Array>): LoopProjection {
   let table = tables.get(cm);
   if (!table) tables.set(cm, (table = new ProjectionTable(cm)));
   return table.project(outcomes, variants);
 }
 
-function project(cm: CompiledModel, outcomes: Uint8Array, variants: Readonly<Uint8Array>): Projection {
+function project(cm: CompiledModel, outcomes: Uint8Array, variants: Readonly<Uint8Array>): LoopProjection {
   const sequential = runSequential(cm, outcomes, variants);
   const phased = runPhased(cm, outcomes, variants);
   const unblocked: number[] = [];

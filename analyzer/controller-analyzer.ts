@@ -1,6 +1,7 @@
 /**
- * One controller's shadow: its compiled model, the outcome history projection reads, and the starvation timers.
- * Every source's records for that controller pass through `analyze`, in arrival order.
+ * What analyzes one controller's attempts: its compiled model, the outcome history projection reads, and the
+ * starvation timers. Every source's records for that controller pass through `analyze`, in arrival order; the
+ * Analyzer (analyzer.ts) keeps one per controller.
  */
 import type { AttemptRecord } from '../collector/records.js';
 import type { ReconcileModel } from '../model/types.js';
@@ -9,7 +10,7 @@ import { analyzeInSlot, objectKey, type AttemptAnalysis } from './engine.js';
 import { OutcomeHistory } from './outcome-history.js';
 import { StarvationTracker } from './starvation.js';
 
-export class ControllerShadow {
+export class ControllerAnalyzer {
   readonly cm: CompiledModel;
   readonly history: OutcomeHistory;
   readonly starvation: StarvationTracker;
@@ -27,7 +28,7 @@ export class ControllerShadow {
 
   /** The first operation of `record` the model does not have, or undefined when it has them all. */
   unknownOperation(record: AttemptRecord): string | undefined {
-    const loop = record.model === 'sequential' ? SEQUENTIAL : PHASED;
+    const loop = record.loop === 'sequential' ? SEQUENTIAL : PHASED;
     const operations = record.operations;
     for (let k = 0; k < operations.length; k++) if (opIndexAt(this.cm, operations[k]!.name, k, loop) === undefined) return operations[k]!.name;
     return undefined;
@@ -37,8 +38,8 @@ export class ControllerShadow {
   analyze(record: AttemptRecord, key = objectKey(record)): AttemptAnalysis {
     const slot = this.history.slotOf(key);
     const analysis = analyzeInSlot(this.cm, record, this.history, slot);
-    const observedRun = record.model === 'sequential' ? analysis.sequential : analysis.phased;
-    const starving = record.model === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;
+    const observedRun = record.loop === 'sequential' ? analysis.sequential : analysis.phased;
+    const starving = record.loop === 'sequential' ? analysis.unblocked : analysis.newlyBlocked;
     this.starvation.update(slot, record.object, record.timeMs, starving, observedRun.ran);
     return analysis;
   }

@@ -1,14 +1,14 @@
 /**
- * The shared projections (projection.ts) and the summary's counts per projection are shortcuts: both loops run afresh
+ * The shared projections (loop-projection.ts) and the summary's counts per projection are shortcuts: both loops run afresh
  * on every attempt, and a summary folded after every attempt, must give exactly what they give.
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { compileModel, ERROR, OK, SKIP, STOP, type CompiledModel } from '../../analyzer/compiled-model.js';
 import { runPhased, runSequential, type LoopRun } from '../../analyzer/loops.js';
-import { projectionOf, type Projection } from '../../analyzer/projection.js';
+import { loopProjectionOf, type LoopProjection } from '../../analyzer/loop-projection.js';
 import { ControllerSummaryBuilder } from '../../analyzer/summary/summary.js';
-import { ControllerShadow } from '../../analyzer/shadow.js';
+import { ControllerAnalyzer } from '../../analyzer/controller-analyzer.js';
 import { resolveModel } from '../../sidecar/files.js';
 import { World } from '../../simulator/world.js';
 import { FUZZ_RUNS } from '../fuzz/runs.js';
@@ -48,7 +48,7 @@ function afresh(c: CompiledModel, outcomes: Uint8Array, variants: Uint8Array): u
   };
 }
 
-const plain = (p: Projection): unknown => ({
+const plain = (p: LoopProjection): unknown => ({
   ...p,
   sequential: runOf(p.sequential),
   phased: runOf(p.phased),
@@ -70,7 +70,7 @@ describe('shared projections', () => {
       fc.property(attemptInput, ([outcomes, variants]) => {
         const o = Uint8Array.from(outcomes);
         const v = Uint8Array.from(variants);
-        assert.deepEqual(plain(projectionOf(cm, o, v)), afresh(cm, o, v));
+        assert.deepEqual(plain(loopProjectionOf(cm, o, v)), afresh(cm, o, v));
       }),
       { numRuns: FUZZ_RUNS },
     ));
@@ -89,7 +89,7 @@ describe('shared projections', () => {
     assert.ok(inputs.length > 4096);
     const zero = new Uint8Array(n);
     for (const o of [...inputs, ...inputs.slice(0, 100)])
-      assert.deepEqual(plain(projectionOf(cm, o, zero)), afresh(cm, o, zero), `failures ${[...o.keys()].filter((k) => o[k] !== 0).join(',')}`);
+      assert.deepEqual(plain(loopProjectionOf(cm, o, zero)), afresh(cm, o, zero), `failures ${[...o.keys()].filter((k) => o[k] !== 0).join(',')}`);
     // the same failing op under each of its variants: the variant is part of what the projection is shared by
     for (let op = 0; op < n; op++)
       for (let variant = 0; variant < cm.variantStride; variant++) {
@@ -97,11 +97,11 @@ describe('shared projections', () => {
         o[op] = ERROR;
         const v = new Uint8Array(n);
         v[op] = variant;
-        assert.deepEqual(plain(projectionOf(cm, o, v)), afresh(cm, o, v), `${cm.ops[op]} variant ${variant}`);
+        assert.deepEqual(plain(loopProjectionOf(cm, o, v)), afresh(cm, o, v), `${cm.ops[op]} variant ${variant}`);
       }
-    const healthy = projectionOf(cm, zero, zero);
+    const healthy = loopProjectionOf(cm, zero, zero);
     assert.equal(
-      projectionOf(
+      loopProjectionOf(
         cm,
         Uint8Array.from(zero, (_, i) => (i % 2 ? SKIP : OK)),
         zero,
@@ -114,7 +114,7 @@ describe('shared projections', () => {
 
 describe('summary counts per projection', () => {
   it('give the summary a builder gets by folding after every attempt', () => {
-    const shadow = new ControllerShadow(model);
+    const shadow = new ControllerAnalyzer(model);
     const once = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
     const always = new ControllerSummaryBuilder(shadow.cm, shadow.starvation, () => shadow.trackedObjects);
     for (const record of new World({ model, objects: 12, durationMs: 3 * 3600_000, seed: 99, observe: 'mixed' }).attempts()) {

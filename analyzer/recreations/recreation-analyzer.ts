@@ -1,9 +1,10 @@
 /**
- * The recreation shadow: consumes observations (managed objects and HyperFleet resources, from a journal, informers,
- * the API poller or the simulator), keeps the world the adapter would see, evaluates the lifecycle rules of every
- * resource of a cluster on each change (never acting), and feeds the recreation tracker and the unreconciled-period
- * tracker. A `recreate` decision starts tracking the object's recreation at the time of the change that produced it
- * (for `recreate_on_change`, the cluster observation that first carries the new generation).
+ * The recreation analyzer, which shadows an adapter's lifecycle rules: consumes observations (managed objects and
+ * HyperFleet resources, from a journal, informers, the API poller or the simulator), keeps the world the adapter
+ * would see, evaluates the lifecycle rules of every resource of a cluster on each change (never acting), and feeds
+ * the recreation tracker and the unreconciled-period tracker. A `recreate` decision starts tracking the object's
+ * recreation at the time of the change that produced it (for `recreate_on_change`, the cluster observation that
+ * first carries the new generation).
  *
  * Without HyperFleet state for a cluster, its desired generation is the newest `hyperfleet.io/generation` annotation
  * seen, and a deletion requested on a resource that recreates is taken as the trigger (at its deletionTimestamp).
@@ -40,7 +41,7 @@ import {
 } from './tracker.js';
 import { UnreconciledTracker, type UnreconciledPeriod } from './unreconciled.js';
 
-export interface ShadowListener {
+export interface RecreationListener {
   decision?(d: LifecycleDecision, atMs: number): void;
   finished?(r: FinishedRecreation): void;
   evicted?(r: InFlightRecreation): void;
@@ -57,7 +58,7 @@ export interface RuleErrorExample {
   count: number;
 }
 
-export interface ShadowStats {
+export interface RecreationStats {
   observations: number;
   /** Objects no resource of the task config discovers. */
   objectsIgnored: number;
@@ -111,8 +112,8 @@ interface ClusterEntry {
   objects: StoredObject[];
 }
 
-export class RecreationShadow implements ObservationSink {
-  readonly stats: ShadowStats = {
+export class RecreationAnalyzer implements ObservationSink {
+  readonly stats: RecreationStats = {
     observations: 0,
     objectsIgnored: 0,
     rejected: new Map(),
@@ -130,16 +131,16 @@ export class RecreationShadow implements ObservationSink {
   private readonly byName: ReadonlyMap<string, CompiledResource>;
   private lastTimeMs = 0;
 
-  private readonly listeners: Listeners<ShadowListener>;
+  private readonly listeners: Listeners<RecreationListener>;
 
   /**
    * @param listener the first of the outputs (more with `listen`).
-   * @param failed an output threw: it is reported here, and neither the shadow nor another output is affected.
+   * @param failed an output threw: it is reported here, and neither the analyzer nor another output is affected.
    */
   constructor(
     readonly compiled: CompiledTaskConfig,
     readonly trackerOptions: TrackerOptions,
-    listener?: ShadowListener,
+    listener?: RecreationListener,
     failed: (error: unknown) => void = (e) => {
       throw e;
     },
@@ -160,7 +161,7 @@ export class RecreationShadow implements ObservationSink {
     this.unreconciled = new UnreconciledTracker((p) => this.listeners.emit('unreconciled', p));
   }
 
-  listen(listener: ShadowListener): void {
+  listen(listener: RecreationListener): void {
     this.listeners.add(listener);
   }
 
