@@ -9,7 +9,8 @@ import { Listeners } from '../lib/listeners.js';
 import type { ReconcileModel } from '../model/types.js';
 import { objectOfKey, type AttemptAnalysis } from './engine.js';
 import type { SummaryState } from './summary/summary-state.js';
-import { ControllerSummaryBuilder, InputLedger, SUMMARY_SCHEMA, type Summary } from './summary/summary.js';
+import { ControllerSummaryBuilder, InputLedger } from './summary/summary.js';
+import { SUMMARY_SCHEMA, type Summary } from './summary/types.js';
 import { ControllerAnalyzer } from './controller-analyzer.js';
 
 export interface AnalysisListener {

@@ -2,7 +2,7 @@
  * The one line a command prints, with exit code 5, when its input gave it nothing to analyse: an empty file, or lines
  * that were all rejected (most often a journal of another model). A summary full of zeros would look like a result.
  */
-import type { Summary } from '../analyzer/summary/summary.js';
+import type { Summary } from '../analyzer/summary/types.js';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 

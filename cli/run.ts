@@ -6,7 +6,7 @@
 import { EMBEDDED_DEFAULT, loadConfig, parseConfig, type Config } from '../sidecar/config.js';
 import { SourceStartError, startSidecar } from '../sidecar/sidecar.js';
 import { ValidationError } from '../lib/validation-error.js';
-import type { Summary } from '../analyzer/summary/summary.js';
+import type { Summary } from '../analyzer/summary/types.js';
 import { readArgs } from './args.js';
 import { RUN } from './commands.js';
 import { EXIT, type CommandIO } from './io.js';

@@ -18,7 +18,7 @@
  */
 import type { GroupCategory } from '../../model/types.js';
 import type { CompiledGroup, CompiledModel } from '../compiled-model.js';
-import type { ControllerSummary } from '../summary/summary.js';
+import type { ControllerSummary } from '../summary/types.js';
 import type { ControllerCounters } from './counters.js';
 import { followersOfFailure, type OrderingEvidence, type PairDecision } from './ordering.js';
 import { marginFor, type DecisionThresholds } from './thresholds.js';

@@ -6,7 +6,7 @@
  */
 import type { Analyzer } from '../analyzer.js';
 import type { CompiledModel } from '../compiled-model.js';
-import type { ControllerSummary, Summary } from '../summary/summary.js';
+import type { ControllerSummary, Summary } from '../summary/types.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { decideGroups, type GroupDecision } from './classification.js';
 import type { ControllerCounters } from './counters.js';

@@ -4,7 +4,7 @@
  * pairs), `classification`, `loopComparison`, `starvation`, `rollout`; every finding carries its numbers and a
  * sentence saying why. Numbers are finite: what cannot be computed is null.
  */
-import type { Summary } from '../summary/summary.js';
+import type { Summary } from '../summary/types.js';
 import type { GroupDecision } from './classification.js';
 import type { OperationComparison } from './loop-comparison.js';
 import type { NoiseFloor } from './noise.js';

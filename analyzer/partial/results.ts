@@ -6,8 +6,9 @@
 import { decideController, DECISIONS_SCHEMA, type DecisionReport } from '../decisions/decide.js';
 import type { DecisionThresholds } from '../decisions/thresholds.js';
 import { StarvationTimeline } from '../decisions/timeline.js';
-import { inputSection, summaryFromState, SUMMARY_SCHEMA } from '../summary/summary-state.js';
-import type { Summary } from '../summary/summary.js';
+import { inputSection, summaryFromState } from '../summary/summary-state.js';
+import { SUMMARY_SCHEMA } from '../summary/types.js';
+import type { Summary } from '../summary/types.js';
 import type { PartialState } from './format.js';
 
 export function summaryOf(p: PartialState): Summary {

@@ -4,7 +4,7 @@
  */
 import { formatDuration } from '../../lib/duration.js';
 import { markdownTable, plainTable, type Table } from '../../lib/table.js';
-import type { ControllerSummary, OperationSummary, Summary } from './summary.js';
+import type { ControllerSummary, OperationSummary, Summary } from './types.js';
 
 export type TextFormat = 'table' | 'markdown';
 const MAX_REORDERED_ROWS = 15;

@@ -10,9 +10,7 @@
 import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
 import type { LoopKind } from '../../model/types.js';
 import type { CompiledModel } from '../compiled-model.js';
-import type { ControllerSummary, OperationSummary, Summary } from './summary.js';
-
-export const SUMMARY_SCHEMA = 'reconcile-shadow/summary/v1';
+import { SUMMARY_SCHEMA, type ControllerSummary, type OperationSummary, type Summary } from './types.js';
 
 const TOP_BLOCKERS = 3;
 

@@ -1,6 +1,6 @@
 /** The short live summary `run` prints every few seconds: what arrived, how often the loops diverge, and where. */
 import type { RecreationAnalyzer } from '../../analyzer/recreations/recreation-analyzer.js';
-import type { Summary } from '../../analyzer/summary/summary.js';
+import type { Summary } from '../../analyzer/summary/types.js';
 import { formatDuration } from '../../lib/duration.js';
 
 const TOP = 3;

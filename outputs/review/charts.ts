@@ -8,7 +8,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { LoopComparison, OperationComparison } from '../../analyzer/decisions/loop-comparison.js';
 import type { OrderingEvidence } from '../../analyzer/decisions/ordering.js';
 import type { StarvationOverTime } from '../../analyzer/decisions/decide.js';
-import type { ControllerSummary } from '../../analyzer/summary/summary.js';
+import type { ControllerSummary } from '../../analyzer/summary/types.js';
 
 /** Recreation durations of one resource kind under both flows (from the recreation tracker), in seconds. */
 export interface RecreationDurations {

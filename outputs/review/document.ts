@@ -15,7 +15,7 @@ import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verd
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { Cell, Table, Tone } from '../../lib/table.js';
-import type { ControllerSummary } from '../../analyzer/summary/summary.js';
+import type { ControllerSummary } from '../../analyzer/summary/types.js';
 import type { LoopKind } from '../../model/types.js';
 import {
   blockedByChart,

@@ -5,7 +5,7 @@
  * says its times are the simulated clock's.
  */
 import { readFileSync } from 'node:fs';
-import type { Summary } from '../../analyzer/summary/summary.js';
+import type { Summary } from '../../analyzer/summary/types.js';
 import { servedJson, type OutputComponent } from '../component.js';
 
 const schema = {

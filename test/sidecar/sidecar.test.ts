@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCommand } from '../../cli/run.js';
 import type { JournalSource } from '../../collector/journal/source.js';
-import type { Summary } from '../../analyzer/summary/summary.js';
+import type { Summary } from '../../analyzer/summary/types.js';
 import { parseConfig } from '../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../sidecar/sidecar.js';
 import { parsePrometheusText, valueOf } from '../support/prometheus-text.js';

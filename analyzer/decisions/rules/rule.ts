@@ -12,7 +12,7 @@
  *   coverage  has the evidence seen enough (hours of the day, a window)? It may hold back ready, never demote harm.
  */
 import type { CompiledModel } from '../../compiled-model.js';
-import type { ControllerSummary } from '../../summary/summary.js';
+import type { ControllerSummary } from '../../summary/types.js';
 import type { GroupDecision } from '../classification.js';
 import type { ControllerCounters } from '../counters.js';
 import type { LoopComparison } from '../loop-comparison.js';

@@ -20,7 +20,7 @@ import { logAttemptRatioE, SAMPLE_RATIO } from '../../../analyzer/decisions/rule
 import { compareStarvation } from '../../../analyzer/decisions/starvation-comparison.js';
 import { DEFAULT_THRESHOLDS } from '../../../analyzer/decisions/thresholds.js';
 import { decideVerdict } from '../../../analyzer/decisions/verdict.js';
-import type { ControllerSummary } from '../../../analyzer/summary/summary.js';
+import type { ControllerSummary } from '../../../analyzer/summary/types.js';
 import { parseModel } from '../../../model/load.js';
 import { SMALL, smallWorld } from './planted-models.js';
 import { plantedWorld, Xorshift } from './planted-world.js';

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import type { Summary } from '../../../analyzer/summary/summary.js';
+import type { Summary } from '../../../analyzer/summary/types.js';
 import { parseConfig } from '../../../sidecar/config.js';
 import { startSidecar, type Sidecar } from '../../../sidecar/sidecar.js';
 import { REPO } from '../../support/paths.js';
