@@ -1,5 +1,5 @@
 /**
- * `report` over a 200k-attempt journal (issue 13: "a 200k-attempt journal still reports in under 10 s and 200 MB"):
+ * `report` over a 200k-attempt journal (the target: a 200k-attempt journal still reports in under 10 s and 200 MB):
  * the compiled CLI, run as a person runs it, in a process of its own so its CPU time and peak RSS are its own, next
  * to `analyze --format json` over the same file (the replay alone, without the decisions). The journal is the
  * simulator's HyperShift fleet (40 clusters, half on each loop, seed 42), written once to a temporary file. The two

@@ -253,7 +253,10 @@ export class NonOperationErrors {
   }
 }
 
-/** The phased loop's `aggregate()` text, taken apart (see the HyperShift reference, section 2.1). */
+/**
+ * The phased loop's `aggregate()` text, taken apart (upstream `(*reconcileReport).aggregate()` in reconcile_report.go;
+ * docs/log-source.md, "Taking the error apart").
+ */
 export interface ReconcileErrorText {
   /** True for `critical error: …`: a critical group failed and non-critical errors were dropped from the text. */
   readonly critical: boolean;

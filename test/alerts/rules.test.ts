@@ -17,7 +17,7 @@ const ruleNamed = (rs: readonly AlertRule[], name: string): AlertRule => {
 };
 
 describe('alerts/rules: mixin conventions', () => {
-  it('ships the alerts the issue asks for, each named once with the shared prefix', () => {
+  it('ships its alerts, each named once with the shared prefix', () => {
     deepStrictEqual(
       rules.map((r) => r.alert),
       [

@@ -1,7 +1,7 @@
 /**
  * The engine replays two large journals exactly as the engine did when the golden files were captured (before the
- * performance work of issue 17): every `analyze --format jsonl` row, the `--format json` summary byte for byte, and,
- * with a cap of 7 tracked objects, the rows, the summary, the evicted objects in order and the open starvation.
+ * second performance work, 2026-12-01): every `analyze --format jsonl` row, the `--format json` summary byte for byte,
+ * and, with a cap of 7 tracked objects, the rows, the summary, the evicted objects in order and the open starvation.
  * - simulated: the simulator's seeded world, 40 HostedClusters for 6 hours, half the fleet on each loop;
  * - random: this file's own generator, independent of the simulator and of the loops: any subset of the operations
  *   observed, in any order, any outcome, error texts of the model's formats (variants included), other texts or none,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli, type CommandResult } from '../support/run-command.js';
 import { CONTRACT_CASES, REPO } from '../support/paths.js';
 
-/** The shared contract case, copied into the repository (see its README). */
+/** The recreations contract case (test/fixtures/contract/recreations/README.md). */
 const CASE = join(CONTRACT_CASES, 'recreations');
 const TASK_CONFIG = join(CASE, 'task-config.yaml');
 const JOURNAL = join(CASE, 'journal.jsonl');

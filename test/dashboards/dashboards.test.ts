@@ -56,7 +56,7 @@ describe('dashboards: shape', () => {
   ];
   const S = 'namespace=~"$namespace",job=~"$job",instance=~"$instance"';
 
-  it('overview: datasource, sidecar and controller variables, and the panels the issue asks for', () => {
+  it('overview: datasource, sidecar and controller variables, and the panels it ships', () => {
     strictEqual(overview.uid, 'reconcile-shadow-overview');
     deepStrictEqual(variables(overview), [...SIDECAR_VARIABLES, ['controller', 'query', `label_values(reconcile_shadow_attempts_total{${S}}, controller)`]]);
     for (const title of [
@@ -130,7 +130,7 @@ describe('dashboards: shape', () => {
     ]);
   });
 
-  it('recreations: datasource, sidecar, kind and resource_type variables, and the panels the issue asks for', () => {
+  it('recreations: datasource, sidecar, kind and resource_type variables, and the panels it ships', () => {
     strictEqual(recreations.uid, 'reconcile-shadow-recreations');
     deepStrictEqual(variables(recreations), [
       ...SIDECAR_VARIABLES,

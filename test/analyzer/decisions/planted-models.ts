@@ -12,7 +12,7 @@
  *
  * The phased loop moves Report from last to just after Core, and Deploy before Secret and Config.
  *
- * The HostedCluster fleet of issue 24's acceptance (`hostedClusterFleet`): the built-in model at realistic sizes
+ * The HostedCluster fleet of the verdict's acceptance (`hostedClusterFleet`): the built-in model at realistic sizes
  * (200 objects over 7 days by default), with the outages above plus a long-failing status step the phased loop runs
  * before critical work the sequential loop did earlier, a base rate on the op a regression is planted on, and,
  * optionally, flakier objects and lost lines. Like the plants, every op it names is picked from the model's shape.
@@ -137,7 +137,7 @@ export function hostedClusterMisclassified(model: ReconcileModel): Plant & { kin
   throw new Error(`model ${model.name}: no non-critical group to plant a misclassification on`);
 }
 
-/** The base failure rate of the op a regression is planted on (issue 24: an op failing 0.5 % of the time). */
+/** The base failure rate of the op a regression is planted on (the acceptance criteria: an op failing 0.5 % of the time). */
 export const REGRESSION_BASE_RATE = 0.005;
 
 /**
@@ -183,7 +183,7 @@ export interface FleetOptions {
   readonly loss?: Loss;
 }
 
-/** Issue 24's fleet: the built-in model, 200 objects over 7 days unless told, half on each loop. */
+/** The acceptance fleet: the built-in model, 200 objects over 7 days unless told, half on each loop. */
 export function hostedClusterFleet(seed: number, plant: Plant, options: FleetOptions = {}): PlantedWorldOptions {
   const model = HOSTED_CLUSTER;
   return {

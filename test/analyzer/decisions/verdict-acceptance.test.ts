@@ -1,13 +1,13 @@
 /**
- * Issue 24's "Done when", on planted worlds from a generator of our own (planted-world.ts, no code shared with the
- * simulator) with the built-in HostedCluster model, read from the report's JSON only (verdict-worlds.ts):
+ * The verdict's acceptance criteria, on planted worlds from a generator of our own (planted-world.ts, no code shared
+ * with the simulator) with the built-in HostedCluster model, read from the report's JSON only (verdict-worlds.ts):
  * - null worlds are never `not-ready`, at the end or at any look of a re-run every 6 h;
  * - a 3× phased-only regression of an op failing 0.5 % of the time is `not-ready` naming the op, and a re-run finds it;
  * - a 2× one is never `same` and never `ready`, at any look;
  * - lost lines make the verdict `inconclusive` with the sample-ratio check first;
  * - a population imbalance is named as such, not blamed on the loop.
  * These are the claims on worlds small enough for `make test` (40–60 objects over 2 days; the regression still
- * fails tens of times per loop); `make power` (bench/power.ts) measures them at the issue's sizes, 200 objects over
+ * fails tens of times per loop); `make power` (bench/power.ts) measures them at the acceptance sizes, 200 objects over
  * 7 days and 20 seeds, and writes bench/power.md. Seeds are not the power script's (it starts at 2401).
  */
 import { strict as assert } from 'node:assert';

@@ -1,5 +1,5 @@
 /**
- * Issue 24's acceptance harness: a planted world (planted-world.ts) decided the way `report --format json` decides
+ * The verdict's acceptance harness: a planted world (planted-world.ts) decided the way `report --format json` decides
  * it, optionally re-run at regular looks on the growing journal (a canary whose report is re-run every few hours),
  * and read back from the report's JSON only (analyzer/decisions/json.ts, the public contract), never from the
  * decisions' internals. The acceptance tests (verdict-acceptance.test.ts) and the power tables (bench/power.ts) share

@@ -1,6 +1,6 @@
 /**
  * Joins the attempts the log source derived with what really happened (a journal, one attempt per reconcileID), and
- * counts what issue 12 asks of a log source: every attempt that wrote lines derived once, the loop right, and no
+ * counts what a log source must get right: every attempt that wrote lines derived once, the loop right, and no
  * operation claimed `ok` or `error` against the journal. `ok` and `skip` match each other (a log never tells them
  * apart, and both loops treat them alike); an operation the journal's model never runs is counted apart.
  */

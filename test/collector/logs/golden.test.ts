@@ -1,7 +1,7 @@
 /**
- * The log source derives exactly what it derived before its hot path was rewritten (issue 17): for the real logger's
- * logs, a generated log of two operator runs (one per loop, each with a restart and a burst the sampler thins) and
- * the hand-written fixtures, the derived journal lines, every rejection and the books equal the golden copies byte
+ * The log source derives exactly what it derived before its hot path was rewritten (main 6e38c1a): for the real
+ * logger's logs, a generated log of two operator runs (one per loop, each with a restart and a burst the sampler thins)
+ * and the hand-written fixtures, the derived journal lines, every rejection and the books equal the golden copies byte
  * for byte (test/fixtures/logs/golden/README.md says how they were captured).
  */
 import assert from 'node:assert/strict';
