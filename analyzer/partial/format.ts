@@ -344,11 +344,11 @@ function decodeRuleStates(r: JsonReader, cm: CompiledModel, rules: readonly Rule
   const declaring = rules.filter((rule) => rule.evidence);
   const names = declaring.map((rule) => rule.name);
   if (v === undefined) {
-    if (names.length > 0) r.fail(path, `required: the evidence of ${names.join(', ')}`);
+    if (names.length > 0) r.fail(path, `required (the rules with evidence of their own: ${names.join(', ')})`);
     return [];
   }
   if (names.length === 0) {
-    r.fail(path, 'unexpected: no rule declares evidence of its own');
+    r.fail(path, 'unknown field (no rule declares evidence of its own)');
     return [];
   }
   const json = r.record(v, path, names);
