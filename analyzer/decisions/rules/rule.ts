@@ -90,7 +90,7 @@ export interface RuleOutcome<K extends string = string> {
 export interface RuleEvidence<S> {
   /** The state before any attempt. */
   create(cm: CompiledModel): S;
-  /** Counts one attempt: every attempt, status transitions too (`attempt.record.origin.transition`). */
+  /** Counts one attempt into the state, in place: every attempt, status transitions too (`attempt.record.origin.transition`). */
   observe(state: S, attempt: AttemptAnalysis, cm: CompiledModel): void;
   /** The state of both parts, as a new state: neither part changes (a merge with `create`'s state is a copy). */
   merge(a: S, b: S): S;
