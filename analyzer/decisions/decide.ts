@@ -1,7 +1,8 @@
 /**
  * The decisions: the shared summary (analyzer/summary/summary.ts, unchanged) composed with, per controller,
  * the loop comparison, the ordering evidence, the classification check, starvation in time, the verdict (a fold
- * over the rules of rules.ts, each evaluated once on these analyses), the rollout plan and the noise floor. Pure: a function of the summary and the evidence counters (counters.ts), so a
+ * over the rules of rules.ts, each evaluated once on these analyses), the rollout plan and the noise floor. Pure: a
+ * function of the summary, the evidence counters (counters.ts) and the rules' own evidence (rules/rule.ts), so a
  * merged state of several partial runs decides exactly as one run over the same attempts would.
  */
 import type { Analyzer } from '../analyzer.js';
@@ -10,7 +11,7 @@ import type { ControllerSummary, Summary } from '../summary/types.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { decideGroups, type GroupDecision } from './classification.js';
 import type { ControllerCounters } from './counters.js';
-import { ControllerEvidence, type DecisionEvidence } from './evidence.js';
+import type { DecisionEvidence } from './evidence.js';
 import { compareLoops, type LoopComparison } from './loop-comparison.js';
 import { noiseFloor, type NoiseFloor } from './noise.js';
 import { decideOrdering, type OrderingEvidence } from './ordering.js';
@@ -19,7 +20,7 @@ import { compareStarvation, type StarvationComparison } from './starvation-compa
 import type { DecisionThresholds } from './thresholds.js';
 import type { TimelinePoint } from './timeline.js';
 import { RULES } from './rules.js';
-import type { Rule } from './rules/rule.js';
+import type { Rule, RuleState } from './rules/rule.js';
 import { decideVerdict, type Benefit, type Verdict } from './verdict.js';
 
 export const DECISIONS_SCHEMA = 'reconcile-shadow/decisions/v1';
@@ -121,6 +122,7 @@ export function decideController(
   cm: CompiledModel,
   summary: ControllerSummary,
   counters: ControllerCounters,
+  ruleStates: readonly RuleState[],
   timeline: readonly TimelinePoint[],
   bucketMs: number,
   thresholds: DecisionThresholds,
@@ -133,8 +135,14 @@ export function decideController(
   const ordering = decideOrdering(cm, counters, thresholds);
   const groups = decideGroups(cm, counters, summary, ordering, creditable, thresholds);
   const context = { cm, counters, summary, thresholds, comparison, ordering, starvation: starvationComparison, groups };
+  const stateOf = (rule: Rule): unknown => {
+    if (!rule.evidence) return undefined;
+    const own = ruleStates.find((s) => s.rule === rule.name);
+    if (!own) throw new Error(`rule ${rule.name}: its evidence was not collected (the evidence was counted for another list of rules)`);
+    return own.state;
+  };
   const verdict = decideVerdict(
-    rules.map((rule) => rule.evaluate(context)),
+    rules.map((rule) => rule.evaluate({ ...context, evidence: stateOf(rule) })),
     benefit(counters, creditable),
     counters.newlyBlockedAttempts,
   );
@@ -175,20 +183,21 @@ function starvationOverTime(cm: CompiledModel, points: readonly TimelinePoint[],
   };
 }
 
-/** The decisions for every controller the analyzer knows, with the evidence the listener collected; `rules`: the list's (a test plants one). */
-export function decisionReport(analyzer: Analyzer, evidence: DecisionEvidence, thresholds: DecisionThresholds, rules: readonly Rule[] = RULES): DecisionReport {
+/** The decisions for every controller the analyzer knows, with the evidence the listener collected, by the evidence's rules. */
+export function decisionReport(analyzer: Analyzer, evidence: DecisionEvidence, thresholds: DecisionThresholds): DecisionReport {
   const summary = analyzer.summary();
   const controllers = analyzer.controllers.map((controller) => {
     const name = controller.model.controller;
-    const seen = evidence.controller(name) ?? new ControllerEvidence(controller.cm);
+    const seen = evidence.of(controller.cm);
     return decideController(
       controller.cm,
       summary.controllers.find((c) => c.controller === name)!,
       seen.snapshot(),
+      seen.ruleSnapshot(),
       seen.timeline.points(),
       seen.timeline.bucketWidthMs,
       thresholds,
-      rules,
+      evidence.rules,
     );
   });
   return { schema: DECISIONS_SCHEMA, summary, controllers };

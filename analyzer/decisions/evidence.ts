@@ -22,6 +22,8 @@
  * On every attempt, whatever loop ran it (both loops are replayed on it, so these compare the loops on the same
  * objects): the time each loop would keep an op from running that the other loop would run (starvation), the
  * unblocked op-runs and whether they would have succeeded, and the work each group's category decides.
+ *
+ * And the evidence each rule that declares its own counts (rules/rule.ts RuleEvidence), fed every attempt.
  */
 import type { AnalysisListener } from '../analyzer.js';
 import { ERROR, OK, PHASED, SEQUENTIAL, UNKNOWN, type CompiledModel } from '../compiled-model.js';
@@ -31,6 +33,8 @@ import type { ControllerAnalyzer } from '../controller-analyzer.js';
 import { LOOP_KINDS, type LoopKind } from '../../model/types.js';
 import { copyCounters, emptyCounters, GAP_STRATA, gapStratum, type ControllerCounters, type LoopCounters } from './counters.js';
 import { followersOfFailure } from './ordering.js';
+import { RULES } from './rules.js';
+import { emptyRuleStates, type Rule, type RuleState } from './rules/rule.js';
 import { DEFAULT_TIMELINE_BUCKETS, StarvationTimeline } from './timeline.js';
 
 /**
@@ -199,6 +203,8 @@ export interface EvidenceOptions {
   /** Objects remembered; the least recently seen is forgotten past this (its clusters folded in first). */
   readonly maxObjects?: number;
   readonly timelineBuckets?: number;
+  /** The decision rules (RULES by default; a test plants one): those that declare evidence of their own have it counted. */
+  readonly rules?: readonly Rule[];
 }
 
 /** One controller's evidence. */
@@ -207,6 +213,8 @@ export class ControllerEvidence {
   /** Op indices in the phased loop's order. */
   readonly phasedOrder: readonly number[];
   private readonly counters: ControllerCounters;
+  /** The rules' own evidence, live: copied by `ruleSnapshot`. */
+  private readonly ruleStates: readonly RuleState[];
   private readonly structural: Uint8Array;
   /** Per op: WRITES, WRITES_UNKNOWN or 0 (reads or computes only), from the model's `writes`. */
   private readonly writes: Uint8Array;
@@ -241,6 +249,7 @@ export class ControllerEvidence {
   ) {
     this.n = cm.ops.length;
     this.counters = emptyCounters(cm);
+    this.ruleStates = emptyRuleStates(options.rules ?? RULES, cm);
     this.structural = cm.oneLoopOnly;
     this.writes = new Uint8Array(this.n);
     for (const op of cm.model.operations) {
@@ -295,6 +304,11 @@ export class ControllerEvidence {
     return c;
   }
 
+  /** The rules' own evidence, as `snapshot` the counters: each state a copy (merged into an empty one). */
+  ruleSnapshot(): RuleState[] {
+    return this.ruleStates.map((s) => ({ ...s, state: s.evidence.merge(s.evidence.create(this.cm), s.state) }));
+  }
+
   add(controller: ControllerAnalyzer, a: AttemptAnalysis): void {
     const r = a.record;
     const loop = this.counters.loops[r.loop];
@@ -322,6 +336,7 @@ export class ControllerEvidence {
     // A status transition lists only the failing operations: its missing successes would read as failures.
     if (!r.origin.transition) this.countObserved(loop, memory, a);
     this.countTimeline(controller, key, a);
+    for (const s of this.ruleStates) s.evidence.observe(s.state, a, this.cm);
   }
 
   /** The attempt's starved op-runs, and the object's starvation streaks open at it (one-loop ops left out). */
@@ -658,7 +673,12 @@ export class ControllerEvidence {
 export class DecisionEvidence implements AnalysisListener {
   private readonly controllers = new Map<string, ControllerEvidence>();
 
-  constructor(private readonly options: EvidenceOptions = {}) {}
+  /** The rules whose evidence is collected: the decisions of this evidence are those of this list. */
+  readonly rules: readonly Rule[];
+
+  constructor(private readonly options: EvidenceOptions = {}) {
+    this.rules = options.rules ?? RULES;
+  }
 
   attempt(controller: ControllerAnalyzer, analysis: AttemptAnalysis): void {
     let evidence = this.controllers.get(controller.model.controller);
@@ -672,5 +692,10 @@ export class DecisionEvidence implements AnalysisListener {
   /** The evidence for a controller, or undefined when no attempt of it was seen. */
   controller(name: string): ControllerEvidence | undefined {
     return this.controllers.get(name);
+  }
+
+  /** The evidence for a controller; empty (with this list's rules) when no attempt of it was seen. */
+  of(cm: CompiledModel): ControllerEvidence {
+    return this.controllers.get(cm.model.controller) ?? new ControllerEvidence(cm, this.options);
   }
 }

@@ -11,6 +11,7 @@ import { decodePartial, type ModelCache, type PartialState } from '../partial/fo
 import { ValidationError } from '../../lib/validation-error.js';
 import { MergeError, mergePartials } from '../partial/merge.js';
 import type { DecisionReport } from '../decisions/decide.js';
+import type { Rule } from '../decisions/rules/rule.js';
 import type { DecisionThresholds } from '../decisions/thresholds.js';
 import { PEER_FAILURES, type PartialSink, type PeerFailure } from '../../collector/peers/sink.js';
 
@@ -45,6 +46,8 @@ export interface FleetOptions {
   /** How long a peer's last partial counts after it was read, while it cannot be read again. */
   readonly keepForMs: number;
   readonly thresholds: DecisionThresholds;
+  /** The decision rules peers' partials are read and decided with (RULES by default; a test plants one). */
+  readonly rules?: readonly Rule[];
 }
 
 /** Distinct models kept compiled; more (a fleet of many operator builds) are compiled again as they come. */
@@ -77,7 +80,7 @@ export class FleetState implements PartialSink {
     let partial: PartialState;
     try {
       if (this.models.size > MAX_MODELS) this.models.clear();
-      partial = decodePartial(body, peer, this.models);
+      partial = decodePartial(body, peer, this.models, this.options.rules);
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       this.failed(peer, 'invalid_partial', e.message, atMs);
@@ -127,7 +130,7 @@ export class FleetState implements PartialSink {
       const state: PeerState = !p.partial ? 'missing' : p.failure && p.failure.atMs >= (p.readAtMs ?? 0) ? 'failing' : 'read';
       return { peer: name, state, readAtMs: p.readAtMs, failure: p.failure };
     });
-    const decisions = merged && merged.controllers.every((c) => c.evidence) ? decisionReportOf(merged, this.options.thresholds) : undefined;
+    const decisions = merged && merged.controllers.every((c) => c.evidence) ? decisionReportOf(merged, this.options.thresholds, this.options.rules) : undefined;
     this.cached = { atMs: nowMs, peers, covered, decisions, merged };
     return this.cached;
   }

@@ -4,7 +4,7 @@
  * the input, so that the samples of several shards merge into the input's first rejections.
  */
 import type { AnalysisListener, Analyzer } from '../analyzer.js';
-import { ControllerEvidence, type DecisionEvidence } from '../decisions/evidence.js';
+import type { DecisionEvidence } from '../decisions/evidence.js';
 import { REJECTION_SAMPLE } from '../summary/summary.js';
 import type { Rejection } from '../../collector/records.js';
 import type { InputPart, PartialState, PositionedRejection } from './format.js';
@@ -30,8 +30,8 @@ export function partialOf(analyzer: Analyzer, evidence: DecisionEvidence | undef
     inputs: [input],
     controllers: analyzer.summaryStates().map(({ controller, state }) => {
       if (!evidence) return { cm: controller.cm, summary: state, evidence: null };
-      const seen = evidence.controller(controller.model.controller) ?? new ControllerEvidence(controller.cm);
-      return { cm: controller.cm, summary: state, evidence: { counters: seen.snapshot(), timeline: seen.timeline.state() } };
+      const seen = evidence.of(controller.cm);
+      return { cm: controller.cm, summary: state, evidence: { counters: seen.snapshot(), timeline: seen.timeline.state(), rules: seen.ruleSnapshot() } };
     }),
     input: {
       received: books.received,

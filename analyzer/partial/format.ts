@@ -5,7 +5,8 @@
  * convert, the latter checking every field of untrusted JSON.
  *
  * Counter arrays are written sparse, `{length, nonZero: [[index, value], …]}`: most cells of the decisions' pair
- * tables are zero.
+ * tables are zero. The evidence of the rules that declare their own (rules/rule.ts RuleEvidence) is written by each
+ * rule, under its name in the evidence's `rules`, a key absent when no rule of the list declares any.
  */
 import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
 import { modelDocument } from '../../model/document.js';
@@ -14,6 +15,8 @@ import { parseModel } from '../../model/load.js';
 import { LOOP_KINDS } from '../../model/types.js';
 import { compileModel, type CompiledModel } from '../compiled-model.js';
 import { emptyCounters, type ControllerCounters } from '../decisions/counters.js';
+import { RULES } from '../decisions/rules.js';
+import type { Rule, RuleState } from '../decisions/rules/rule.js';
 import type { TimelineState } from '../decisions/timeline.js';
 import type { OperationState, SummaryState, TimeMark } from '../summary/summary-state.js';
 import type { Coverage } from './coverage.js';
@@ -42,6 +45,8 @@ export interface PositionedRejection extends Rejection {
 export interface EvidencePart {
   readonly counters: ControllerCounters;
   readonly timeline: TimelineState;
+  /** The own evidence of the rules that declare it, in the list's order. */
+  readonly rules: readonly RuleState[];
 }
 
 export interface ControllerPart {
@@ -77,7 +82,11 @@ export function encodePartial(p: PartialState): Json {
       controller: c.cm.model.controller,
       model: modelDocument(c.cm.model) as unknown as Json,
       summary: c.summary as unknown as Json,
-      evidence: c.evidence && { counters: encodeRecord(c.evidence.counters), timeline: encodeTimeline(c.evidence.timeline) },
+      evidence: c.evidence && {
+        counters: encodeRecord(c.evidence.counters),
+        timeline: encodeTimeline(c.evidence.timeline),
+        ...(c.evidence.rules.length > 0 && { rules: Object.fromEntries(c.evidence.rules.map((s) => [s.rule, s.evidence.toJSON(s.state) as Json])) }),
+      },
     })),
     input: {
       received: p.input.received as Json,
@@ -129,8 +138,11 @@ function encodeTimeline(t: TimelineState): Json {
  */
 export type ModelCache = Map<string, CompiledModel>;
 
-/** A partial from untrusted JSON text; throws a ValidationError naming every problem as `where:line field: message`. */
-export function decodePartial(text: string, where: string, models?: ModelCache): PartialState {
+/**
+ * A partial from untrusted JSON text; throws a ValidationError naming every problem as `where:line field: message`.
+ * `rules`: the list whose rules' own evidence the partial must carry (RULES by default; a test plants one).
+ */
+export function decodePartial(text: string, where: string, models?: ModelCache, rules: readonly Rule[] = RULES): PartialState {
   const r = new JsonReader(text, where, 'partial summary');
   const value = r.json();
   // The schema first, alone: a summary or a decisions report given by mistake is named as such, not field by field.
@@ -142,7 +154,7 @@ export function decodePartial(text: string, where: string, models?: ModelCache):
     );
   const doc = r.record(value, [], ['schema', 'inputs', 'controllers', 'input']);
   const inputs = r.array(doc.inputs, ['inputs']).map((v, i) => decodeInput(r, v, ['inputs', i]));
-  const controllers = r.array(doc.controllers, ['controllers']).map((v, i) => decodeController(r, v, ['controllers', i], models));
+  const controllers = r.array(doc.controllers, ['controllers']).map((v, i) => decodeController(r, v, ['controllers', i], models, rules));
   const input = r.record(doc.input, ['input'], ['received', 'rejected', 'rejectedByReason', 'rejectionSample', 'sources']);
   // Names are checked against the inputs only once those read.
   const names = r.ok(['inputs']) ? new Set(inputs.map((i) => i.name)) : undefined;
@@ -198,7 +210,7 @@ function decodeInput(r: JsonReader, v: unknown, path: Path): InputPart {
 }
 
 /** The controller, or undefined when its model cannot be read (a problem noted: the rest of it cannot be checked). */
-function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCache | undefined): ControllerPart | undefined {
+function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCache | undefined, rules: readonly Rule[]): ControllerPart | undefined {
   const c = r.record(v, path, ['controller', 'model', 'summary', 'evidence']);
   const modelPath = at(path, 'model');
   const text = JSON.stringify(r.mapping(c.model, modelPath));
@@ -221,13 +233,14 @@ function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCa
   }
   if (c.controller !== cm.model.controller)
     r.fail(at(path, 'controller'), `expected the model's controller "${cm.model.controller}", got ${JSON.stringify(c.controller)}`);
-  const evidence = c.evidence === null ? null : r.record(c.evidence, at(path, 'evidence'), ['counters', 'timeline']);
+  const evidence = c.evidence === null ? null : r.record(c.evidence, at(path, 'evidence'), ['counters', 'timeline'], ['rules']);
   return {
     cm,
     summary: decodeSummary(r, cm, c.summary, at(path, 'summary')),
     evidence: evidence && {
       counters: decodeCounters(r, emptyCounters(cm), evidence.counters, at(path, 'evidence', 'counters')),
       timeline: decodeTimeline(r, cm.ops.length, evidence.timeline, at(path, 'evidence', 'timeline')),
+      rules: decodeRuleStates(r, cm, rules, evidence.rules, at(path, 'evidence', 'rules')),
     },
   };
 }
@@ -324,6 +337,22 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
       return { first: opName(x.first, at(p, 'first')), second: opName(x.second, at(p, 'second')), count: r.count(x.count, at(p, 'count')) };
     }),
   };
+}
+
+/** The own evidence of every rule of `rules` that declares it, each read by its rule; `v` undefined when the key is absent. */
+function decodeRuleStates(r: JsonReader, cm: CompiledModel, rules: readonly Rule[], v: unknown, path: Path): RuleState[] {
+  const declaring = rules.filter((rule) => rule.evidence);
+  const names = declaring.map((rule) => rule.name);
+  if (v === undefined) {
+    if (names.length > 0) r.fail(path, `required (the rules with evidence of their own: ${names.join(', ')})`);
+    return [];
+  }
+  if (names.length === 0) {
+    r.fail(path, 'unknown field (no rule declares evidence of its own)');
+    return [];
+  }
+  const json = r.record(v, path, names);
+  return declaring.map((rule) => ({ rule: rule.name, evidence: rule.evidence!, state: rule.evidence!.fromJSON(r, json[rule.name], at(path, rule.name), cm) }));
 }
 
 /** Fills `template` (the model's empty counters) from JSON of the same shape. */

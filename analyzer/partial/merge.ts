@@ -1,7 +1,8 @@
 /**
  * Merging partial summaries: the exact union of shards. Counts add, maxima keep the larger (ties decided by name, not
  * by which partial came first), samples keep the first by input and position, and the coverage of each input grows
- * by the other's shards, which must be new (a shard merged twice would count its objects twice). The result does not
+ * by the other's shards, which must be new (a shard merged twice would count its objects twice), and each rule's own
+ * evidence merges by its rule's `merge` (rules/rule.ts RuleEvidence). The result does not
  * depend on the order or grouping of the merges: merge is associative and commutative.
  */
 import { copyCounters, mergeCounters } from '../decisions/counters.js';
@@ -77,6 +78,11 @@ function mergeControllers(a: readonly ControllerPart[], b: readonly ControllerPa
     }
     if ((x.evidence === null) !== (y.evidence === null))
       throw new MergeError(`controller ${x.cm.model.controller}: one partial carries the decisions' evidence and the other does not`);
+    const ruleNames = (e: EvidencePart | null): string => e?.rules.map((s) => s.rule).join(', ') ?? '';
+    if (ruleNames(x.evidence) !== ruleNames(y.evidence))
+      throw new MergeError(
+        `controller ${x.cm.model.controller}: the partials carry the evidence of different rules (${ruleNames(x.evidence) || 'none'} and ${ruleNames(y.evidence) || 'none'})`,
+      );
     return {
       cm: x.cm,
       summary: mergeSummaryStates(x.summary, y.summary),
@@ -90,7 +96,8 @@ function mergeEvidence(opCount: number, a: EvidencePart, b: EvidencePart): Evide
   mergeCounters(counters, b.counters);
   const timeline = StarvationTimeline.fromState(opCount, a.timeline);
   timeline.merge(b.timeline);
-  return { counters, timeline: timeline.state() };
+  const rules = a.rules.map((s, i) => ({ ...s, state: s.evidence.merge(s.state, b.rules[i]!.state) }));
+  return { counters, timeline: timeline.state(), rules };
 }
 
 /** By input, then by position in it (then by the rest, for a total order). */

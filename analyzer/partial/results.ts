@@ -4,6 +4,8 @@
  * as one run over the whole input.
  */
 import { decideController, DECISIONS_SCHEMA, type DecisionReport } from '../decisions/decide.js';
+import { RULES } from '../decisions/rules.js';
+import type { Rule } from '../decisions/rules/rule.js';
 import type { DecisionThresholds } from '../decisions/thresholds.js';
 import { StarvationTimeline } from '../decisions/timeline.js';
 import { inputSection, summaryFromState } from '../summary/summary-state.js';
@@ -23,13 +25,13 @@ export function summaryOf(p: PartialState): Summary {
   };
 }
 
-/** Throws when a controller's partial carries no evidence (made for a summary alone). */
-export function decisionReportOf(p: PartialState, thresholds: DecisionThresholds): DecisionReport {
+/** Decided by `rules` (RULES by default; the list the partial was read with). Throws when a controller's partial carries no evidence (made for a summary alone). */
+export function decisionReportOf(p: PartialState, thresholds: DecisionThresholds, rules: readonly Rule[] = RULES): DecisionReport {
   const summary = summaryOf(p);
   const controllers = p.controllers.map((c, i) => {
     if (!c.evidence) throw new Error(`controller ${c.cm.model.controller}: the partial carries no decisions evidence`);
     const timeline = StarvationTimeline.fromState(c.cm.ops.length, c.evidence.timeline);
-    return decideController(c.cm, summary.controllers[i]!, c.evidence.counters, timeline.points(), timeline.bucketWidthMs, thresholds);
+    return decideController(c.cm, summary.controllers[i]!, c.evidence.counters, c.evidence.rules, timeline.points(), timeline.bucketWidthMs, thresholds, rules);
   });
   return { schema: DECISIONS_SCHEMA, summary, controllers };
 }

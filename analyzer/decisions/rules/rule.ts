@@ -12,6 +12,7 @@
  *   coverage  has the evidence seen enough (hours of the day, a window)? It may hold back ready, never demote harm.
  */
 import type { CompiledModel } from '../../compiled-model.js';
+import type { AttemptAnalysis } from '../../engine.js';
 import type { ControllerSummary } from '../../summary/types.js';
 import type { GroupDecision } from '../classification.js';
 import type { ControllerCounters } from '../counters.js';
@@ -19,6 +20,7 @@ import type { LoopComparison } from '../loop-comparison.js';
 import type { OrderingEvidence } from '../ordering.js';
 import type { StarvationComparison } from '../starvation-comparison.js';
 import type { DecisionThresholds } from '../thresholds.js';
+import type { JsonReader, Path } from '../../../lib/json-reader.js';
 import type { Table } from '../../../lib/table.js';
 
 export type RuleRole = 'check' | 'gate' | 'harm' | 'coverage';
@@ -77,8 +79,41 @@ export interface RuleOutcome<K extends string = string> {
   readonly section?: Section;
 }
 
-/** Everything a rule may read: the counters and the analyses computed from them once. */
-export interface RuleContext {
+/**
+ * Evidence a rule counts for itself, beside the shared counters (counters.ts): one state `S` per controller, which
+ * the decisions' evidence (evidence.ts) creates, feeds every attempt and hands the rule as `context.evidence`, and
+ * which a partial (analyzer/partial/format.ts) carries as JSON under the rule's name and merges with `merge`. The
+ * decisions of merged shards are those of one run when `merge` is associative and commutative with `create`'s state
+ * its identity, and `fromJSON` reads back exactly what `toJSON` wrote. The state is per controller; a rule that keeps
+ * memory per object in it bounds that memory itself (docs/decisions.md, "Performance").
+ */
+export interface RuleEvidence<S> {
+  /** The state before any attempt. */
+  create(cm: CompiledModel): S;
+  /** Counts one attempt into the state, in place: every attempt, status transitions too (`attempt.record.origin.transition`). */
+  observe(state: S, attempt: AttemptAnalysis, cm: CompiledModel): void;
+  /** The state of both parts, as a new state: neither part changes (a merge with `create`'s state is a copy). */
+  merge(a: S, b: S): S;
+  /** JSON: mappings, lists, strings and finite numbers. */
+  toJSON(state: S): unknown;
+  /** The state from `toJSON`'s JSON, read from an untrusted partial: each problem noted through `r` at its field, under `path`. */
+  fromJSON(r: JsonReader, json: unknown, path: Path, cm: CompiledModel): S;
+}
+
+/** The own evidence of one rule of a list, in hand: the rule's name, its hooks and its state. */
+export interface RuleState {
+  readonly rule: string;
+  readonly evidence: RuleEvidence<unknown>;
+  readonly state: unknown;
+}
+
+/** The empty states of the rules of `rules` that declare evidence of their own, in the list's order. */
+export function emptyRuleStates(rules: readonly Rule[], cm: CompiledModel): RuleState[] {
+  return rules.flatMap((rule) => (rule.evidence ? [{ rule: rule.name, evidence: rule.evidence, state: rule.evidence.create(cm) }] : []));
+}
+
+/** Everything a rule may read: the counters and the analyses computed from them once, and its own evidence. */
+export interface RuleContext<S = unknown> {
   readonly cm: CompiledModel;
   readonly counters: ControllerCounters;
   readonly summary: ControllerSummary;
@@ -87,21 +122,25 @@ export interface RuleContext {
   readonly ordering: OrderingEvidence;
   readonly starvation: StarvationComparison;
   readonly groups: readonly GroupDecision[];
+  /** The rule's own evidence (`Rule.evidence`); undefined for a rule that declares none. */
+  readonly evidence: S;
 }
 
-/** `K`: the kinds of reason it gives, each declared in `reasons`. */
-export interface Rule<K extends string = string> {
+/** `K`: the kinds of reason it gives, each declared in `reasons`; `S`: the state of its own evidence, if any. */
+export interface Rule<K extends string = string, S = unknown> {
   readonly name: string;
   readonly role: RuleRole;
   /** What the rule asks, for the documentation and the report's table of rules. */
   readonly question: string;
   readonly reasons: Readonly<Record<K, ReasonSpec>>;
-  evaluate(context: RuleContext): RuleOutcome<K>;
+  /** Evidence the shared counters do not hold, counted by the rule itself; most rules read the counters alone. */
+  readonly evidence?: RuleEvidence<S>;
+  evaluate(context: RuleContext<S>): RuleOutcome<K>;
 }
 
 /** What a rule found, as its outcome: failed when it gave reasons; each reason's harm is its kind's. */
-export function outcome<K extends string>(
-  rule: Rule<K>,
+export function outcome<K extends string, S>(
+  rule: Rule<K, S>,
   reasons: readonly ReasonGiven<K>[],
   measurements: readonly Measurement[],
   explanation: string,

@@ -23,10 +23,10 @@ type Controller = Record<string, unknown> & { rules: Record<string, unknown>[]; 
 
 function decided(rules: typeof RULES): DecisionReport {
   const analyzer = new Analyzer([SMALL]);
-  const evidence = new DecisionEvidence();
+  const evidence = new DecisionEvidence({ rules });
   analyzer.listen(evidence);
   for (const r of plantedWorld(smallWorld(11, { kind: 'none' }))) analyzer.attempt(r);
-  return decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS, rules);
+  return decisionReport(analyzer, evidence, DEFAULT_THRESHOLDS);
 }
 
 describe('the rule list', () => {
@@ -66,10 +66,13 @@ describe('the rule list', () => {
       rule: 'planted',
       role: 'harm',
       status: 'fail',
-      explanation: '2,330 phased attempts seen',
-      measurements: [{ name: 'phased attempts', value: 2330, threshold: 0 }],
+      explanation: '2,330 phased attempts seen, 19 of them with a failed first op',
+      measurements: [
+        { name: 'phased attempts', value: 2330, threshold: 0 },
+        { name: 'phased attempts whose first op failed', value: 19, threshold: null },
+      ],
       reasons: [{ kind: 'planted-harm', harm: true, message: 'planted: 2,330 phased attempts' }],
-      details: { phasedAttempts: 2330 },
+      details: { phasedAttempts: 2330, firstOpFailed: { sequential: 30, phased: 19 } },
     });
     assert.equal(
       without.rules.some((r) => 'details' in r),
@@ -79,14 +82,20 @@ describe('the rule list', () => {
 
   it('the review document: a row in the table of rules, and its own section after the decisions’ sections', () => {
     const markdown = renderMarkdown(reportDocument(planted));
-    assert.match(markdown, /\n\| planted \| harm \| \*\*fail\*\* \| phased attempts: 2,330 \(bar 0\) \| planted: 2,330 phased attempts \|\n/);
+    assert.match(
+      markdown,
+      /\n\| planted \| harm \| \*\*fail\*\* \| phased attempts: 2,330 \(bar 0\); phased attempts whose first op failed: 19 \| planted: 2,330 phased attempts \|\n/,
+    );
     const sections = reportDocument(planted).controllers[0]!.sections.map((s) => s.id);
     assert.deepEqual(
       sections.filter((id) => !reportDocument(plain).controllers[0]!.sections.some((s) => s.id === id)),
       ['planted'],
     );
     assert.equal(sections[sections.indexOf('classification') + 1], 'planted');
-    assert.match(markdown, /### Planted: the phased loop’s attempts\n\nOnly in tests\.\n\n\| loop \| attempts \|\n\|---\|---:\|\n\| phased \| 2330 \|\n/);
+    assert.match(
+      markdown,
+      /### Planted: the phased loop’s attempts\n\nOnly in tests\.\n\n\| loop \| attempts \| first op failed \|\n\|---\|---:\|---:\|\n\| phased \| 2330 \| 19 \|\n/,
+    );
   });
 
   it('the metric: reconcile_shadow_verdict_rule_passed carries it, with its role', async () => {

@@ -40,6 +40,7 @@ function context(counters: ControllerCounters): RuleContext {
     ordering: decideOrdering(CM, counters, DEFAULT_THRESHOLDS),
     starvation: compareStarvation(CM, counters, DEFAULT_THRESHOLDS),
     groups: [],
+    evidence: undefined,
   };
 }
 
