@@ -7,7 +7,7 @@
  * Counter arrays are written sparse, `{length, nonZero: [[index, value], …]}`: most cells of the decisions' pair
  * tables are zero.
  */
-import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
+import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputSummary, type SourceKind } from '../../collector/records.js';
 import { modelDocument } from '../../model/document.js';
 import { ValidationError } from '../../lib/validation-error.js';
 import { parseModel } from '../../model/load.js';
@@ -61,7 +61,7 @@ export interface PartialState {
     /** The first rejections (REJECTION_SAMPLE) by input, then position. */
     readonly rejectionSample: readonly PositionedRejection[];
     /** Books of sources that keep their own (logs), once per input: the shard that owns them is the input's shard 0. */
-    readonly sources: readonly { readonly input: string; readonly report: SourceInputReport }[];
+    readonly sources: readonly { readonly input: string; readonly summary: SourceInputSummary }[];
   };
 }
 
@@ -171,8 +171,8 @@ export function decodePartial(text: string, where: string, models?: ModelCache):
       }),
       sources: r.array(input.sources, ['input', 'sources']).map((v, i) => {
         const path = ['input', 'sources', i];
-        const s = r.record(v, path, ['input', 'report']);
-        return { input: inputName(s.input, at(path, 'input')), report: decodeSourceReport(r, s.report, at(path, 'report')) };
+        const s = r.record(v, path, ['input', 'summary']);
+        return { input: inputName(s.input, at(path, 'input')), summary: decodeSourceSummary(r, s.summary, at(path, 'summary')) };
       }),
     },
   };
@@ -395,8 +395,8 @@ function decodeTimeline(r: JsonReader, opCount: number, v: unknown, path: Path):
   };
 }
 
-/** A source's books (collector/records.ts SourceInputReport): the counts checked, the statements kept as written. */
-function decodeSourceReport(r: JsonReader, v: unknown, path: Path): SourceInputReport {
+/** A source's books (collector/records.ts SourceInputSummary): the counts checked, the statements kept as written. */
+function decodeSourceSummary(r: JsonReader, v: unknown, path: Path): SourceInputSummary {
   const s = r.record(
     v,
     path,
@@ -411,5 +411,5 @@ function decodeSourceReport(r: JsonReader, v: unknown, path: Path): SourceInputR
   r.array(s.caveats, at(path, 'caveats')).forEach((c, i) => r.string(c, at(path, 'caveats', i)));
   if (s.sampledPeriods !== undefined) r.array(s.sampledPeriods, at(path, 'sampledPeriods'));
   if (s.unmappedSample !== undefined) r.mapping(s.unmappedSample, at(path, 'unmappedSample'));
-  return s as unknown as SourceInputReport;
+  return s as unknown as SourceInputSummary;
 }

@@ -7,7 +7,7 @@
  * are merged in, so merging is associative and commutative, and `summaryFromState` of a merged state is the summary
  * one run over all the attempts builds.
  */
-import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
+import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputSummary, type SourceKind } from '../../collector/records.js';
 import type { LoopKind } from '../../model/types.js';
 import type { CompiledModel } from '../compiled-model.js';
 import { SUMMARY_SCHEMA, type ControllerSummary, type OperationSummary, type Summary } from './types.js';
@@ -235,7 +235,7 @@ export function inputSection(input: {
   readonly rejected: number;
   readonly rejectedByReason: Readonly<Partial<Record<string, number>>>;
   readonly rejectionSample: readonly Rejection[];
-  readonly sources: readonly SourceInputReport[];
+  readonly sources: readonly SourceInputSummary[];
 }): Summary['input'] {
   const section = {
     received: inOrder(input.received, SOURCE_KINDS),

@@ -3,7 +3,7 @@
  * module, so that the builder (summary.ts) and the mergeable state (summary-state.ts) both read it without importing
  * each other.
  */
-import type { Rejection, SourceInputReport, SourceKind } from '../../collector/records.js';
+import type { Rejection, SourceInputSummary, SourceKind } from '../../collector/records.js';
 import type { GroupCategory, LoopKind } from '../../model/types.js';
 
 export const SUMMARY_SCHEMA = 'reconcile-shadow/summary/v1';
@@ -76,6 +76,6 @@ export interface Summary {
      * what it noted, which loop it read the input under and why, and (logs) the sampled periods, the unmapped-error
      * sample and the statement that counts from sampled periods are lower bounds. Absent when no such source ran.
      */
-    readonly sources?: readonly SourceInputReport[];
+    readonly sources?: readonly SourceInputSummary[];
   };
 }
