@@ -234,8 +234,8 @@ function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCa
 
 function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path): SummaryState {
   const s = r.record(v, path, ['attempts', 'window', 'objects', 'operations', 'blockedBy', 'reorderedPairs']);
-  const a = r.record(s.attempts, at(path, 'attempts'), ['total', 'byObservedModel', 'bySource', 'diverged', 'structural', 'partial']);
-  const byModel = r.record(a.byObservedModel, at(path, 'attempts', 'byObservedModel'), LOOP_KINDS);
+  const a = r.record(s.attempts, at(path, 'attempts'), ['total', 'byObservedLoop', 'bySource', 'diverged', 'structural', 'partial']);
+  const byLoop = r.record(a.byObservedLoop, at(path, 'attempts', 'byObservedLoop'), LOOP_KINDS);
   const w = r.record(s.window, at(path, 'window'), ['first', 'last']);
   const mark = (x: unknown, p: Path): TimeMark | null => {
     if (x === null) return null;
@@ -259,9 +259,9 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
   return {
     attempts: {
       total: r.count(a.total, at(path, 'attempts', 'total')),
-      byObservedModel: {
-        sequential: r.count(byModel.sequential, at(path, 'attempts', 'byObservedModel', 'sequential')),
-        phased: r.count(byModel.phased, at(path, 'attempts', 'byObservedModel', 'phased')),
+      byObservedLoop: {
+        sequential: r.count(byLoop.sequential, at(path, 'attempts', 'byObservedLoop', 'sequential')),
+        phased: r.count(byLoop.phased, at(path, 'attempts', 'byObservedLoop', 'phased')),
       },
       bySource: r.counts(a.bySource, at(path, 'attempts', 'bySource'), SOURCE_KINDS),
       diverged: r.count(a.diverged, at(path, 'attempts', 'diverged')),

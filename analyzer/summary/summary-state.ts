@@ -42,7 +42,7 @@ export interface TimeMark {
 export interface SummaryState {
   readonly attempts: {
     readonly total: number;
-    readonly byObservedModel: Readonly<Record<LoopKind, number>>;
+    readonly byObservedLoop: Readonly<Record<LoopKind, number>>;
     readonly bySource: Readonly<Partial<Record<SourceKind, number>>>;
     readonly diverged: number;
     readonly structural: number;
@@ -113,7 +113,7 @@ export function summaryFromState(cm: CompiledModel, state: SummaryState): Contro
     window: { first: first?.text ?? null, last: last?.text ?? null, seconds: first && last ? (last.ms - first.ms) / 1000 : 0 },
     attempts: {
       total: a.total,
-      byObservedModel: { sequential: a.byObservedModel.sequential, phased: a.byObservedModel.phased },
+      byObservedLoop: { sequential: a.byObservedLoop.sequential, phased: a.byObservedLoop.phased },
       bySource: inOrder(a.bySource, SOURCE_KINDS),
       diverged: a.diverged,
       divergenceRate: a.total === 0 ? null : a.diverged / a.total,
@@ -152,7 +152,7 @@ export function mergeSummaryStates(a: SummaryState, b: SummaryState): SummarySta
   return {
     attempts: {
       total: x.total + y.total,
-      byObservedModel: { sequential: x.byObservedModel.sequential + y.byObservedModel.sequential, phased: x.byObservedModel.phased + y.byObservedModel.phased },
+      byObservedLoop: { sequential: x.byObservedLoop.sequential + y.byObservedLoop.sequential, phased: x.byObservedLoop.phased + y.byObservedLoop.phased },
       bySource: addCounts(x.bySource, y.bySource, SOURCE_KINDS),
       diverged: x.diverged + y.diverged,
       structural: x.structural + y.structural,

@@ -184,7 +184,7 @@ export class ControllerSummaryBuilder {
     return {
       attempts: {
         total: this.total,
-        byObservedModel: { sequential: this.sequential, phased: this.phased },
+        byObservedLoop: { sequential: this.sequential, phased: this.phased },
         bySource: Object.fromEntries(this.bySource),
         diverged: this.diverged,
         structural: this.structural,

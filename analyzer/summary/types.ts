@@ -42,7 +42,7 @@ export interface ControllerSummary {
   readonly window: { readonly first: string | null; readonly last: string | null; readonly seconds: number };
   readonly attempts: {
     readonly total: number;
-    readonly byObservedModel: Readonly<Record<LoopKind, number>>;
+    readonly byObservedLoop: Readonly<Record<LoopKind, number>>;
     readonly bySource: Readonly<Partial<Record<SourceKind, number>>>;
     readonly diverged: number;
     readonly divergenceRate: number | null;

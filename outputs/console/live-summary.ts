@@ -22,7 +22,7 @@ export function liveSummary(summary: Summary, previous: Map<string, number>, int
     const pct = (n: number): string => (a.total === 0 ? '-' : `${((n / a.total) * 100).toFixed(1)}%`);
     const divergence = a.structural > 0 ? `${pct(a.diverged)} (structural, one-loop ops: ${pct(a.structural)})` : pct(a.diverged);
     out.push(
-      `[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased}) · diverged ${divergence} · objects ${c.objects}`,
+      `[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedLoop.sequential}, phased ${a.byObservedLoop.phased}) · diverged ${divergence} · objects ${c.objects}`,
     );
     if (a.estimate !== undefined) out.push(`[${c.controller}] ${a.estimate}`);
     const top = (key: 'unblocked' | 'newlyBlocked'): string =>
