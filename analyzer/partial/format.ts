@@ -166,7 +166,7 @@ export function decodePartial(text: string, where: string, models?: ModelCache):
         r.oneOf(s.source, at(path, 'source'), SOURCE_KINDS);
         r.oneOf(s.reason, at(path, 'reason'), REJECT_REASONS);
         for (const k of ['where', 'message', ...(s.controller === undefined ? [] : ['controller'])]) r.string(s[k], at(path, k));
-        // Kept as written: a report lists a rejection's fields in the order its source wrote them.
+        // Kept as written: the summary lists a rejection's fields in the order its source wrote them.
         return s as unknown as PositionedRejection;
       }),
       sources: r.array(input.sources, ['input', 'sources']).map((v, i) => {
