@@ -4,7 +4,7 @@
  * (lib/listeners.ts), as the recreation analyzer tells its own. It is the RecordSink the sources write to, so a source
  * never knows what happens downstream.
  */
-import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
+import type { AttemptRecord, RecordSink, Rejection, SourceInputSummary, SourceKind } from '../collector/records.js';
 import { Listeners } from '../lib/listeners.js';
 import type { ReconcileModel } from '../model/types.js';
 import { objectOfKey, type AttemptAnalysis } from './engine.js';
@@ -20,7 +20,7 @@ export interface AnalysisListener {
   reject?(rejection: Rejection): void;
   received?(source: SourceKind, count: number): void;
   /** A source describes its own input (books, notes), read when wanted: at a scrape, for /summary. */
-  described?(source: SourceKind, report: () => SourceInputReport): void;
+  described?(source: SourceKind, summary: () => SourceInputSummary): void;
 }
 
 interface Controller {
@@ -112,9 +112,9 @@ export class Analyzer implements RecordSink {
     this.listeners.emit('reject', rejection);
   }
 
-  inputReport(source: SourceKind, report: () => SourceInputReport): void {
-    this.ledger.describe(source, report);
-    this.listeners.emit('described', source, report);
+  inputSummary(source: SourceKind, summary: () => SourceInputSummary): void {
+    this.ledger.describe(source, summary);
+    this.listeners.emit('described', source, summary);
   }
 
   received(source: SourceKind, count: number): void {

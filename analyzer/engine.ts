@@ -1,5 +1,5 @@
 /**
- * The shadow engine: for each observed attempt, replays it through both loops in dry-run and compares them.
+ * The replay: for each observed attempt, replays it through both loops in dry-run and compares them.
  * An op's outcome is the observed one when this attempt observed it; otherwise it is predicted as the last
  * observed outcome of the same op on the same object earlier in the input, or `ok` when there is none. Then
  * consequences apply: an op that fails (observed or predicted) makes the ops it causes fail too, where this attempt

@@ -1,5 +1,5 @@
 /**
- * The objects one controller's shadow keeps state for, and the last observed outcome of each of their ops.
+ * The objects one controller's analyzer (controller-analyzer.ts) keeps state for, and the last observed outcome of each of their ops.
  * Each object is given a slot, a small integer that indexes its row here and its starvation timers (starvation.ts):
  * one map lookup per attempt finds everything kept about the object, and the rows are slabs of typed arrays, not
  * objects of their own (an object's state is a key, a map entry and a few bytes per op). A forgotten object's slot is

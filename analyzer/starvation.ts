@@ -17,7 +17,7 @@ export class StarvationTracker {
   private readonly startTimes: (number[] | undefined)[] = [];
   private readonly freeRows: number[] = [];
   private open = 0;
-  /** The longest streak seen so far per op, in ms, and the object it was seen on (for reports, not metrics). */
+  /** The longest streak seen so far per op, in ms, and the object it was seen on (for the summary, not metrics). */
   readonly longestMs: Float64Array;
   readonly longestObject: (string | undefined)[];
 

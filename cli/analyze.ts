@@ -73,7 +73,7 @@ export async function analyzeCommand(argv: string[], io: CommandIO): Promise<num
   const summary = analyzer.summary();
   if (format === 'json') out.write(JSON.stringify(summary, null, 2) + '\n');
   else if (format !== 'jsonl') out.write(renderSummary(summary, format));
-  rejections.finish();
+  rejections.finish('rejected lines (counted in the summary)');
   await out.flush();
   const nothing = nothingAnalysed(summary, file);
   if (nothing !== undefined) {
@@ -99,7 +99,7 @@ async function analyzeInShards(model: ReconcileModel, values: Values<typeof ANAL
     return EXIT.failure;
   }
   const { partial } = outcome;
-  echoRejections(io, outcome.echoed, partial.input.rejected);
+  echoRejections(io, outcome.echoed, partial.input.rejected, 'summary');
   const summary = summaryOf(partial);
   const out = new BufferedWriter(io.stdout);
   if (format === 'partial') out.write(JSON.stringify(encodePartial(partial)) + '\n');

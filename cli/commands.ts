@@ -46,9 +46,9 @@ const shard = {
 
 export const ANALYZE = {
   name: 'analyze',
-  summary: 'replay a journal (or an operator log) through both loops and report what the phased loop would change',
+  summary: 'replay a journal (or an operator log) through both loops and count what the phased loop would change',
   about:
-    'Streams the input (never holds it whole), replays every attempt through the sequential and the phased loop, and prints per operation: observed outcomes, unblocked, newly blocked, predicted, top blockers, starvation; the blocked-by matrix and the reordered pairs. A bad line is reported on stderr as file:line: reason: message, counted in the report, and never stops the analysis.',
+    'Streams the input (never holds it whole), replays every attempt through the sequential and the phased loop, and prints per operation: observed outcomes, unblocked, newly blocked, predicted, top blockers, starvation; the blocked-by matrix and the reordered pairs. A bad line is reported on stderr as file:line: reason: message, counted in the summary, and never stops the analysis.',
   flags: {
     model,
     'operator-version': operatorVersion,
@@ -222,7 +222,7 @@ export const RECREATIONS = {
 
 export const RUN = {
   name: 'run',
-  summary: 'the sidecar: sources in, metrics, traces and the report out (no --config: the embedded demo)',
+  summary: 'the sidecar: sources in, metrics, traces and the summary out (no --config: the embedded demo)',
   about:
     'Starts the sidecar with the config (validated whole at start; unknown keys are errors). Without --config it runs the embedded default: a simulated HyperShift fleet and adapter world, the OTLP receiver, metrics on 127.0.0.1:9464 and a live summary every 5 seconds. SIGTERM or SIGINT stops the sources, hands on what is in flight, flushes traces and exits 0 within shutdownTimeoutMs.',
   flags: {

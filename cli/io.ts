@@ -28,7 +28,7 @@ export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
   nothingAnalysed: 'nothing to analyse: the input was empty, or every line of it was rejected (one line on stderr says which)',
 };
 
-/** Rejections echoed to stderr one by one; past this, only counted (the reports list them by reason). */
+/** Rejections echoed to stderr one by one; past this, only counted (the summary and the report list them by reason). */
 export const MAX_REJECTIONS_PRINTED = 100;
 
 /** Echoes each rejection to stderr as `where: reason: message`, up to MAX_REJECTIONS_PRINTED, and counts them all. */
@@ -45,8 +45,8 @@ export class RejectionEcho {
     if (this.seen++ < MAX_REJECTIONS_PRINTED) this.stderr.write(`${r.where}: ${r.reason}: ${r.message}\n`);
   };
 
-  /** Says how many were not echoed, if any: `... 12 more rejected lines (counted in the report)`. */
-  finish(what = 'rejected lines (counted in the report)'): void {
+  /** Says how many were not echoed, if any: `... 12 more rejected lines (counted in the summary)`. */
+  finish(what: string): void {
     if (this.seen > MAX_REJECTIONS_PRINTED) this.stderr.write(`... ${this.seen - MAX_REJECTIONS_PRINTED} more ${what}\n`);
   }
 }

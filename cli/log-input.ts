@@ -4,7 +4,7 @@
  * folders searched for the operator's container logs as a must-gather lays them out (collector/logs/inputs.ts);
  * several are merged by time, each one operator process (collector/logs/internal/merge.ts). On stderr: which files are read
  * and which skipped, what the source knows about the loop (one line at start), a progress line per tenth of large
- * inputs, and the books at the end; the report's logs source names the files too.
+ * inputs, and the books at the end; the summary's logs source names the files too.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
@@ -19,7 +19,7 @@ import {
   type SkippedFile,
 } from '../collector/logs/inputs.js';
 import type { NamedStream } from '../collector/logs/types.js';
-import type { RecordSink, SourceInputReport } from '../collector/records.js';
+import type { RecordSink, SourceInputSummary } from '../collector/records.js';
 import type { LoopSetting, ReconcileModel } from '../model/types.js';
 import type { CommandIO } from './io.js';
 
@@ -130,7 +130,9 @@ export async function readLogInto(sink: RecordSink, options: LogInputOptions, io
       sink.attempt(a);
     },
     reject: (r) => sink.reject(r),
-    ...(sink.inputReport ? { inputReport: (kind, report) => sink.inputReport!(kind, () => withFiles(report(), read, perFile, skipped, overlaps(spans))) } : {}),
+    ...(sink.inputSummary
+      ? { inputSummary: (kind, summary) => sink.inputSummary!(kind, () => withFiles(summary(), read, perFile, skipped, overlaps(spans))) }
+      : {}),
   };
   const source: OperatorLogSource = new OperatorLogSource(
     {
@@ -173,21 +175,21 @@ function overlaps(spans: ReadonlyMap<string, { from: number; until: number; from
   return out;
 }
 
-/** The report's logs source, naming the files read and skipped when there were several or any was skipped. */
+/** The summary's logs source, naming the files read and skipped when there were several or any was skipped. */
 function withFiles(
-  report: SourceInputReport,
+  summary: SourceInputSummary,
   read: readonly string[],
   perFile: ReadonlyMap<string, number>,
   skipped: readonly SkippedFile[],
   overlapping: readonly string[],
-): SourceInputReport {
-  if (read.length === 1 && skipped.length === 0) return report;
+): SourceInputSummary {
+  if (read.length === 1 && skipped.length === 0) return summary;
   const files = [
     `Read ${read.length} file(s), merged by time, each one operator process (only the leader replica reconciles): ${read.map((f) => `${f} (${perFile.get(f) ?? 0} attempts)`).join(', ')}.`,
     ...(skipped.length > 0 ? [`Skipped ${skipped.length} file(s): ${skipped.map((s) => `${s.path} (${s.why})`).join(', ')}.`] : []),
     ...overlapping.map((o) => `${o[0]!.toUpperCase()}${o.slice(1)}.`),
   ];
-  return { ...report, caveats: [...report.caveats, ...files] };
+  return { ...summary, caveats: [...summary.caveats, ...files] };
 }
 
 /** `logs: FILE: N lines: A analyzed, D dropped (…), I ignored (…); K attempts; loop X (…)`. */

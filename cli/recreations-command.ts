@@ -20,7 +20,7 @@ import {
 } from '../analyzer/recreations/rows.js';
 import { CompiledTaskConfig } from '../analyzer/recreations/rules.js';
 import { RecreationAnalyzer } from '../analyzer/recreations/recreation-analyzer.js';
-import { loadAdapterConfigFile, loadShadowedTaskConfig } from '../sidecar/files.js';
+import { loadAdapterConfigFile, loadTaskConfigWithProposals } from '../sidecar/files.js';
 import { executeEvent } from '../analyzer/recreations/adapter-event.js';
 import { objectWorld, parseDryRunApiResponses, parseDryRunDiscovery, parseDryRunEvent } from '../analyzer/recreations/dry-run-inputs.js';
 import { dryRunJson, dryRunRow, renderDryRunTable } from '../analyzer/recreations/dry-run-rows.js';
@@ -50,7 +50,7 @@ export async function recreationsCommand(argv: string[], io: CommandIO): Promise
   let compiled: CompiledTaskConfig;
   try {
     const adapterConfigFile = args.values['adapter-config'];
-    compiled = CompiledTaskConfig.compile(loadShadowedTaskConfig(args.values['task-config'], args.values.proposals), new CelRuntime(), {
+    compiled = CompiledTaskConfig.compile(loadTaskConfigWithProposals(args.values['task-config'], args.values.proposals), new CelRuntime(), {
       env: process.env as Record<string, string>,
       ...(adapterConfigFile ? { adapterConfig: loadAdapterConfigFile(adapterConfigFile) } : {}),
     });

@@ -160,7 +160,7 @@ async function decide(
     const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
     await readJournal(input, analyzer, { file, knownOperations: analyzer.controllers[0]!.knownOperations, knownControllers: new Set([model.controller]) });
   }
-  rejections.finish();
+  rejections.finish('rejected lines (counted in the report)');
   return nothingAnalysed(analyzer.summary(), file) ?? decisionReport(analyzer, evidence, thresholds);
 }
 
@@ -175,7 +175,7 @@ async function decideInShards(
 ): Promise<DecisionReport | string> {
   const input = kind === 'log' ? ({ kind: 'logs', files: logs, loop, container } as const) : ({ kind: 'journal', file } as const);
   const { partial, echoed } = await analyzeSharded({ model, input, evidence: true }, shard, workers, io);
-  echoRejections(io, echoed, partial.input.rejected);
+  echoRejections(io, echoed, partial.input.rejected, 'report');
   return nothingAnalysed(summaryOf(partial), file) ?? decisionReportOf(partial, thresholds);
 }
 

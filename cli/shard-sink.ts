@@ -2,9 +2,9 @@
  * One shard's view of a source that must read the whole input to make sense of it (a log: its attempts span lines,
  * and what it knows about the loop comes from lines of no object). The source runs whole in every shard; each
  * shard passes on only its own objects' attempts, and the source's own books (what it received, rejected and kept
- * as its input report) go to shard 0 alone, so that merged shards count each of them once.
+ * as its input summary) go to shard 0 alone, so that merged shards count each of them once.
  */
-import type { AttemptRecord, RecordSink, Rejection, SourceInputReport, SourceKind } from '../collector/records.js';
+import type { AttemptRecord, RecordSink, Rejection, SourceInputSummary, SourceKind } from '../collector/records.js';
 import { objectHash, ownsHash, type Shard } from '../collector/input/shard.js';
 
 export class ShardSink implements RecordSink {
@@ -38,7 +38,7 @@ export class ShardSink implements RecordSink {
     if (this.keepsBooks) this.inner.received?.(source, count);
   }
 
-  inputReport(source: SourceKind, report: () => SourceInputReport): void {
-    if (this.keepsBooks) this.inner.inputReport?.(source, report);
+  inputSummary(source: SourceKind, summary: () => SourceInputSummary): void {
+    if (this.keepsBooks) this.inner.inputSummary?.(source, summary);
   }
 }

@@ -91,9 +91,9 @@ export async function analyzeSharded(spec: Omit<ShardSpec, 'shard'>, shard: Shar
 }
 
 /** Echoes the rejections on stderr as one run would: the first ones, then how many more were only counted. */
-export function echoRejections(io: CommandIO, echoed: readonly EchoedRejection[], rejected: number): void {
+export function echoRejections(io: CommandIO, echoed: readonly EchoedRejection[], rejected: number, countedIn: 'summary' | 'report'): void {
   io.stderr.write(echoed.map((e) => `${e.line}\n`).join(''));
-  if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the report)\n`);
+  if (rejected > MAX_REJECTIONS_PRINTED) io.stderr.write(`... ${rejected - MAX_REJECTIONS_PRINTED} more rejected lines (counted in the ${countedIn})\n`);
 }
 
 /** Compiled, a worker runs shard-worker.js; from the TypeScript sources (tsx), it loads shard-worker.ts through tsx. */

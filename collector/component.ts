@@ -34,7 +34,7 @@ export interface SourceHooks {
 }
 
 /**
- * Where a source hands its records: analyzed attempts, recreation observations when a recreation shadow runs, and
+ * Where a source hands its records: analyzed attempts, recreation observations when a recreation analyzer runs, and
  * peers' partial summaries when the fleet runs.
  */
 export interface Sinks {
@@ -60,7 +60,7 @@ export interface SourceContext {
   readonly models: readonly ReconcileModel[];
   readonly env: NodeJS.ProcessEnv;
   readonly clock: Clock;
-  /** The kinds the recreation shadow's task config discovers: what the objects source watches. */
+  /** The kinds the recreation analyzer's task config discovers: what the objects source watches. */
   readonly watches: readonly ObjectWatch[];
   /** Tests: the cluster Kubernetes sources talk to, instead of the one their config names. */
   readonly kubeConfig?: KubeConfig;
@@ -68,10 +68,10 @@ export interface SourceContext {
   readonly timers?: Timers;
 }
 
-/** The recreation shadow a source needs when the config has no `recreations` section (the demo's adapter world). */
+/** The recreation analyzer a source needs when the config has no `recreations` section (the demo's adapter world). */
 export interface RecreationNeed {
   readonly taskConfig: string;
-  /** The shadow's proposed rules beside the task config. */
+  /** The proposed rules beside the task config. */
   readonly proposals?: string;
   readonly stuckThresholdMs: number;
 }

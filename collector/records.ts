@@ -19,7 +19,7 @@ export interface OperationRecord {
 export type SourceKind = 'journal' | 'otlp' | 'logs' | 'status' | 'simulator' | 'objects' | 'hyperfleet' | 'maestro' | 'peers';
 export const SOURCE_KINDS: readonly SourceKind[] = ['journal', 'otlp', 'logs', 'status', 'simulator', 'objects', 'hyperfleet', 'maestro', 'peers'];
 
-/** How much of the attempt the source saw, so reports never present a partial view as exact. */
+/** How much of the attempt the source saw, so neither the summary nor the report presents a partial view as exact. */
 export interface AttemptOrigin {
   readonly source: SourceKind;
   /** OTLP: the root span, for a span link from the shadow trace. */
@@ -136,7 +136,7 @@ export type SourceNote = (typeof SOURCE_NOTES)[number];
  * in its own unit (`received = analyzed + dropped`; `ignored` is input it was not meant to read), what it noted
  * without dropping anything (bounded reasons, each counting attempts), and the limits of what it saw.
  */
-export interface SourceInputReport {
+export interface SourceInputSummary {
   readonly source: SourceKind;
   /** The unit of `received`, `analyzed`, `dropped` and `ignored`, e.g. `lines`. */
   readonly unit: string;
@@ -192,7 +192,7 @@ export interface RecordSink {
   /** Counted once per input record a source accepted for processing (before any rejection). */
   received?(source: SourceKind, count: number): void;
   /** A source that keeps books of its own registers them once; the summary reads them when it is built. */
-  inputReport?(source: SourceKind, report: () => SourceInputReport): void;
+  inputSummary?(source: SourceKind, summary: () => SourceInputSummary): void;
 }
 
 /** A long-running input (OTLP receiver, log follower, Kubernetes watch, journal replay). */

@@ -19,7 +19,7 @@ import type { MetricSet } from './metrics/registry.js';
 export const INTERNAL_ERROR_KINDS = ['publish', 'trace_export', 'source', 'metrics', 'summary'] as const;
 export type InternalErrorKind = (typeof INTERNAL_ERROR_KINDS)[number];
 
-/** The recreation pipeline, as outputs see it: the shadow, what it tracks, and the clock it runs on. */
+/** The recreation pipeline, as outputs see it: the recreation analyzer, what it tracks, and the clock it runs on. */
 export interface RecreationPipelineView {
   readonly analyzer: RecreationAnalyzer;
   /** The resource kinds of the task config: their series exist from the first scrape. */

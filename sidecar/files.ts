@@ -62,8 +62,8 @@ function readOrFail(file: string, kind: 'adapter config' | 'recreation proposals
   }
 }
 
-/** The adapter's task config with the shadow's proposed rules (`recreations.proposals`, `--proposals`) added. */
-export function loadShadowedTaskConfig(taskConfigFile: string, proposalsFile?: string): TaskConfig {
+/** The adapter's task config with the proposed rules (`recreations.proposals`, `--proposals`) added. */
+export function loadTaskConfigWithProposals(taskConfigFile: string, proposalsFile?: string): TaskConfig {
   const config = loadTaskConfigFile(taskConfigFile);
   return proposalsFile === undefined ? config : applyProposals(config, readOrFail(proposalsFile, 'recreation proposals'), proposalsFile);
 }

@@ -11,7 +11,7 @@ import { RecreationAnalyzer } from '../analyzer/recreations/recreation-analyzer.
 import type { ObjectWatch } from '../collector/objects/observation.js';
 import type { Rejection } from '../collector/records.js';
 import type { RecreationPipelineView } from '../outputs/component.js';
-import { loadAdapterConfigFile, loadShadowedTaskConfig } from './files.js';
+import { loadAdapterConfigFile, loadTaskConfigWithProposals } from './files.js';
 
 export class RecreationPipeline implements RecreationPipelineView {
   readonly analyzer: RecreationAnalyzer;
@@ -24,7 +24,7 @@ export class RecreationPipeline implements RecreationPipelineView {
   /**
    * Throws a ValidationError (`adapter task config`) when the task config cannot be read or compiled.
    * @param resourceTypes HyperFleet resource types whose Reconciled=False periods are measured.
-   * @param failed an output listening to the shadow threw (counted; the pipeline goes on).
+   * @param failed an output listening to the recreation analyzer threw (counted; the pipeline goes on).
    * @param rejected a record that could not become an observation.
    */
   constructor(
@@ -33,7 +33,7 @@ export class RecreationPipeline implements RecreationPipelineView {
     failed: (error: unknown) => void,
     rejected: (r: Rejection) => void,
   ) {
-    const compiled = CompiledTaskConfig.compile(loadShadowedTaskConfig(settings.taskConfig, settings.proposals), new CelRuntime(), {
+    const compiled = CompiledTaskConfig.compile(loadTaskConfigWithProposals(settings.taskConfig, settings.proposals), new CelRuntime(), {
       env: settings.env ?? {},
       ...(settings.adapterConfig ? { adapterConfig: loadAdapterConfigFile(settings.adapterConfig) } : {}),
     });

@@ -92,7 +92,7 @@ function plannedSources(config: Config): Planned[] {
   return planned;
 }
 
-/** The recreation shadow's settings: the config's section, or what a source needs (the demo's adapter world). */
+/** The recreation analyzer's settings: the config's section, or what a source needs (the demo's adapter world). */
 function recreationSettings(config: Config, planned: readonly Planned[]): { settings: RecreationSettings; resourceTypes: string[] } | undefined {
   if (config.recreations) {
     // A collection's resources are measured under their kind, lowercased: `clusters` → `cluster`.

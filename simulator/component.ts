@@ -1,7 +1,7 @@
 /**
  * `sources.simulator`: the embedded demo's simulated fleet and adapter world (source.ts) as a registry component.
- * It brings its own clock, `speed` times the wall clock, which the analysis and the recreation shadow follow; with
- * `recreations: true` it also needs a recreation shadow, on the example task config.
+ * It brings its own clock, `speed` times the wall clock, which the analysis and the recreation analyzer follow; with
+ * `recreations: true` it also needs a recreation analyzer, on the example task config.
  */
 import { join } from 'node:path';
 import type { SourceComponent } from '../collector/component.js';

@@ -16,7 +16,7 @@ export interface SimulatorOptions {
   readonly seed: number;
   readonly observe: ObserveMode;
   readonly tickMs: number;
-  /** The adapter world to play too (its observations go to the recreation shadow). */
+  /** The adapter world to play too (its observations go to the recreation analyzer). */
   readonly adapterWorld?: AdapterWorldOptions;
 }
 
@@ -47,7 +47,7 @@ export class SimulatorSource implements Source {
       }),
     );
     this.pending = this.fleets.map((w) => w.next().value as AttemptRecord | undefined);
-    if (options.adapterWorld && !sinks.observations) throw new Error('the adapter world feeds the recreation shadow, and none runs');
+    if (options.adapterWorld && !sinks.observations) throw new Error('the adapter world feeds the recreation analyzer, and none runs');
     this.adapterWorld = options.adapterWorld ? new AdapterWorld(options.adapterWorld) : undefined;
   }
 

@@ -38,7 +38,7 @@ export function partialOf(analyzer: Analyzer, evidence: DecisionEvidence | undef
       rejected: books.rejected,
       rejectedByReason: books.rejectedByReason,
       rejectionSample: sampler.sample,
-      sources: (books.sources ?? []).map((report) => ({ input: input.name, report })),
+      sources: (books.sources ?? []).map((summary) => ({ input: input.name, summary })),
     },
   };
 }

@@ -8,7 +8,7 @@
  * tables are zero. The evidence of the rules that declare their own (rules/rule.ts RuleEvidence) is written by each
  * rule, under its name in the evidence's `rules`, a key absent when no rule of the list declares any.
  */
-import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
+import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputSummary, type SourceKind } from '../../collector/records.js';
 import { modelDocument } from '../../model/document.js';
 import { ValidationError } from '../../lib/validation-error.js';
 import { parseModel } from '../../model/load.js';
@@ -66,7 +66,7 @@ export interface PartialState {
     /** The first rejections (REJECTION_SAMPLE) by input, then position. */
     readonly rejectionSample: readonly PositionedRejection[];
     /** Books of sources that keep their own (logs), once per input: the shard that owns them is the input's shard 0. */
-    readonly sources: readonly { readonly input: string; readonly report: SourceInputReport }[];
+    readonly sources: readonly { readonly input: string; readonly summary: SourceInputSummary }[];
   };
 }
 
@@ -178,13 +178,13 @@ export function decodePartial(text: string, where: string, models?: ModelCache, 
         r.oneOf(s.source, at(path, 'source'), SOURCE_KINDS);
         r.oneOf(s.reason, at(path, 'reason'), REJECT_REASONS);
         for (const k of ['where', 'message', ...(s.controller === undefined ? [] : ['controller'])]) r.string(s[k], at(path, k));
-        // Kept as written: a report lists a rejection's fields in the order its source wrote them.
+        // Kept as written: the summary lists a rejection's fields in the order its source wrote them.
         return s as unknown as PositionedRejection;
       }),
       sources: r.array(input.sources, ['input', 'sources']).map((v, i) => {
         const path = ['input', 'sources', i];
-        const s = r.record(v, path, ['input', 'report']);
-        return { input: inputName(s.input, at(path, 'input')), report: decodeSourceReport(r, s.report, at(path, 'report')) };
+        const s = r.record(v, path, ['input', 'summary']);
+        return { input: inputName(s.input, at(path, 'input')), summary: decodeSourceSummary(r, s.summary, at(path, 'summary')) };
       }),
     },
   };
@@ -247,8 +247,8 @@ function decodeController(r: JsonReader, v: unknown, path: Path, models: ModelCa
 
 function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path): SummaryState {
   const s = r.record(v, path, ['attempts', 'window', 'objects', 'operations', 'blockedBy', 'reorderedPairs']);
-  const a = r.record(s.attempts, at(path, 'attempts'), ['total', 'byObservedModel', 'bySource', 'diverged', 'structural', 'partial']);
-  const byModel = r.record(a.byObservedModel, at(path, 'attempts', 'byObservedModel'), LOOP_KINDS);
+  const a = r.record(s.attempts, at(path, 'attempts'), ['total', 'byObservedLoop', 'bySource', 'diverged', 'structural', 'partial']);
+  const byLoop = r.record(a.byObservedLoop, at(path, 'attempts', 'byObservedLoop'), LOOP_KINDS);
   const w = r.record(s.window, at(path, 'window'), ['first', 'last']);
   const mark = (x: unknown, p: Path): TimeMark | null => {
     if (x === null) return null;
@@ -272,9 +272,9 @@ function decodeSummary(r: JsonReader, cm: CompiledModel, v: unknown, path: Path)
   return {
     attempts: {
       total: r.count(a.total, at(path, 'attempts', 'total')),
-      byObservedModel: {
-        sequential: r.count(byModel.sequential, at(path, 'attempts', 'byObservedModel', 'sequential')),
-        phased: r.count(byModel.phased, at(path, 'attempts', 'byObservedModel', 'phased')),
+      byObservedLoop: {
+        sequential: r.count(byLoop.sequential, at(path, 'attempts', 'byObservedLoop', 'sequential')),
+        phased: r.count(byLoop.phased, at(path, 'attempts', 'byObservedLoop', 'phased')),
       },
       bySource: r.counts(a.bySource, at(path, 'attempts', 'bySource'), SOURCE_KINDS),
       diverged: r.count(a.diverged, at(path, 'attempts', 'diverged')),
@@ -424,8 +424,8 @@ function decodeTimeline(r: JsonReader, opCount: number, v: unknown, path: Path):
   };
 }
 
-/** A source's books (collector/records.ts SourceInputReport): the counts checked, the statements kept as written. */
-function decodeSourceReport(r: JsonReader, v: unknown, path: Path): SourceInputReport {
+/** A source's books (collector/records.ts SourceInputSummary): the counts checked, the statements kept as written. */
+function decodeSourceSummary(r: JsonReader, v: unknown, path: Path): SourceInputSummary {
   const s = r.record(
     v,
     path,
@@ -440,5 +440,5 @@ function decodeSourceReport(r: JsonReader, v: unknown, path: Path): SourceInputR
   r.array(s.caveats, at(path, 'caveats')).forEach((c, i) => r.string(c, at(path, 'caveats', i)));
   if (s.sampledPeriods !== undefined) r.array(s.sampledPeriods, at(path, 'sampledPeriods'));
   if (s.unmappedSample !== undefined) r.mapping(s.unmappedSample, at(path, 'unmappedSample'));
-  return s as unknown as SourceInputReport;
+  return s as unknown as SourceInputSummary;
 }

@@ -20,7 +20,7 @@ export function summaryOf(p: PartialState): Summary {
     input: inputSection({
       ...p.input,
       rejectionSample: p.input.rejectionSample.map(({ input: _input, position: _position, ...rejection }) => rejection),
-      sources: p.input.sources.map((s) => s.report),
+      sources: p.input.sources.map((s) => s.summary),
     }),
   };
 }

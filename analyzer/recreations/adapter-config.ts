@@ -3,7 +3,7 @@
  * as far as the decisions read it: `adapter.name`/`version` (the `adapter` template variable), the config as a map
  * (`config.*`), and `clients.hyperfleet_api.base_url`/`version`, which make an API call's relative URL the path the
  * client sends (executor/utils.go buildHyperfleetAPICallURL). Upstream reads this file through viper, leniently,
- * so keys the shadow does not use are not refused. Pure: the caller reads the file.
+ * so keys reconcile-shadow does not use are not refused. Pure: the caller reads the file.
  */
 import { ValidationError } from '../../lib/validation-error.js';
 import { YamlSource } from '../../lib/yaml-source.js';

@@ -1,5 +1,5 @@
 /**
- * The recreation shadow's settings in the `recreations:` section of the sidecar config, and the tracker options they
+ * The recreation analyzer's settings in the `recreations:` section of the sidecar config, and the tracker options they
  * yield. Defaults follow HyperFleet: a 10-minute stuck threshold (the API's reconciliation stuck threshold), a
  * 10-second Sentinel interval, a Job available when `Complete=True`, a Deployment and a ManifestWork (its work agent's
  * report) when `Available=True`, anything else as soon as it exists.
@@ -7,7 +7,7 @@
  *   recreations:
  *     taskConfig: adapter-task-config.yaml      # the adapter's own task config, unchanged
  *     adapterConfig: adapter-config.yaml        # its deployment config (optional)
- *     proposals: recreation-proposals.yaml      # the shadow's proposed rules (optional)
+ *     proposals: recreation-proposals.yaml      # proposed rules (optional)
  *     env: {NAMESPACE: hyperfleet}              # values for env.* params
  *     sentinelInterval: 10s
  *     stuckThresholds: {default: 10m, Job: 15m}
@@ -31,11 +31,11 @@ export const DEFAULT_READINESS: Readonly<Record<string, Readiness>> = {
   ManifestWork: { kind: 'condition', type: 'Available' },
 };
 
-/** The shadow's own keys of the section, in the config schema's format (lib/schema.ts). */
+/** The recreation analyzer's own keys of the section, in the config schema's format (lib/schema.ts). */
 export const RECREATION_SETTINGS = {
   taskConfig: { kind: 'string', required: true, doc: "the adapter's task config (adapter-task-config.yaml), unchanged" },
   adapterConfig: { kind: 'string', doc: "the adapter's deployment config (adapter-config.yaml): adapter name, config.*, API base URL" },
-  proposals: { kind: 'string', doc: "the shadow's proposed rules (lifecycle.recreate.when per resource), beside the unchanged task config" },
+  proposals: { kind: 'string', doc: 'proposed rules (lifecycle.recreate.when per resource), beside the unchanged task config' },
   env: { kind: 'map', of: { kind: 'string' }, doc: 'values for env.* params' },
   sentinelInterval: {
     kind: 'duration',

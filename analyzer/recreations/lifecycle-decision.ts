@@ -1,5 +1,5 @@
 /**
- * A lifecycle decision as the shadow counts it: per resource and adapter event, what the adapter would do
+ * A lifecycle decision as the recreation analyzer counts it: per resource and adapter event, what the adapter would do
  * (adapter-event.ts decides it, as hyperfleet-adapter's resource executor would) and why. `recreate` comes from a
  * proposed `lifecycle.recreate.when` (the proposals file) or from `recreate_on_change`; `conflict` marks a
  * `delete.when` and a proposed `recreate.when` matched together (delete wins). `error` is a failed event or

@@ -1,5 +1,5 @@
 /**
- * The shadow's own proposals file: rules the adapter does not implement yet, tried beside an unchanged adapter
+ * reconcile-shadow's own proposals file: rules the adapter does not implement yet, tried beside an unchanged adapter
  * config. Today that is `lifecycle.recreate.when` per resource (the recreation design, HYPERFLEET-837; the adapter's
  * configloader/types.go ResourceLifecycle has only `create` and `delete`, and its strict decoding refuses the key):
  *

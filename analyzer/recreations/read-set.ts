@@ -4,7 +4,7 @@
  * where a rule uses the value (compares, iterates, converts, returns it), only the listed fields where rules only
  * select fields from it, and an empty map where they only test that it is there (`has()`, `.?x.hasValue()`).
  * Every rule evaluates on the projection exactly as on the whole input, since a rule never reaches a field it does
- * not name; what it does not name, the shadow need not keep.
+ * not name; what it does not name, the recreation analyzer need not keep.
  */
 import { InputTooLarge, listTooLarge, toCelValue, type EvalResult } from './cel.js';
 

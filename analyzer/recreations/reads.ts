@@ -2,7 +2,7 @@
  * What a task config reads of its inputs, found by walking it: of each resource's objects (`resources.<name>` in
  * the lifecycle rules) and of the cluster's API state (`checkClusterState`, the params and preconditions whose
  * `api_call` reads the cluster, event fields, `<param>.field` paths, captures, structured conditions and the
- * manifest's generation template). The shadow keeps only these parts of each input (read-set.ts).
+ * manifest's generation template). The recreation analyzer keeps only these parts of each input (read-set.ts).
  *
  * An expression reads a value through chains of field selections from a name (`a.b`, `a.?b`, `a["b"]`). A chain
  * whose value is used in any way is read whole; one only tested for presence (`has(a.b)`, `a.?b.hasValue()`) is
@@ -35,7 +35,7 @@ export interface InputReads {
 
 /** The name the cluster's state has in every context, whether or not a precondition calls the API for it. */
 export const CLUSTER_STATE = 'checkClusterState';
-/** An API call the live shadow answers from the cluster's state: the cluster's or nodepool's own resource, nothing under it. */
+/** An API call the recreation analyzer answers, live, from the cluster's state: the cluster's or nodepool's own resource, nothing under it. */
 export const RESOURCE_URL = /\/(clusters|nodepools)\/\{\{[^}]*\}\}\/?$/;
 
 /**

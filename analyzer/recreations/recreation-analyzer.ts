@@ -300,13 +300,13 @@ export class RecreationAnalyzer implements ObservationSink {
   }
 
   /**
-   * The HyperFleet API as the shadow can answer it: the resource's own URL from the state it holds (an API call
+   * The HyperFleet API as the recreation analyzer can answer it: the resource's own URL from the state it holds (an API call
    * answers only its own URL); anything else is not answered, as an unreachable API would be.
    */
   private answer(entry: ClusterEntry, method: string, url: string): ApiAnswer {
     const path = url.split('?')[0]!.replace(/\/$/, '');
     const own = path.endsWith(`/clusters/${entry.id}`) || path.endsWith(`/nodepools/${entry.id}`);
-    if (method !== 'GET' || !own) return { error: "not answered: the shadow holds only the resource's own state" };
+    if (method !== 'GET' || !own) return { error: "not answered: the recreation analyzer holds only the resource's own state" };
     if (!entry.state.ok) return { error: `${entry.state.reason}: ${entry.state.message}` };
     return { status: 200, body: entry.state.value };
   }

@@ -1,7 +1,7 @@
 /**
  * The rows of `reconcile-shadow recreations`: one per recreation, finished or not, sorted by namespace, name and
  * trigger time. `jsonl` rows carry exactly the contract's fields in the contract's order; `json` and `table` add the
- * phase timestamps, the predicted unreconciled time under both flows, and a summary of the shadow decisions.
+ * phase timestamps, the predicted unreconciled time under both flows, and the lifecycle decisions counted per kind.
  */
 import { formatDuration } from '../../lib/duration.js';
 import { plainTable } from '../../lib/table.js';

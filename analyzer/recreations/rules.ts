@@ -18,7 +18,7 @@ import type { ExpressionSpec, ResourceSpec, TaskConfig } from './task-config.js'
 export type { CompiledExpression } from './cel.js';
 
 /**
- * A resource the live shadow decides, tied to clusters by its discovery: with the Kubernetes transport, an object of
+ * A resource the recreation analyzer decides live, tied to clusters by its discovery: with the Kubernetes transport, an object of
  * its manifest's kind; with the Maestro transport, the ManifestWork the adapter's Maestro client applies in its
  * consumer's namespace (maestroclient/client.go ApplyResource), found by name within that consumer (GetResource),
  * as the dry-run path finds it (adapter-event.ts discover).

@@ -5,7 +5,7 @@
  * have is refused with the adapter's own reason (`field x not found in type configloader.Resource`), and so is what
  * its validator refuses (names, discovery, transport, condition values, lifecycle gates, CEL that does not parse).
  * `params[].source` mappings are decoded through a fresh yaml node decoder upstream, so they are not strict.
- * There is no `lifecycle.recreate` in the adapter: proposed rules come from the shadow's own proposals file
+ * There is no `lifecycle.recreate` in the adapter: proposed rules come from reconcile-shadow's own proposals file
  * (proposals.ts). Pure: manifest refs are read through the `readRef` callback.
  */
 import { ValidationError } from '../../lib/validation-error.js';
@@ -104,7 +104,7 @@ export interface ResourceSpec {
   readonly createWhen?: ExpressionSpec;
   readonly deleteWhen?: ExpressionSpec;
   readonly propagationPolicy?: string;
-  /** A proposed rule, from the shadow's proposals file: never from the adapter's task config. */
+  /** A proposed rule, from reconcile-shadow's proposals file: never from the adapter's task config. */
   readonly recreateWhen?: ExpressionSpec;
 }
 
@@ -113,7 +113,7 @@ export interface TaskConfig {
   readonly params: readonly ParamSpec[];
   readonly preconditions: readonly PreconditionSpec[];
   readonly resources: readonly ResourceSpec[];
-  /** Parts read but not used by the shadow (post actions), each naming file:line. */
+  /** Parts read but not used by the recreation analyzer (post actions), each naming file:line. */
   readonly notices: readonly string[];
 }
 

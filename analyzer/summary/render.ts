@@ -48,7 +48,7 @@ function controllerSection(s: ControllerSummary, format: TextFormat): string {
     (a.partial > 0 ? `; ${a.partial} seen only in part, so counts from them are lower bounds` : '') +
     (a.estimate === undefined ? '' : `; ${a.sampled} analyzed from sampled traces: ${a.estimate}`);
   const facts = [
-    `attempts: ${a.total} (sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased})${partial}`,
+    `attempts: ${a.total} (sequential ${a.byObservedLoop.sequential}, phased ${a.byObservedLoop.phased})${partial}`,
     `diverged: ${a.diverged} (${percent(a.divergenceRate)} of attempts)` +
       (a.structural > 0 ? `; besides, ${a.structural} ran an operation that exists in one loop alone (structural, not divergence)` : ''),
     `objects: ${s.objects}`,

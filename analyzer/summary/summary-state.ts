@@ -7,7 +7,7 @@
  * are merged in, so merging is associative and commutative, and `summaryFromState` of a merged state is the summary
  * one run over all the attempts builds.
  */
-import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputReport, type SourceKind } from '../../collector/records.js';
+import { REJECT_REASONS, SOURCE_KINDS, type Rejection, type RejectReason, type SourceInputSummary, type SourceKind } from '../../collector/records.js';
 import type { LoopKind } from '../../model/types.js';
 import type { CompiledModel } from '../compiled-model.js';
 import { SUMMARY_SCHEMA, type ControllerSummary, type OperationSummary, type Summary } from './types.js';
@@ -42,7 +42,7 @@ export interface TimeMark {
 export interface SummaryState {
   readonly attempts: {
     readonly total: number;
-    readonly byObservedModel: Readonly<Record<LoopKind, number>>;
+    readonly byObservedLoop: Readonly<Record<LoopKind, number>>;
     readonly bySource: Readonly<Partial<Record<SourceKind, number>>>;
     readonly diverged: number;
     readonly structural: number;
@@ -113,7 +113,7 @@ export function summaryFromState(cm: CompiledModel, state: SummaryState): Contro
     window: { first: first?.text ?? null, last: last?.text ?? null, seconds: first && last ? (last.ms - first.ms) / 1000 : 0 },
     attempts: {
       total: a.total,
-      byObservedModel: { sequential: a.byObservedModel.sequential, phased: a.byObservedModel.phased },
+      byObservedLoop: { sequential: a.byObservedLoop.sequential, phased: a.byObservedLoop.phased },
       bySource: inOrder(a.bySource, SOURCE_KINDS),
       diverged: a.diverged,
       divergenceRate: a.total === 0 ? null : a.diverged / a.total,
@@ -152,7 +152,7 @@ export function mergeSummaryStates(a: SummaryState, b: SummaryState): SummarySta
   return {
     attempts: {
       total: x.total + y.total,
-      byObservedModel: { sequential: x.byObservedModel.sequential + y.byObservedModel.sequential, phased: x.byObservedModel.phased + y.byObservedModel.phased },
+      byObservedLoop: { sequential: x.byObservedLoop.sequential + y.byObservedLoop.sequential, phased: x.byObservedLoop.phased + y.byObservedLoop.phased },
       bySource: addCounts(x.bySource, y.bySource, SOURCE_KINDS),
       diverged: x.diverged + y.diverged,
       structural: x.structural + y.structural,
@@ -235,7 +235,7 @@ export function inputSection(input: {
   readonly rejected: number;
   readonly rejectedByReason: Readonly<Partial<Record<string, number>>>;
   readonly rejectionSample: readonly Rejection[];
-  readonly sources: readonly SourceInputReport[];
+  readonly sources: readonly SourceInputSummary[];
 }): Summary['input'] {
   const section = {
     received: inOrder(input.received, SOURCE_KINDS),

@@ -3,7 +3,7 @@
  * attempts and rejections into one summary, so the offline CLI and the live sidecar never disagree.
  * Its JSON form is documented in docs/summary.schema.json.
  */
-import type { AttemptRecord, Rejection, SourceInputReport, SourceKind } from '../../collector/records.js';
+import type { AttemptRecord, Rejection, SourceInputSummary, SourceKind } from '../../collector/records.js';
 import type { CompiledModel } from '../compiled-model.js';
 import type { AttemptAnalysis } from '../engine.js';
 import { blockerGroup, NO_BLOCKER, type LoopRun } from '../loops.js';
@@ -184,7 +184,7 @@ export class ControllerSummaryBuilder {
     return {
       attempts: {
         total: this.total,
-        byObservedModel: { sequential: this.sequential, phased: this.phased },
+        byObservedLoop: { sequential: this.sequential, phased: this.phased },
         bySource: Object.fromEntries(this.bySource),
         diverged: this.diverged,
         structural: this.structural,
@@ -217,11 +217,11 @@ export class InputLedger {
   readonly rejectedByReason: Record<string, number> = {};
   readonly sample: Rejection[] = [];
   rejected = 0;
-  private readonly sourceReports = new Map<SourceKind, () => SourceInputReport>();
+  private readonly sourceSummaries = new Map<SourceKind, () => SourceInputSummary>();
 
   /** A source's own books, read each time the summary is built (the last registration of a source kind counts). */
-  describe(source: SourceKind, report: () => SourceInputReport): void {
-    this.sourceReports.set(source, report);
+  describe(source: SourceKind, summary: () => SourceInputSummary): void {
+    this.sourceSummaries.set(source, summary);
   }
 
   receive(source: SourceKind, count: number): void {
@@ -235,7 +235,7 @@ export class InputLedger {
   }
 
   build(): Summary['input'] {
-    const sources = [...this.sourceReports.values()].map((report) => report());
+    const sources = [...this.sourceSummaries.values()].map((summary) => summary());
     return inputSection({ received: this.received, rejected: this.rejected, rejectedByReason: this.rejectedByReason, rejectionSample: this.sample, sources });
   }
 }

@@ -3,7 +3,7 @@
  * module, so that the builder (summary.ts) and the mergeable state (summary-state.ts) both read it without importing
  * each other.
  */
-import type { Rejection, SourceInputReport, SourceKind } from '../../collector/records.js';
+import type { Rejection, SourceInputSummary, SourceKind } from '../../collector/records.js';
 import type { GroupCategory, LoopKind } from '../../model/types.js';
 
 export const SUMMARY_SCHEMA = 'reconcile-shadow/summary/v1';
@@ -42,7 +42,7 @@ export interface ControllerSummary {
   readonly window: { readonly first: string | null; readonly last: string | null; readonly seconds: number };
   readonly attempts: {
     readonly total: number;
-    readonly byObservedModel: Readonly<Record<LoopKind, number>>;
+    readonly byObservedLoop: Readonly<Record<LoopKind, number>>;
     readonly bySource: Readonly<Partial<Record<SourceKind, number>>>;
     readonly diverged: number;
     readonly divergenceRate: number | null;
@@ -76,6 +76,6 @@ export interface Summary {
      * what it noted, which loop it read the input under and why, and (logs) the sampled periods, the unmapped-error
      * sample and the statement that counts from sampled periods are lower bounds. Absent when no such source ran.
      */
-    readonly sources?: readonly SourceInputReport[];
+    readonly sources?: readonly SourceInputSummary[];
   };
 }

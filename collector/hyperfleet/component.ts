@@ -52,7 +52,7 @@ export const hyperfleet: SourceComponent<typeof schema> = {
     if (new Set(api.kinds).size !== api.kinds.length) fail(['kinds'], 'lists a collection twice');
   },
   async create(api, sinks, hooks, context) {
-    if (!sinks.observations) throw new Error('the HyperFleet source feeds the recreation shadow, and none runs');
+    if (!sinks.observations) throw new Error('the HyperFleet source feeds the recreation analyzer, and none runs');
     const { HyperFleetPoller } = await import('./poller.js');
     const { FileToken } = await import('./token.js');
     const timers = context.timers;

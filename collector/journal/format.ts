@@ -59,7 +59,8 @@ export function parseAttemptLine(text: string, lineNo: number, ctx: JournalConte
 /** Validates one decoded journal value; shared with every source that accepts journal-shaped JSON. */
 export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKind = 'journal'): AttemptRecord {
   if (!isRecord(value)) problem('invalid_record', 'an attempt is a JSON object');
-  const { time, controller, object, generation, model, operations, origin } = value;
+  // the journal's key for the loop is `model`, kept as the contract (test/fixtures/contract)
+  const { time, controller, object, generation, model: loop, operations, origin } = value;
   if (typeof time !== 'string' || time === '') problem('invalid_record', 'time: required RFC 3339 string');
   const timeMs = Date.parse(time);
   if (Number.isNaN(timeMs)) problem('invalid_record', `time: ${JSON.stringify(time)} is not an RFC 3339 time`);
@@ -73,14 +74,14 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
   if (generation !== undefined && (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 0)) {
     problem('invalid_record', `generation: must be a non-negative integer, got ${JSON.stringify(generation)}`);
   }
-  if (typeof model !== 'string' || !(LOOP_KINDS as readonly string[]).includes(model)) {
-    problem('invalid_record', `model: must be sequential or phased, got ${JSON.stringify(model)}`);
+  if (typeof loop !== 'string' || !(LOOP_KINDS as readonly string[]).includes(loop)) {
+    problem('invalid_record', `model: must be sequential or phased, got ${JSON.stringify(loop)}`);
   }
   if (!Array.isArray(operations)) problem('invalid_record', 'operations: required list');
   if (operations.length > MAX_OPERATIONS_PER_ATTEMPT) {
     problem('too_many_operations', `operations: ${operations.length} exceeds the limit of ${MAX_OPERATIONS_PER_ATTEMPT}`);
   }
-  const names = ctx.knownOperations && knownNames(ctx.knownOperations).forLoop(model as LoopKind);
+  const names = ctx.knownOperations && knownNames(ctx.knownOperations).forLoop(loop as LoopKind);
   const ops: OperationRecord[] = new Array<OperationRecord>(operations.length);
   for (let i = 0; i < operations.length; i++) ops[i] = toOperation(operations[i], i, names);
   const record: { -readonly [K in keyof AttemptRecord]: AttemptRecord[K] } = {
@@ -88,7 +89,7 @@ export function toAttempt(value: unknown, ctx: JournalContext, source: SourceKin
     timeMs,
     controller,
     object,
-    loop: model as LoopKind,
+    loop: loop as LoopKind,
     operations: ops,
     origin: origin === undefined ? { source } : toOrigin(origin),
   };

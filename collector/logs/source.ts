@@ -12,7 +12,7 @@ import type { SourceHooks } from '../component.js';
 import { LineSplitter } from '../input/lines.js';
 import type { DeploymentRef } from '../hypershift/operator-deployment.js';
 import { OperatorLoopWatch } from '../hypershift/operator-loop.js';
-import type { LoopKnowledge, RecordSink, Source, SourceInputReport, SourceKind } from '../records.js';
+import type { LoopKnowledge, RecordSink, Source, SourceInputSummary, SourceKind } from '../records.js';
 import { LOG_SOURCE_DEFAULTS } from './defaults.js';
 import { LogLineAssembler } from './internal/assembler.js';
 import { unwrapLineFrames } from './internal/line-frames.js';
@@ -158,7 +158,7 @@ export class OperatorLogSource implements Source {
       tooLong: (where, bytes) => this.assembler.tooLong(where, bytes, this.maxLineBytes),
     };
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
-    sink.inputReport?.('logs', () => this.inputReport());
+    sink.inputSummary?.('logs', () => this.inputSummary());
   }
 
   async start(): Promise<void> {
@@ -270,8 +270,8 @@ export class OperatorLogSource implements Source {
   }
 
   /** The books (in lines), the reservations, the sampled periods and the unmapped sample, for the summary. */
-  inputReport(): SourceInputReport {
-    return this.assembler.inputReport();
+  inputSummary(): SourceInputSummary {
+    return this.assembler.inputSummary();
   }
 
   /** File input: where a restarted source can resume (`file.resumeFrom`). */

@@ -26,7 +26,7 @@ export interface UnmappedSampleEntry {
   count: number;
 }
 
-/** The distinct messages no reading placed on one operation, bounded, for the report. */
+/** The distinct messages no reading placed on one operation, bounded, for the summary. */
 export interface UnmappedSample {
   /** Every unmapped message, counted (also those not kept). */
   readonly total: number;

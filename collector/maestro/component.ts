@@ -46,7 +46,7 @@ export const maestro: SourceComponent<typeof schema> = {
     });
   },
   async create(m, sinks, hooks, context) {
-    if (!sinks.observations) throw new Error('the Maestro source feeds the recreation shadow, and none runs');
+    if (!sinks.observations) throw new Error('the Maestro source feeds the recreation analyzer, and none runs');
     const { MaestroPoller } = await import('./poller.js');
     const { FileToken } = await import('../hyperfleet/token.js');
     const timers = context.timers;

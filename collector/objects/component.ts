@@ -22,7 +22,7 @@ export const objects: SourceComponent<typeof schema> = {
   schema,
   reasons: ['invalid_object'],
   async create(k, sinks, hooks, context) {
-    if (!sinks.observations) throw new Error('the objects source feeds the recreation shadow, and none runs');
+    if (!sinks.observations) throw new Error('the objects source feeds the recreation analyzer, and none runs');
     const { KubeConfig } = await import('@kubernetes/client-node');
     const { kubeConfigFromEnvironment } = await import('../kube/credentials.js');
     const { KubeObjectSource } = await import('./kube-source.js');

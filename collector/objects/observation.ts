@@ -1,5 +1,5 @@
 /**
- * Observation records for the recreation shadow: what a managed Kubernetes object looked like at an event
+ * Observation records for the recreation analyzer: what a managed Kubernetes object looked like at an event
  * (from a journal line, an informer or the simulator), and what a HyperFleet resource (cluster or nodepool)
  * looked like in the API. One shape per concept, shared by every source; the analyzer never knows more
  * about where a record came from than `source`.

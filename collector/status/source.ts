@@ -33,7 +33,7 @@ import {
   type RecordSink,
   type RejectReason,
   type Source,
-  type SourceInputReport,
+  type SourceInputSummary,
   type SourceKind,
   type SourceNote,
 } from '../records.js';
@@ -131,7 +131,7 @@ export class HostedClusterStatusSource implements Source {
     private readonly sink: RecordSink,
   ) {
     this.builder = new AttemptBuilder(options.model, { nonOperationErrors: HYPERSHIFT_OPERATOR.nonOperationErrors });
-    sink.inputReport?.('status', () => this.inputReport());
+    sink.inputSummary?.('status', () => this.inputSummary());
     this.timers = options.timers ?? SYSTEM_TIMERS;
     const kubeConfig = options.kubeConfig ?? kubeConfigFromEnvironment();
     const onError = (e: Error): void => {
@@ -198,7 +198,7 @@ export class HostedClusterStatusSource implements Source {
   }
 
   /** The books (in condition transitions), the reservations and the unmapped sample, for the summary. */
-  inputReport(): SourceInputReport {
+  inputSummary(): SourceInputSummary {
     const s = this.stats;
     return {
       source: 'status',

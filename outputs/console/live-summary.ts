@@ -22,7 +22,7 @@ export function liveSummary(summary: Summary, previous: Map<string, number>, int
     const pct = (n: number): string => (a.total === 0 ? '-' : `${((n / a.total) * 100).toFixed(1)}%`);
     const divergence = a.structural > 0 ? `${pct(a.diverged)} (structural, one-loop ops: ${pct(a.structural)})` : pct(a.diverged);
     out.push(
-      `[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedModel.sequential}, phased ${a.byObservedModel.phased}) · diverged ${divergence} · objects ${c.objects}`,
+      `[${c.controller}] attempts ${a.total} (+${rate.toFixed(1)}/s; sequential ${a.byObservedLoop.sequential}, phased ${a.byObservedLoop.phased}) · diverged ${divergence} · objects ${c.objects}`,
     );
     if (a.estimate !== undefined) out.push(`[${c.controller}] ${a.estimate}`);
     const top = (key: 'unblocked' | 'newlyBlocked'): string =>
@@ -48,13 +48,13 @@ export function liveSummary(summary: Summary, previous: Map<string, number>, int
 /** The HyperFleet API as the recreation line reports it: up, or the reason its last poll failed (the state is stale). */
 export type ApiState = { readonly up: true } | { readonly up: false; readonly reason: string };
 
-/** One line on the recreation shadow at `nowMs`. */
-export function recreationsLine(shadow: RecreationAnalyzer, nowMs: number, api?: ApiState): string {
-  const s = shadow.snapshot(nowMs);
+/** One line on the recreation analyzer at `nowMs`. */
+export function recreationsLine(analyzer: RecreationAnalyzer, nowMs: number, api?: ApiState): string {
+  const s = analyzer.snapshot(nowMs);
   let inFlight = 0;
   for (const phases of s.inFlight.values()) for (const n of phases.values()) inFlight += n;
   const oldest = Math.max(0, ...s.oldestSeconds.values());
-  const stats = shadow.stats;
+  const stats = analyzer.stats;
   const apiText = api ? ` · HyperFleet API ${api.up ? 'up' : `stale (${api.reason})`}` : '';
   return (
     `recreations: ${stats.recreationsFinished} finished, ${inFlight} in flight` +

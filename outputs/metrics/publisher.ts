@@ -6,7 +6,7 @@
  * reasons that source can reject under), except reordered pairs: a model's inverted pairs grow with the square of its
  * operations (110 for HyperShift, a million for two swapped halves of 2,000), so a pair appears when it is first
  * counted. A reason a source did not declare still counts: its series appears when first counted.
- * Gauges that depend on "now" (starvation, tracked objects), and the notes a source keeps in its own input report,
+ * Gauges that depend on "now" (starvation, tracked objects), and the notes a source keeps in its own input summary,
  * are refreshed just before each scrape; the models'
  * operations are published once, as info series.
  *
@@ -14,7 +14,7 @@
  * last-record timestamp is the wall-clock time the record was handed on, and starvation ages are wall-clock seconds
  * (analysis seconds divided by `speed`), so Prometheus can compare them with `time()` and with the alert thresholds.
  */
-import type { Rejection, RejectReason, SourceInputReport, SourceKind } from '../../collector/records.js';
+import type { Rejection, RejectReason, SourceInputSummary, SourceKind } from '../../collector/records.js';
 import { REJECT_REASONS, SOURCE_KINDS, SOURCE_NOTES } from '../../collector/records.js';
 import type { AnalysisListener } from '../../analyzer/analyzer.js';
 import { LOOP_KINDS } from '../../model/types.js';
@@ -75,7 +75,7 @@ export class MetricsPublisher implements AnalysisListener {
   private readonly lastRecord: SeriesTable<string>;
   /** Row: source × SOURCE_NOTES.length + note; listed for the sources that describe their input. */
   private readonly noted: SeriesTable<string>;
-  private readonly describedSources = new Map<SourceKind, () => SourceInputReport>();
+  private readonly describedSources = new Map<SourceKind, () => SourceInputSummary>();
   private readonly wallClock: () => number;
   private readonly speed: number;
 
@@ -189,17 +189,17 @@ export class MetricsPublisher implements AnalysisListener {
     this.receivedRecords.add(SOURCE_ROW.get(source)!, count);
   }
 
-  /** A source that keeps notes: its series exist from now on, at 0, and follow its report at every scrape. */
-  described(source: SourceKind, report: () => SourceInputReport): void {
-    this.describedSources.set(source, report);
+  /** A source that keeps notes: its series exist from now on, at 0, and follow its summary at every scrape. */
+  described(source: SourceKind, summary: () => SourceInputSummary): void {
+    this.describedSources.set(source, summary);
     const first = SOURCE_ROW.get(source)! * SOURCE_NOTES.length;
     for (let note = 0; note < SOURCE_NOTES.length; note++) this.noted.set(first + note, 0);
   }
 
   /** Sets the gauges that depend on the time of the scrape, and the sources' notes. */
   refresh(): void {
-    for (const [source, report] of this.describedSources) {
-      const notes = report().notes;
+    for (const [source, summary] of this.describedSources) {
+      const notes = summary().notes;
       const first = SOURCE_ROW.get(source)! * SOURCE_NOTES.length;
       SOURCE_NOTES.forEach((note, i) => this.noted.set(first + i, notes[note] ?? 0));
     }

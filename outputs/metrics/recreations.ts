@@ -1,5 +1,5 @@
 /**
- * Publishes the recreation shadow through the catalog metrics. Counters and histograms move on events (a decision,
+ * Publishes the recreation analyzer's counts through the catalog metrics. Counters and histograms move on events (a decision,
  * a finished recreation, an eviction, a closed Reconciled=False period); gauges are set from a tracker snapshot on
  * every update (call it before each scrape or on a timer). Every series of the known kinds and resource types
  * exists from the first scrape, at 0. `reconcile_shadow_recreation_stuck_seconds` is the only per-object series:
@@ -7,7 +7,7 @@
  * the cap are counted once each under `evictions_total{cap="stuck_series"}`.
  *
  * Seconds are wall-clock seconds: a simulated world runs `speed` times faster than the wall clock, so its ages,
- * durations and thresholds are divided by `speed` (a live shadow has speed 1).
+ * durations and thresholds are divided by `speed` (a live run has speed 1).
  */
 import type { Metrics } from './registry.js';
 import { LIFECYCLE_DECISIONS, type LifecycleDecision } from '../../analyzer/recreations/lifecycle-decision.js';
@@ -36,7 +36,7 @@ export interface PublishOptions {
   readonly stuckThresholdMs: (kind: string) => number;
   /** HyperFleet resource types whose Reconciled=False periods are measured (`cluster`, `nodepool`). Default: none. */
   readonly resourceTypes?: readonly string[];
-  /** Seconds of the shadow's clock per wall-clock second (a simulated world's speed). Default 1. */
+  /** Seconds of the recreation analyzer's clock per wall-clock second (a simulated world's speed). Default 1. */
   readonly speed?: number;
 }
 

@@ -57,7 +57,7 @@ describe('reconcile-shadow analyze', () => {
     const c = report.controllers[0]!;
     assert.deepEqual(c.attempts, {
       total: 5,
-      byObservedModel: { sequential: 5, phased: 0 },
+      byObservedLoop: { sequential: 5, phased: 0 },
       bySource: { journal: 5 },
       diverged: 3,
       divergenceRate: 0.6,
@@ -152,13 +152,13 @@ describe('reconcile-shadow analyze', () => {
     );
     const r = await runCli(['analyze', '--model', 'hypershift-hostedcluster', '--journal', '-', '--format', 'json'], stdin);
     const report = JSON.parse(r.stdout) as {
-      controllers: { attempts: { total: number; byObservedModel: { sequential: number; phased: number } } }[];
+      controllers: { attempts: { total: number; byObservedLoop: { sequential: number; phased: number } } }[];
       input: { rejected: number };
     };
     assert.ok(lines > 1000, `${lines} lines`);
     assert.equal(report.controllers[0]!.attempts.total, lines);
     assert.equal(report.input.rejected, 0);
-    assert.ok(report.controllers[0]!.attempts.byObservedModel.sequential > 0 && report.controllers[0]!.attempts.byObservedModel.phased > 0);
+    assert.ok(report.controllers[0]!.attempts.byObservedLoop.sequential > 0 && report.controllers[0]!.attempts.byObservedLoop.phased > 0);
   });
 
   it("--operator-version picks the built-in model's build and every format states it; without it, the newest build's, said so", async () => {

@@ -76,7 +76,7 @@ describe('reconcile-shadow installed from npm pack', function () {
     const analyzeHelp = run(bin, ['analyze', '-h'], dir);
     assert.deepEqual(
       [analyzeHelp.status, analyzeHelp.stdout.split('\n')[0]],
-      [0, 'reconcile-shadow analyze: replay a journal (or an operator log) through both loops and report what the phased loop would change'],
+      [0, 'reconcile-shadow analyze: replay a journal (or an operator log) through both loops and count what the phased loop would change'],
     );
   });
 

@@ -130,7 +130,7 @@ describe('reconcile-shadow: nothing analysed exits 5 with a one-line reason', fu
     assert.equal(r.code, 5);
     const stderr = r.stderr.trim().split('\n');
     assert.equal(stderr.length, 100 + 2, 'the first 100 rejections, the count of the rest, the reason');
-    assert.equal(stderr.at(-2), `... ${lines - 100} more rejected lines (counted in the report)`);
+    assert.equal(stderr.at(-2), `... ${lines - 100} more rejected lines (counted in the summary)`);
     assert.equal(
       stderr.at(-1),
       `nothing analysed: all ${lines.toLocaleString('en-US')} lines of ${HYPERSHIFT_JOURNAL} were rejected (unknown_operation ${lines.toLocaleString('en-US')}): is --model the model of this operator?`,

@@ -53,7 +53,7 @@ describe('analysis in shards and workers', function () {
     assert.deepEqual(report.input.rejectedByReason, { invalid_json: 40, invalid_record: 40, unknown_controller: 40 });
     const echoed = one.stderr.trim().split('\n');
     assert.equal(echoed.length, 101);
-    assert.equal(echoed[100], '... 20 more rejected lines (counted in the report)');
+    assert.equal(echoed[100], '... 20 more rejected lines (counted in the summary)');
     assert.match(echoed[0]!, new RegExp(`^${journal}:4: invalid_json: `));
     same(await runCli(['analyze', '--model', MODEL, '--journal', journal, '--format', 'json', '--strict', '--workers', '2']), one, 'analyze --workers 2');
   });

@@ -1,6 +1,6 @@
 /** Shards by object: the documented hash, `--shard i/n`, and a log source's view of one shard (ShardSink). */
 import { strict as assert } from 'node:assert';
-import type { AttemptRecord, Rejection, SourceInputReport } from '../../collector/records.js';
+import type { AttemptRecord, Rejection, SourceInputSummary } from '../../collector/records.js';
 import { ShardSink } from '../../cli/shard-sink.js';
 import { lineHash, objectHash, objectHashOfAscii, ownsHash, parseShard } from '../../collector/input/shard.js';
 
@@ -52,17 +52,17 @@ describe('ShardSink: one shard of a source that reads the whole input', () => {
   const rejection: Rejection = { source: 'logs', reason: 'late_line', where: 'op.log:9', message: 'late' };
 
   function run(index: number, count: number) {
-    const got = { attempts: [] as string[], rejected: [] as [string, number][], received: 0, reports: 0 };
+    const got = { attempts: [] as string[], rejected: [] as [string, number][], received: 0, summaries: 0 };
     const sink = new ShardSink(
       {
         attempt: (r) => got.attempts.push(r.object),
         reject: (r) => got.rejected.push([r.where, sink.position]),
         received: (_s, n) => (got.received += n),
-        inputReport: () => got.reports++,
+        inputSummary: () => got.summaries++,
       },
       { index, count },
     );
-    sink.inputReport('logs', () => ({}) as SourceInputReport);
+    sink.inputSummary('logs', () => ({}) as SourceInputSummary);
     for (const object of ['clusters/demo-1', 'clusters/demo-2']) {
       sink.received('logs', 3);
       sink.attempt(attempt(object));
@@ -71,11 +71,11 @@ describe('ShardSink: one shard of a source that reads the whole input', () => {
     return got;
   }
 
-  it('passes on its objects’ attempts, and the source’s books (received, rejections, input report) in shard 0 only', () => {
+  it('passes on its objects’ attempts, and the source’s books (received, rejections, input summary) in shard 0 only', () => {
     // demo-1 hashes to shard 2 of 4 and demo-2 to 3 (see above).
-    assert.deepEqual(run(2, 4), { attempts: ['clusters/demo-1'], rejected: [], received: 0, reports: 0 });
-    assert.deepEqual(run(3, 4), { attempts: ['clusters/demo-2'], rejected: [], received: 0, reports: 0 });
+    assert.deepEqual(run(2, 4), { attempts: ['clusters/demo-1'], rejected: [], received: 0, summaries: 0 });
+    assert.deepEqual(run(3, 4), { attempts: ['clusters/demo-2'], rejected: [], received: 0, summaries: 0 });
     // The rejection is the source's third output in every shard: its position.
-    assert.deepEqual(run(0, 4), { attempts: [], rejected: [['op.log:9', 3]], received: 6, reports: 1 });
+    assert.deepEqual(run(0, 4), { attempts: [], rejected: [['op.log:9', 3]], received: 6, summaries: 1 });
   });
 });

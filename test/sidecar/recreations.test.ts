@@ -51,7 +51,7 @@ class Clock implements Timers {
   }
 }
 
-describe('the recreation shadow live: informers against an in-test API server, cluster state from an in-test HyperFleet API', function () {
+describe('the recreation analyzer live: informers against an in-test API server, cluster state from an in-test HyperFleet API', function () {
   // sidecars against in-test Kubernetes and HyperFleet APIs
   this.timeout(30_000);
   let kube: FakeKubeApiServer;

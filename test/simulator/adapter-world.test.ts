@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { CelRuntime } from '../../analyzer/recreations/cel.js';
 import { trackerOptions } from '../../analyzer/recreations/config.js';
-import { loadShadowedTaskConfig } from '../../sidecar/files.js';
+import { loadTaskConfigWithProposals } from '../../sidecar/files.js';
 import { CompiledTaskConfig } from '../../analyzer/recreations/rules.js';
 import { RecreationAnalyzer } from '../../analyzer/recreations/recreation-analyzer.js';
 import type { FinishedRecreation } from '../../analyzer/recreations/tracker.js';
@@ -42,7 +42,7 @@ describe('adapter world simulator', () => {
   it('shadowed with the example task config: recreations by the rule, some stuck behind finalizers, deletes with conflicts', () => {
     const finished: FinishedRecreation[] = [];
     const shadow = new RecreationAnalyzer(
-      CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
+      CompiledTaskConfig.compile(loadTaskConfigWithProposals(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
       trackerOptions(),
       { finished: (r) => finished.push(r) },
     );

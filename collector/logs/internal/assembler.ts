@@ -33,7 +33,7 @@ import type { LoopKind, LoopSetting, ReconcileModel } from '../../../model/types
 import { AttemptBuilder, readingNotes } from '../../readings/attempt-builder.js';
 import type { AttemptTexts, ProgressText } from '../../readings/types.js';
 import type { AttemptReading } from '../../readings/attempt-readings.js';
-import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type SourceInputReport, type SourceNote } from '../../records.js';
+import { SOURCE_NOTES, type AttemptRecord, type LoopKnowledge, type RecordSink, type SourceInputSummary, type SourceNote } from '../../records.js';
 import { SamplingDetector, type SampledPeriod } from './sampling.js';
 import { ZapLineClassifier, type AttemptLine, type LogPatterns, type RunLine } from './zap-line.js';
 import type { LogDropReason, LogSourceStats, UnmappedSample, UnmappedSampleEntry } from '../types.js';
@@ -241,7 +241,7 @@ export class LogLineAssembler {
   }
 
   /** The source's books and reservations for the summary. */
-  inputReport(): SourceInputReport {
+  inputSummary(): SourceInputSummary {
     const s = this.stats;
     const periods = this.sampledPeriods();
     return {

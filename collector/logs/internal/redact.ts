@@ -3,7 +3,7 @@
  * The source reads only its configured fields, so a credential-bearing field of the line (`token`, `password`, …)
  * is never copied anywhere; what can still leak is a credential embedded in an error text, e.g. a wrapped client
  * error that quotes a request (`…?access_token=abc`, `Authorization: Bearer abc`, `{"password":"abc"}`).
- * Those are replaced before the text reaches records, rejections, samples, reports or traces.
+ * Those are replaced before the text reaches records, rejections, samples, the summary or traces.
  */
 
 export const REDACTED = '[REDACTED]';

@@ -24,9 +24,9 @@ export function partialOutput(config: PartialSettings, ctx: OutputContext): Outp
   const sampler = new RejectionSampler(input.name, () => position);
   let earlier = config.path === undefined ? undefined : readEarlier(config.path, ctx.log);
   const listener: AnalysisListener = {
-    attempt(shadow, analysis) {
+    attempt(controller, analysis) {
       position++;
-      evidence.attempt(shadow, analysis);
+      evidence.attempt(controller, analysis);
     },
     reject(r) {
       position++;

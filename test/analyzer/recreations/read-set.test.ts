@@ -1,5 +1,5 @@
 /**
- * What the shadow keeps of its inputs: the projection of objects and cluster states onto what the task config reads.
+ * What the recreation analyzer keeps of its inputs: the projection of objects and cluster states onto what the task config reads.
  * Exact projections for the design's rules, and the property that every context and every decision is the same on
  * the projections as on the whole inputs, for rules and inputs generated independently of the analysis (reads.ts).
  */

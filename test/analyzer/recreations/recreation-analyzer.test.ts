@@ -35,7 +35,7 @@ function recorder() {
 
 const phases = (r: FinishedRecreation) => [r.trigger, r.deletionSeconds, r.creationSeconds, r.availabilitySeconds, r.totalSeconds, r.stuck, r.rebuilt];
 
-describe('recreation shadow', () => {
+describe('recreation analyzer', () => {
   it('a Job recreated by recreate_on_change: triggered by the cluster line with the new generation, measured by phase', () => {
     const rec = recorder();
     const shadow = shadowOf(JOB_TASK_CONFIG, rec.listener);
@@ -388,7 +388,7 @@ describe('recreation shadow', () => {
     );
     other.observe(cluster(at(0), { id: 'c1', generation: 1 }));
     assert.deepEqual(reasons, [
-      "error: parameter extraction failed: failed to extract required parameter 'statuses': GET /clusters/c1/statuses: not answered: the shadow holds only the resource's own state",
+      "error: parameter extraction failed: failed to extract required parameter 'statuses': GET /clusters/c1/statuses: not answered: the recreation analyzer holds only the resource's own state",
     ]);
     // One adapter event per change, every resource decided once in it: the cluster line, then the Job's ADDED.
     const own = shadowOf(JOB_TASK_CONFIG);

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { OperatorLogSource, type OperatorLogSourceOptions } from '../../../collector/logs/source.js';
-import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
+import type { AttemptRecord, Rejection, SourceInputSummary } from '../../../collector/records.js';
 import type { LoopKind, ReconcileModel } from '../../../model/types.js';
 
 export interface TruthAttempt {
@@ -88,21 +88,21 @@ export function againstTruth(records: readonly AttemptRecord[], truth: ReadonlyM
 export interface SourceRun {
   readonly records: AttemptRecord[];
   readonly rejections: Rejection[];
-  readonly report: SourceInputReport;
+  readonly summary: SourceInputSummary;
 }
 
 /** Reads a whole log through the one log source (stream input, no timers). */
 export async function readLog(lines: Readable, name: string, model: ReconcileModel, options: Partial<OperatorLogSourceOptions> = {}): Promise<SourceRun> {
   const records: AttemptRecord[] = [];
   const rejections: Rejection[] = [];
-  let report: (() => SourceInputReport) | undefined;
+  let summary: (() => SourceInputSummary) | undefined;
   const source = new OperatorLogSource(
     { input: { stream: lines, name }, model, loop: 'auto', scheduler: () => () => undefined, ...options },
-    { attempt: (r) => records.push(r), reject: (r) => rejections.push(r), inputReport: (_s, r) => (report = r) },
+    { attempt: (r) => records.push(r), reject: (r) => rejections.push(r), inputSummary: (_s, r) => (summary = r) },
   );
   await source.start();
   await source.ended;
-  return { records, rejections, report: report!() };
+  return { records, rejections, summary: summary!() };
 }
 
 /** The reconcileIDs of the model's controller's lines in a log. */

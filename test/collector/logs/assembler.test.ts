@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogLineAssembler, type LogLineAssemblerOptions } from '../../../collector/logs/internal/assembler.js';
 import { HYPERSHIFT_LOG_PATTERNS } from '../../../collector/logs/internal/zap-line.js';
-import type { AttemptRecord, Rejection, SourceInputReport } from '../../../collector/records.js';
+import type { AttemptRecord, Rejection, SourceInputSummary } from '../../../collector/records.js';
 import { resolveModel } from '../../../sidecar/files.js';
 import { packageRoot } from '../../../lib/package-root.js';
 import { CPO_ERROR, PRE_MERGE_VERSION, PULL_SECRET_BYTES_ERROR, SSH_KEY_ERROR, SSH_KEY_GET_ERROR, UNWRAPPED_ERROR } from '../../fixtures/logs/generate.js';
@@ -77,12 +77,12 @@ function brief(records: readonly AttemptRecord[]): string[] {
 const nonZero = (counts: Readonly<Record<string, number>>): Record<string, number> => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
 
 /** The books balance: every accepted line was analyzed or dropped. */
-function assertBooks(report: SourceInputReport, out: Collect): void {
-  const dropped = Object.values(report.dropped).reduce((x, y) => x + y, 0);
-  assert.equal(report.received, report.analyzed + dropped, 'received = analyzed + dropped');
-  assert.equal(out.received, report.received, 'the sink was told every accepted line');
+function assertBooks(summary: SourceInputSummary, out: Collect): void {
+  const dropped = Object.values(summary.dropped).reduce((x, y) => x + y, 0);
+  assert.equal(summary.received, summary.analyzed + dropped, 'received = analyzed + dropped');
+  assert.equal(out.received, summary.received, 'the sink was told every accepted line');
   assert.equal(out.rejections.length, dropped, 'every dropped line was refused, naming where');
-  assert.equal(out.attempts.length, report.attempts);
+  assert.equal(out.attempts.length, summary.attempts);
 }
 
 const sequentialBefore = (op: string): number => model.operations.filter((o) => o.only !== 'phased').findIndex((o) => o.name === op);
@@ -98,15 +98,15 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       `${at(5)} clusters/beta sequential: []`,
     ]);
     assert.deepEqual(out.attempts[1]!.origin, { source: 'logs', reconcileID: 'b0000001', where: 'legacy.log:5' });
-    const report = a.inputReport();
-    assert.deepEqual([report.received, report.analyzed, nonZero(report.ignored)], [5, 5, { not_json: 1, other_controller: 1, other_message: 1, run: 2 }]);
-    assert.deepEqual(report.loop, {
+    const summary = a.inputSummary();
+    assert.deepEqual([summary.received, summary.analyzed, nonZero(summary.ignored)], [5, 5, { not_json: 1, other_controller: 1, other_message: 1, run: 2 }]);
+    assert.deepEqual(summary.loop, {
       configured: 'auto',
       current: 'sequential',
       decidedBy: 'input',
       statement: 'the operator Deployment is not read; the lines last proved the sequential loop',
     });
-    assertBooks(report, out);
+    assertBooks(summary, out);
   });
 
   it('reads a phased log: critical and non-critical errors, a conflict after a clean run (one attempt), a silent stop', () => {
@@ -124,11 +124,11 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       // PayloadArch failed and the phased loop went on (its effect there: continue), as the line says
       `${at(9)} clusters/iota phased: [PayloadArch]`,
     ]);
-    const report = a.inputReport();
+    const summary = a.inputSummary();
     // the proofs: beta (two operations' errors), gamma and zeta (critical texts), epsilon (its summary), iota (PayloadArch went on)
-    assert.deepEqual(nonZero(report.notes), { loop_inherited: 4, status_update_error: 2 });
-    assert.deepEqual([report.received, report.analyzed], [14, 14]);
-    assertBooks(report, out);
+    assert.deepEqual(nonZero(summary.notes), { loop_inherited: 4, status_update_error: 2 });
+    assert.deepEqual([summary.received, summary.analyzed], [14, 14]);
+    assertBooks(summary, out);
   });
 
   it('a silent stop logged with an empty message ends its attempt there, in either loop', () => {
@@ -208,7 +208,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       [['late_line', 'x.log:3']],
     );
     assert.equal(out.attempts.length, 2);
-    assertBooks(a.inputReport(), out);
+    assertBooks(a.inputSummary(), out);
   });
 
   describe('which loop: per operator run, proven by its lines, never assumed', () => {
@@ -241,7 +241,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         ],
       );
       a.end();
-      assert.deepEqual(nonZero(a.inputReport().notes), { loop_inherited: 3 });
+      assert.deepEqual(nonZero(a.inputSummary().notes), { loop_inherited: 3 });
     });
 
     it('a lone error never flips the loop; an attempt whose lines prove the other loop is read under its run’s and states nothing', () => {
@@ -254,7 +254,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         `${at(3)} clusters/d phased: (nothing stated)`,
         `${at(4)} clusters/e phased: [GetPullSecretBytes, ManagedHSMVersionCheck:skip]`,
       ]);
-      assert.deepEqual(nonZero(a.inputReport().notes), { loop_inherited: 1, loop_contradicted: 1, inconsistent_lines: 1 });
+      assert.deepEqual(nonZero(a.inputSummary().notes), { loop_inherited: 1, loop_contradicted: 1, inconsistent_lines: 1 });
     });
 
     it('at the end of the input a run takes the loop that leads by any margin', () => {
@@ -277,7 +277,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
           ['loop_unknown', 'x.log:2'],
         ],
       );
-      assertBooks(alone.a.inputReport(), alone.out);
+      assertBooks(alone.a.inputSummary(), alone.out);
 
       const restarted = assembler();
       feed(restarted.a, [
@@ -291,7 +291,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         restarted.out.attempts.map((r) => r.loop),
         ['phased', 'phased', 'phased', 'phased'],
       );
-      assert.deepEqual(nonZero(restarted.a.inputReport().notes), { loop_from_previous_run: 2 });
+      assert.deepEqual(nonZero(restarted.a.inputSummary().notes), { loop_from_previous_run: 2 });
       assert.equal(restarted.a.stats.runs, 2);
     });
 
@@ -314,7 +314,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
           ['clusters/c', 'phased'],
         ],
       );
-      assert.deepEqual([nonZero(leader.a.inputReport().notes), leader.a.stats.runs], [{ loop_inherited: 1 }, 2]);
+      assert.deepEqual([nonZero(leader.a.inputSummary().notes), leader.a.stats.runs], [{ loop_inherited: 1 }, 2]);
       // read as one input, the same start-up lines cut the run: its first attempt is left alone and dropped
       const one = assembler();
       feed(one.a, [
@@ -342,7 +342,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
           ['clusters/c', 'phased'],
         ],
       );
-      assert.deepEqual(nonZero(handover.a.inputReport().notes), { loop_from_previous_run: 1 });
+      assert.deepEqual(nonZero(handover.a.inputSummary().notes), { loop_from_previous_run: 1 });
     });
 
     it("the operator's version line: a build from before the merge runs the sequential loop; a later build does not say", () => {
@@ -365,7 +365,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         }),
       });
       feed(a, [successLine(ctx(0, 'a', 'd1'))]);
-      assert.deepEqual([out.attempts[0]?.loop, nonZero(a.inputReport().notes)], ['phased', { loop_from_deployment: 1 }]);
+      assert.deepEqual([out.attempts[0]?.loop, nonZero(a.inputSummary().notes)], ['phased', { loop_from_deployment: 1 }]);
       assert.equal(a.loopKnowledge().statement.startsWith('Deployment hypershift/operator: the build contains the merge'), true);
     });
 
@@ -392,7 +392,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
           ['sequential', sequentialBefore('SSHKeySync') + 1],
         ],
       );
-      assert.deepEqual(nonZero(a.inputReport().notes), { loop_contradicted: 1, inconsistent_lines: 1 });
+      assert.deepEqual(nonZero(a.inputSummary().notes), { loop_contradicted: 1, inconsistent_lines: 1 });
       assert.deepEqual(a.loopKnowledge(), {
         configured: 'sequential',
         current: 'sequential',
@@ -411,7 +411,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       [sample.total, sample.truncated, sample.distinct.map((d) => [d.message, d.why, d.count, d.where])],
       [3, true, [[UNWRAPPED_ERROR, 'no_format', 2, 'unmapped.log:1']]],
     );
-    assert.deepEqual(nonZero(a.inputReport().notes), { unmapped_error: 2, ambiguous_error: 1 });
+    assert.deepEqual(nonZero(a.inputSummary().notes), { unmapped_error: 2, ambiguous_error: 1 });
     assert.deepEqual(out.rejections, [], 'an unmapped message is noted, never a dropped line');
   });
 
@@ -424,10 +424,10 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
         .fill('00Z')
         .map((s, i) => (i < 100 ? s : '01Z')),
     );
-    const report = a.inputReport();
-    assert.deepEqual(report.sampledPeriods, [{ from: at(0), until: at(2), messages: ['Reconciler error'], peakLines: 101 }]);
-    assert.equal(report.notes.sampled, 101);
-    assert.ok(report.caveats[0]!.startsWith('Counts from logs are lower bounds in sampled periods'));
+    const summary = a.inputSummary();
+    assert.deepEqual(summary.sampledPeriods, [{ from: at(0), until: at(2), messages: ['Reconciler error'], peakLines: 101 }]);
+    assert.equal(summary.notes.sampled, 101);
+    assert.ok(summary.caveats[0]!.startsWith('Counts from logs are lower bounds in sampled periods'));
   });
 
   it('refuses malformed lines naming the field, and reads the good line after them', () => {
@@ -447,7 +447,7 @@ describe('LogLineAssembler: attempts from the log, in order', () => {
       ],
     );
     assert.equal(out.attempts.length, 1);
-    assertBooks(a.inputReport(), out);
+    assertBooks(a.inputSummary(), out);
   });
 
   it('past maxPending, the oldest attempt is handed on early; an over-long line is refused, naming where', () => {

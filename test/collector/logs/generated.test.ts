@@ -64,9 +64,9 @@ describe('log source against independently generated operator logs (--loop auto)
       assert.equal(loopAccuracy(figures), 1);
       assert.deepEqual([figures.falseOk, figures.falseError, figures.falseOther], [0, 0, 0]);
       assert.ok(figures.claims > 0);
-      assert.equal(run.report.received, run.report.analyzed + sum(run.report.dropped), 'received = analyzed + dropped');
-      assert.ok(run.report.sampledPeriods!.length > 0 && run.report.notes.sampled! > 0, 'the burst is reported as sampled');
-      assert.ok(run.report.notes.status_update_error! > 0, 'conflicts were set aside');
+      assert.equal(run.summary.received, run.summary.analyzed + sum(run.summary.dropped), 'received = analyzed + dropped');
+      assert.ok(run.summary.sampledPeriods!.length > 0 && run.summary.notes.sampled! > 0, 'the burst is reported as sampled');
+      assert.ok(run.summary.notes.status_update_error! > 0, 'conflicts were set aside');
     });
   }
 
@@ -79,8 +79,8 @@ describe('log source against independently generated operator logs (--loop auto)
       const { run, figures } = await derive(journal, options);
       assert.ok(figures.withLines > 50);
       assert.deepEqual([figures.derived, run.records.length], [0, 0]);
-      assert.equal(run.report.dropped.loop_unknown, run.report.received);
-      assert.equal(run.report.loop.current, null);
+      assert.equal(run.summary.dropped.loop_unknown, run.summary.received);
+      assert.equal(run.summary.loop.current, null);
     });
 
     it('a build from before the merge says it (its version line), and so does the configuration', async () => {

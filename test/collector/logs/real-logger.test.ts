@@ -84,10 +84,10 @@ describe('log source against the real logger (controller-runtime zap), built-in 
       assert.deepEqual([figures.withLines, figures.derived, figures.doubled], [c.attempts, c.attempts, 0]);
       assert.equal(loopAccuracy(figures), 1);
       assert.deepEqual([figures.falseOk, figures.falseError, figures.falseOther, figures.outsideJournal], [0, 0, 0, c.outsideJournal]);
-      assert.deepEqual([r.report.received, r.report.analyzed, r.report.dropped, r.report.ignored], [c.accepted, c.accepted, NO_DROPS, c.ignored]);
+      assert.deepEqual([r.summary.received, r.summary.analyzed, r.summary.dropped, r.summary.ignored], [c.accepted, c.accepted, NO_DROPS, c.ignored]);
       assert.deepEqual(r.rejections, []);
-      assert.deepEqual(Object.fromEntries(Object.entries(r.report.notes).filter(([, n]) => n > 0)), c.notes);
-      assert.equal(r.report.loop.current, c.name);
+      assert.deepEqual(Object.fromEntries(Object.entries(r.summary.notes).filter(([, n]) => n > 0)), c.notes);
+      assert.equal(r.summary.loop.current, c.name);
     });
   }
 });

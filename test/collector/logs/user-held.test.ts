@@ -31,14 +31,14 @@ const attempt = (r: AttemptRecord): unknown => ({ ...r, origin: { ...r.origin, w
 async function readStreams(streams: { stream: Readable; name: string }[]): Promise<SourceRun> {
   const records: AttemptRecord[] = [];
   const rejections: SourceRun['rejections'][number][] = [];
-  let report: (() => SourceRun['report']) | undefined;
+  let summary: (() => SourceRun['summary']) | undefined;
   const source = new OperatorLogSource(
     { input: { streams }, model, loop: 'auto', scheduler: () => () => undefined },
-    { attempt: (r) => records.push(r), reject: (r) => rejections.push(r), inputReport: (_s, r) => (report = r) },
+    { attempt: (r) => records.push(r), reject: (r) => rejections.push(r), inputSummary: (_s, r) => (summary = r) },
   );
   await source.start();
   await source.ended;
-  return { records, rejections, report: report!() };
+  return { records, rejections, summary: summary!() };
 }
 
 for (const name of ['sequential', 'phased'] as const) {
@@ -53,7 +53,7 @@ for (const name of ['sequential', 'phased'] as const) {
     it('with kubectl logs --timestamps prefixes: the same attempts, at the same lines', async () => {
       const prefixed = await readLog(stream(withTimestamps(lines)), 'operator.log', model);
       assert.deepEqual(prefixed.records, plain.records);
-      assert.deepEqual(prefixed.report, plain.report);
+      assert.deepEqual(prefixed.summary, plain.summary);
     });
 
     it('as CRI files with long lines in P fragments, and with the framings mixed line by line: the same attempts', async () => {
@@ -65,7 +65,7 @@ for (const name of ['sequential', 'phased'] as const) {
       const mixed = lines.flatMap((l, i) => (i % 3 === 0 ? [l] : i % 3 === 1 ? [prefixed[i]!] : asCri([l], 700)));
       const read = await readLog(stream(mixed), 'operator.log', model);
       assert.deepEqual(read.records.map(attempt), plain.records.map(attempt));
-      assert.deepEqual([read.report.received, read.report.ignored, read.report.notes], [plain.report.received, plain.report.ignored, plain.report.notes]);
+      assert.deepEqual([read.summary.received, read.summary.ignored, read.summary.notes], [plain.summary.received, plain.summary.ignored, plain.summary.notes]);
     });
 
     it('gzipped, known by its bytes (in chunks of 3 bytes, so the magic is split), whatever its name', async () => {
@@ -99,13 +99,13 @@ for (const name of ['sequential', 'phased'] as const) {
         assert.deepEqual(merged.records.map(attempt), plain.records.map(attempt));
         assert.deepEqual(merged.rejections, plain.rejections);
         assert.deepEqual(
-          [merged.report.received, merged.report.analyzed, merged.report.dropped, merged.report.notes],
-          [plain.report.received, plain.report.analyzed, plain.report.dropped, plain.report.notes],
+          [merged.summary.received, merged.summary.analyzed, merged.summary.dropped, merged.summary.notes],
+          [plain.summary.received, plain.summary.analyzed, plain.summary.dropped, plain.summary.notes],
         );
         // the lines only the folder has: the waiting replicas' three klog lines, and the two later leaders' start-up lines
         // (the controller's start, a run line, and two other messages each)
-        const ignored = plain.report.ignored;
-        assert.deepEqual(merged.report.ignored, {
+        const ignored = plain.summary.ignored;
+        assert.deepEqual(merged.summary.ignored, {
           ...ignored,
           not_json: ignored.not_json! + 3,
           other_message: ignored.other_message! + 4,

@@ -121,7 +121,7 @@ describe('otlp/sampling: consistent-probability sampled traces are weighted by t
       const [summary] = analyzer.summary().controllers;
       deepStrictEqual(summary!.attempts, {
         total: 7,
-        byObservedModel: { sequential: 7, phased: 0 },
+        byObservedLoop: { sequential: 7, phased: 0 },
         bySource: { otlp: 7 },
         diverged: 4,
         divergenceRate: 4 / 7,

@@ -289,12 +289,12 @@ describe('HostedClusterStatusSource', function () {
           ['phased', 'input'],
         ],
       );
-      const report = t.source.inputReport();
+      const summary = t.source.inputSummary();
       assert.deepEqual(
-        [report.unit, report.received, report.analyzed, report.dropped, report.notes.loop_inherited],
+        [summary.unit, summary.received, summary.analyzed, summary.dropped, summary.notes.loop_inherited],
         ['transitions', 3, 2, { loop_unknown: 1 }, 1],
       );
-      assert.equal(report.loop.statement, 'Deployment hypershift/operator: not read yet; a condition message last proved the phased loop');
+      assert.equal(summary.loop.statement, 'Deployment hypershift/operator: not read yet; a condition message last proved the phased loop');
     });
 
     it('auto: start() waits for an unreadable Deployment no longer than loopDetectTimeoutMs', async () => {

@@ -2,7 +2,7 @@
  * The whole /metrics exposition for one fixed input, byte for byte against a checked-in golden file: the input is
  * two simulated fleets (the built-in HyperShift model and a small model with one-loop operations) through the
  * analyzer with a tracked-objects cap, every kind of origin (incomplete OTLP, sampled logs, status transitions),
- * rejections and received counts, and a simulated adapter world through the recreation shadow; all clocks fixed.
+ * rejections and received counts, and a simulated adapter world through the recreation analyzer; all clocks fixed.
  * Any change to what is exported, in what order, with which labels and values, shows here as a diff.
  *
  * When the exposition changes on purpose, regenerate the file and review the diff:
@@ -18,7 +18,7 @@ import { CelRuntime } from '../../../analyzer/recreations/cel.js';
 import { trackerOptions } from '../../../analyzer/recreations/config.js';
 import { EXAMPLE_PROPOSALS, EXAMPLE_TASK_CONFIG } from '../../../simulator/component.js';
 import { SOURCES } from '../../../sidecar/registry.js';
-import { loadShadowedTaskConfig } from '../../../sidecar/files.js';
+import { loadTaskConfigWithProposals } from '../../../sidecar/files.js';
 import { RecreationMetrics } from '../../../outputs/metrics/recreations.js';
 import { CompiledTaskConfig } from '../../../analyzer/recreations/rules.js';
 import { RecreationAnalyzer } from '../../../analyzer/recreations/recreation-analyzer.js';
@@ -99,7 +99,7 @@ async function exposition(): Promise<string> {
     resourceTypes: ['cluster', 'nodepool'],
   });
   const shadow = new RecreationAnalyzer(
-    CompiledTaskConfig.compile(loadShadowedTaskConfig(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
+    CompiledTaskConfig.compile(loadTaskConfigWithProposals(EXAMPLE_TASK_CONFIG, EXAMPLE_PROPOSALS), new CelRuntime()),
     trackerOptions(),
     recreations,
   );
