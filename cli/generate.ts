@@ -16,6 +16,7 @@ import { alertOptions, type AlertOptions } from '../alerts/options.js';
 import { prometheusRule, rulesFile } from '../alerts/render.js';
 import { METRICS, type MetricSpec } from '../outputs/metrics/catalog.js';
 import { REASON_KINDS, RULES } from '../analyzer/decisions/rules.js';
+import { SOURCE_KINDS } from '../collector/records.js';
 import { overviewDashboard } from '../dashboards/overview.js';
 import { recreationsDashboard } from '../dashboards/recreations.js';
 import { switchReadinessDashboard } from '../dashboards/switch-readiness.js';
@@ -171,6 +172,16 @@ export function withReasonKinds(schema: string): string {
   return json(parsed);
 }
 
+/**
+ * docs/summary.schema.json with its source kinds those of collector/records.ts, so a new source cannot be left out;
+ * only that line is rewritten, the rest keeps its hand layout.
+ */
+export function withSourceKinds(schema: string): string {
+  const line = /"source": \{ "enum": \[[^\]]*\] \}/;
+  if (!line.test(schema)) throw new Error('docs/summary.schema.json: no `"source": { "enum": [...] }` definition to fill in');
+  return schema.replace(line, `"source": { "enum": [${SOURCE_KINDS.map((k) => JSON.stringify(k)).join(', ')}] }`);
+}
+
 /** The files with generated parts, and how each is filled in. */
 const DOCS: Readonly<Record<string, (text: string) => string>> = {
   'README.md': (text) =>
@@ -179,10 +190,11 @@ const DOCS: Readonly<Record<string, (text: string) => string>> = {
   'docs/decisions.md': (text) =>
     withSection(withCommandReferences(text, 'docs/decisions.md'), 'docs/decisions.md', [RULES_BEGIN, RULES_END], 'the table of rules', rulesTable()),
   'docs/decisions.schema.json': withReasonKinds,
+  'docs/summary.schema.json': withSourceKinds,
   'docs/recreations.md': (text) => withCommandReferences(text, 'docs/recreations.md'),
 };
 
-/** The README, the docs and the decisions schema with generated parts, regenerated, or the problem that prevents it, per file. */
+/** The README, the docs and the schemas with generated parts, regenerated, or the problem that prevents it, per file. */
 export function generatedDocs(root: string): (GeneratedFile | Error)[] {
   return Object.entries(DOCS).map(([file, fill]) => {
     const path = join(root, file);

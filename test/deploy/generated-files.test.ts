@@ -29,6 +29,7 @@ import {
   withLimitsTable,
   withMetricsTable,
   withReasonKinds,
+  withSourceKinds,
 } from '../../cli/generate.js';
 import { REASON_KINDS, RULES } from '../../analyzer/decisions/rules.js';
 import { DEFAULT_LIMITS } from '../../collector/otlp/internal/limits.js';
@@ -66,7 +67,7 @@ describe('cli/generate: generated files', () => {
     for (const d of docs) if (d instanceof Error) throw d;
     deepStrictEqual(
       docs.map((d) => (d as { path: string }).path),
-      ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/decisions.schema.json', 'docs/recreations.md'],
+      ['README.md', 'docs/otlp.md', 'docs/decisions.md', 'docs/decisions.schema.json', 'docs/summary.schema.json', 'docs/recreations.md'],
     );
     deepStrictEqual(driftedFiles(root, docs as { path: string; content: string }[]), []);
   });
@@ -159,6 +160,14 @@ describe('cli/generate: generated files', () => {
     });
   });
 
+  it('writes the summary schema’s source kinds from collector/records.ts, keeping the rest of its layout', () => {
+    strictEqual(
+      withSourceKinds('{\n  "definitions": {\n    "source": { "enum": ["journal"] },\n    "x": { "enum": ["y"] }\n  }\n}\n'),
+      '{\n  "definitions": {\n    "source": { "enum": ["journal", "otlp", "logs", "status", "simulator", "objects", "hyperfleet", "maestro", "peers"] },\n    "x": { "enum": ["y"] }\n  }\n}\n',
+    );
+    throws(() => withSourceKinds('{}'), /docs\/summary.schema.json: no `"source": \{ "enum": \[...\] \}` definition to fill in/);
+  });
+
   it('replaces only what is between the markers, and refuses a README without them', () => {
     strictEqual(withMetricsTable(`intro\n${README_BEGIN}\nold\n${README_END}\noutro\n`, 'T'), `intro\n${README_BEGIN}\nT\n${README_END}\noutro\n`);
     throws(
@@ -181,6 +190,8 @@ describe('cli/generate: generated files', () => {
       );
       // The schema as written by hand before its reason kinds were generated from the rule list.
       writeFileSync(join(copy, 'docs', 'decisions.schema.json'), JSON.stringify({ definitions: { reasonKind: { enum: [] } } }));
+      // The summary schema before maestro and peers were sources.
+      writeFileSync(join(copy, 'docs', 'summary.schema.json'), '{ "definitions": { "source": { "enum": ["journal"] } } }\n');
       writeFileSync(join(copy, 'docs', 'recreations.md'), '# recreations, no command shown\n');
       writeFileSync(join(copy, 'docs', 'config.md'), '# a config reference older than the schema\n');
       writeFileSync(join(copy, 'alerts', 'reconcile-shadow.rules.yaml'), 'groups: []\n');
@@ -193,7 +204,7 @@ describe('cli/generate: generated files', () => {
       strictEqual(check.status, 1, check.stderr);
       strictEqual(
         check.stderr,
-        'generate: 6 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\n  docs/decisions.schema.json\nRun: node --import tsx cli/generate.ts\n',
+        'generate: 7 generated file(s) differ from what the code generates:\n  alerts/reconcile-shadow.rules.yaml\n  docs/config.md\n  README.md\n  docs/otlp.md\n  docs/decisions.md\n  docs/decisions.schema.json\n  docs/summary.schema.json\nRun: node --import tsx cli/generate.ts\n',
       );
       strictEqual(run().status, 0);
       deepStrictEqual(run('--check'), { status: 0, stderr: '' });
