@@ -3,11 +3,12 @@
  * writes them to deploy/overlays/<overlay>/shadow.yaml, which kustomize turns into the `reconcile-shadow-config`
  * ConfigMap mounted at /etc/reconcile-shadow. Change the shape here, regenerate, and both overlays follow.
  */
+import { DEFAULT_PORTS } from '../lib/ports.js';
 
 /** The metrics port the container exposes, the Service targets and the probes call. */
-export const METRICS_PORT = 9464;
+export const METRICS_PORT = DEFAULT_PORTS.metrics;
 /** OTLP/HTTP stays on loopback: only the operator in the same pod sends spans. */
-export const OTLP_PORT = 4318;
+export const OTLP_PORT = DEFAULT_PORTS.otlpHttp;
 export const CONFIG_DIR = '/etc/reconcile-shadow';
 export const CONFIG_FILE = `${CONFIG_DIR}/shadow.yaml`;
 

@@ -17,6 +17,7 @@ import { selectBuild } from '../model/builds.js';
 import { resolveModel } from './files.js';
 import { OUTPUTS, RECREATION_INPUTS, sectionsOf, SOURCES } from './registry.js';
 import { isLoopback } from './server.js';
+import { DEFAULT_PORTS } from '../lib/ports.js';
 
 const RECREATIONS = {
   kind: 'object',
@@ -41,7 +42,7 @@ export const CONFIG_SCHEMA = {
       fields: {
         metrics: {
           kind: 'address',
-          default: '127.0.0.1:9464',
+          default: `127.0.0.1:${DEFAULT_PORTS.metrics}`,
           doc: '/metrics, /healthz, /readyz; /summary and /partial too when loopback (or with summary.bearerTokenFile) and listen.summary is not set',
         },
         summary: {

@@ -36,7 +36,7 @@ const schema = {
           fields: {
             namespace: { kind: 'string', doc: 'default: POD_NAMESPACE from the environment (the sidecar’s own pod)' },
             name: { kind: 'string', doc: 'default: POD_NAME from the environment (the sidecar’s own pod)' },
-            container: { kind: 'string', default: 'operator' },
+            container: { kind: 'string', default: D.podContainer },
           },
         },
       },

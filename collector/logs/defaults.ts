@@ -3,6 +3,7 @@
  * (component.ts), which must not load the source to know them.
  */
 import { DEFAULT_MAX_LINE_BYTES } from '../input/lines.js';
+import { HYPERSHIFT_OPERATOR_CONTAINER } from './inputs.js';
 import { DEFAULT_SAMPLING_THRESHOLD } from './internal/sampling.js';
 
 export const LOG_SOURCE_DEFAULTS = {
@@ -19,4 +20,6 @@ export const LOG_SOURCE_DEFAULTS = {
   fileWatch: true,
   podBackoffInitialMs: 1000,
   podBackoffMaxMs: 30_000,
+  /** The operator's container in the sidecar's own pod: HyperShift's name for it. */
+  podContainer: HYPERSHIFT_OPERATOR_CONTAINER.container,
 } as const;

@@ -12,6 +12,7 @@ import { REFUSED_BY_ANALYZER } from '../records.js';
 import { DEFAULT_SPAN_ASSEMBLER_OPTIONS } from './internal/assembler.js';
 import { DEFAULT_LIMITS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUTS } from './internal/limits.js';
 import { DEFAULT_OPERATION, MAPPING_SHAPES } from './internal/span-mappings.js';
+import { DEFAULT_PORTS } from '../../lib/ports.js';
 
 const L = DEFAULT_LIMITS;
 const A = DEFAULT_SPAN_ASSEMBLER_OPTIONS;
@@ -21,12 +22,16 @@ const schema = {
   kind: 'object',
   doc: 'receive reconcile spans over OTLP/HTTP and OTLP/gRPC (docs/otlp.md); every limit answers as the README table says',
   fields: {
-    listen: { kind: 'address', default: '127.0.0.1:4318', doc: 'where POST /v1/traces is served' },
+    listen: { kind: 'address', default: `127.0.0.1:${DEFAULT_PORTS.otlpHttp}`, doc: 'where POST /v1/traces is served' },
     grpc: {
       kind: 'object',
       doc: 'also serve OTLP/gRPC, with the same bearer token, TLS, limits and books (left out: HTTP only)',
       fields: {
-        listen: { kind: 'address', default: '127.0.0.1:4317', doc: 'where opentelemetry.proto.collector.trace.v1.TraceService/Export is served' },
+        listen: {
+          kind: 'address',
+          default: `127.0.0.1:${DEFAULT_PORTS.otlpGrpc}`,
+          doc: 'where opentelemetry.proto.collector.trace.v1.TraceService/Export is served',
+        },
       },
     },
     spanMappings: {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { SourceComponent } from '../component.js';
+import { DEFAULT_PORTS } from '../../lib/ports.js';
 
 const schema = {
   kind: 'object',
@@ -18,7 +19,7 @@ const schema = {
       fields: {
         namespaces: { kind: 'list', of: { kind: 'string' }, required: true, doc: 'the namespaces listed' },
         labelSelector: { kind: 'string', required: true, doc: 'e.g. app.kubernetes.io/name=hypershift-operator' },
-        port: { kind: 'integer', default: 9464, min: 1, max: 65535, doc: "the port of the pods' /partial (the sidecar's metrics listener)" },
+        port: { kind: 'integer', default: DEFAULT_PORTS.metrics, min: 1, max: 65535, doc: "the port of the pods' /partial (the sidecar's metrics listener)" },
         kubeconfig: { kind: 'string', doc: 'a kubeconfig file; default: in-cluster service account, or KUBECONFIG' },
       },
     },

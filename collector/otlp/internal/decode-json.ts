@@ -7,7 +7,7 @@
  * scanned into it without JSON.parse (scan-json.ts); what the scanner does not take is parsed and walked here.
  */
 import { SAMPLING_THRESHOLD, samplingThreshold } from './sampling.js';
-import { scanJsonRequest } from './scan-json.js';
+import { POWERS_OF_TEN, scanJsonRequest } from './scan-json.js';
 import { ID_WORDS, NO_ATTRIBUTES, SpanBatch, TIME_WORDS, type DecodedBatch } from './span-batch.js';
 import {
   CONVENTION_PREFIX,
@@ -284,8 +284,6 @@ function uint64Words(value: unknown, key: string, times: Uint32Array, at: number
   if (typeof v === 'string' && UINT64_TEXT.test(v)) return BigInt(v);
   throw notUint64(key, v);
 }
-
-const POWERS_OF_TEN = [1, 10, 100, 1000, 10_000, 100_000];
 
 function notUint64(key: string, v: unknown): SpanFieldProblem {
   return new SpanFieldProblem('invalid_record', `${key}: not a uint64 count of nanoseconds: ${JSON.stringify(v)}`);

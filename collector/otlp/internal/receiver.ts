@@ -29,6 +29,7 @@ import { errorResponse, exportResponse, type OtlpResponse } from './responses.js
 import { realScheduler, type Scheduler } from './scheduler.js';
 import type { SpanBatch } from './span-batch.js';
 import { SpanMapper, type SpanMappingConfig } from './span-mappings.js';
+import { DEFAULT_PORTS } from '../../../lib/ports.js';
 
 export const TRACES_PATH = '/v1/traces';
 
@@ -61,8 +62,6 @@ export interface OtlpReceiverOptions extends Partial<OtlpTimeouts> {
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 4318;
-export const DEFAULT_GRPC_PORT = 4317;
 const DEFAULT_DRAIN_SLICE_SPANS = 1_000;
 
 /** What `handle` resolves to: an answer, or nothing when the client is gone. */
@@ -176,7 +175,7 @@ export class OtlpReceiver implements Source {
     this.guard.attach(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.options.port ?? DEFAULT_PORT, this.options.host ?? DEFAULT_HOST, () => {
+      server.listen(this.options.port ?? DEFAULT_PORTS.otlpHttp, this.options.host ?? DEFAULT_HOST, () => {
         server.off('error', reject);
         resolve();
       });
@@ -186,7 +185,7 @@ export class OtlpReceiver implements Source {
       // grpc-js is loaded only when gRPC is configured
       const { OtlpGrpcServer } = await import('./grpc.js');
       const grpc = new OtlpGrpcServer(
-        { host: this.options.grpc.host ?? DEFAULT_HOST, port: this.options.grpc.port ?? DEFAULT_GRPC_PORT, ...(tls ? { tls } : {}) },
+        { host: this.options.grpc.host ?? DEFAULT_HOST, port: this.options.grpc.port ?? DEFAULT_PORTS.otlpGrpc, ...(tls ? { tls } : {}) },
         this.limits,
         { intake: this.intake, authorized: this.authorized, stopping: () => this.stopping },
       );

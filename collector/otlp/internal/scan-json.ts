@@ -120,7 +120,8 @@ for (let d = 0; d < 16; d++) {
 /** The bytes a JSON escape may name after its backslash (besides `u`). */
 const ESCAPES = new Uint8Array(256);
 for (const c of '"\\/bfnrt') ESCAPES[c.charCodeAt(0)] = 1;
-const POWERS_OF_TEN = [1, 10, 100, 1000, 10_000, 100_000];
+/** 10^n for the digits of a time read five at a time (both JSON decoders). */
+export const POWERS_OF_TEN = [1, 10, 100, 1000, 10_000, 100_000];
 
 /**
  * The request's spans as the parse-and-walk would decode them, or undefined when the body is not in the plain form
