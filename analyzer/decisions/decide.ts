@@ -54,6 +54,8 @@ export interface LoopPopulation {
 export interface ControllerDecisions {
   readonly controller: string;
   readonly model: string;
+  /** The operator build the model was chosen for, as the summary states it (absent for a model without builds). */
+  readonly operatorBuild?: ControllerSummary['operatorBuild'];
   readonly thresholds: DecisionThresholds;
   readonly populations: Readonly<Record<LoopKind, LoopPopulation>> & { readonly objectsInBothLoops: number };
   readonly verdict: Verdict;
@@ -149,6 +151,7 @@ export function decideController(
   return {
     controller: summary.controller,
     model: summary.model,
+    ...(summary.operatorBuild && { operatorBuild: summary.operatorBuild }),
     thresholds,
     populations: { sequential: population(counters, 'sequential'), phased: population(counters, 'phased'), objectsInBothLoops: counters.objectsInBothLoops },
     verdict,

@@ -126,6 +126,7 @@ function controller(d: ControllerDecisions): Record<string, unknown> {
   return {
     controller: d.controller,
     model: d.model,
+    ...(d.operatorBuild && { operatorBuild: d.operatorBuild }),
     verdict: v.status,
     reasons: v.reasons.map((r) => ({ kind: r.kind, rule: r.rule, status: r.status, early: r.early, message: r.message })),
     rules: v.rules.map((r) => ({

@@ -105,6 +105,8 @@ describe('reconcile-shadow report', () => {
     const small = JSON.parse(empty.stdout) as { controllers: { verdict: string; reasons: { kind: string }[] }[] };
     assert.ok(decisionsSchema(small), JSON.stringify(decisionsSchema.errors));
     assert.equal(small.controllers[0]!.verdict, 'inconclusive');
+    // A model without builds states none.
+    assert.equal('operatorBuild' in small.controllers[0]!, false);
     assert.equal(small.controllers[0]!.reasons[0]!.kind, 'no-phased-attempts');
 
     // A day of a planted HostedCluster fleet, half on each loop, with a reversed prerequisite: every section filled.
@@ -122,11 +124,17 @@ describe('reconcile-shadow report', () => {
         ordering: { before: string; after: string; finding: string }[];
         classification: { finding: string }[];
         rollout: { fixFirst: { subject: string }[]; perDayBasis: string };
+        operatorBuild?: unknown;
       }[];
     };
     assert.ok(decisionsSchema(json), JSON.stringify(decisionsSchema.errors?.slice(0, 5)));
     const c = json.controllers[0]!;
     assert.equal(c.verdict, 'not-ready');
+    // The decisions say which operator build's model they were decided with, as the summary does.
+    assert.deepEqual(c.operatorBuild, {
+      name: 'head',
+      statement: "--operator-version: not given, the operator's version is unknown; using the model of build head",
+    });
     assert.deepEqual(
       c.loopComparison.filter((o) => o.finding === 'worse-under-phased').map((o) => o.operation),
       [plant.op],
