@@ -20,7 +20,15 @@ function heading(text: string, format: TextFormat, level: 2 | 3): string {
   return format === 'markdown' ? `${'#'.repeat(level)} ${text}\n\n` : `${level === 2 ? '==' : '--'} ${text}\n`;
 }
 
-function operationsTable(ops: readonly OperationSummary[]): Table {
+/** How the operations table words its numbers: plain here, with the decisions' wording in the review document. */
+export interface NumberWords {
+  readonly count: (n: number) => string;
+  readonly percent: (rate: number | null) => string;
+}
+
+/** The operations that ran or would have, one row each: the summary's table, and the review document's too. */
+export function operationsTable(ops: readonly OperationSummary[], words: NumberWords = { count: String, percent }): Table {
+  const { count } = words;
   const active = ops.filter((o) => o.observed > 0 || o.unblocked > 0 || o.newlyBlocked > 0);
   return {
     head: ['operation', 'group', 'observed', 'failures', 'failure rate', 'unblocked', 'newly blocked', 'predicted', 'top blockers', 'longest starvation'],
@@ -28,13 +36,13 @@ function operationsTable(ops: readonly OperationSummary[]): Table {
     rows: active.map((o) => [
       o.name,
       o.group ?? (o.category === 'sequentialOnly' ? '(sequential only)' : '(fail-fast)'),
-      String(o.observed),
-      String(o.outcomes.error),
-      percent(o.failureRate),
-      String(o.unblocked),
-      String(o.newlyBlocked),
-      String(o.predicted),
-      o.topBlockers.map((b) => `${b.blocker} (${b.count})`).join(', ') || '-',
+      count(o.observed),
+      count(o.outcomes.error),
+      words.percent(o.failureRate),
+      count(o.unblocked),
+      count(o.newlyBlocked),
+      count(o.predicted),
+      o.topBlockers.map((b) => `${b.blocker} (${count(b.count)})`).join(', ') || '-',
       o.longestStarvationSeconds > 0 ? formatDuration(o.longestStarvationSeconds) : '-',
     ]),
   };

@@ -15,6 +15,7 @@ import type { VerdictReason, VerdictStatus } from '../../analyzer/decisions/verd
 import { count, eValue, percent, plural, points, pValue, span } from '../../analyzer/decisions/wording.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { Cell, Table, Tone } from '../../lib/table.js';
+import { operationsTable } from '../../analyzer/summary/render.js';
 import type { ControllerSummary } from '../../analyzer/summary/types.js';
 import type { LoopKind } from '../../model/types.js';
 import {
@@ -461,30 +462,13 @@ function noiseSection(floors: Readonly<Record<LoopKind, NoiseFloor>>): Section {
 }
 
 function operationsSection(s: ControllerSummary): Section {
-  const active = s.operations.filter((o) => o.observed > 0 || o.unblocked > 0 || o.newlyBlocked > 0);
   return {
     id: 'operations',
     title: 'Operations',
     intro: [
       'Both loops’ attempts together, as `analyze` counts them. predicted: attempts where the op’s own outcome was predicted from history, not observed.',
     ],
-    table: {
-      head: ['operation', 'group', 'observed', 'failures', 'failure rate', 'unblocked', 'newly blocked', 'predicted', 'top blockers', 'longest starvation'],
-      numeric: [2, 3, 4, 5, 6, 7, 9],
-      wide: [8],
-      rows: active.map((o) => [
-        o.name,
-        o.group ?? (o.category === 'sequentialOnly' ? '(sequential only)' : '(fail-fast)'),
-        count(o.observed),
-        count(o.outcomes.error),
-        percent(o.failureRate),
-        count(o.unblocked),
-        count(o.newlyBlocked),
-        count(o.predicted),
-        o.topBlockers.map((x) => `${x.blocker} (${count(x.count)})`).join(', ') || '-',
-        o.longestStarvationSeconds > 0 ? formatDuration(o.longestStarvationSeconds) : '-',
-      ]),
-    },
+    table: { ...operationsTable(s.operations, { count, percent }), wide: [8] },
   };
 }
 
